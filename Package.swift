@@ -1,0 +1,75 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Layering (dependencies point one way):
+// RecorderModel <- RecorderEngine <- backends (IIOSensors, GPSSensors, AudioSensors) <- RecorderDaemon <- recorderd
+// RecorderModel <- RecorderClient <- recorderctl
+let package = Package(
+    name: "recorderd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "recorderd", targets: ["recorderd"]),
+        .executable(name: "recorderctl", targets: ["recorderctl"]),
+        .library(name: "RecorderClient", targets: ["RecorderClient"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        .target(name: "RecorderModel"),
+        .target(
+            name: "RecorderEngine",
+            dependencies: [
+                "RecorderModel",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "RecorderDaemon",
+            dependencies: [
+                "RecorderModel",
+                "RecorderEngine",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(name: "RecorderClient", dependencies: ["RecorderModel"]),
+        .executableTarget(
+            name: "recorderd",
+            dependencies: [
+                "RecorderDaemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "recorderctl",
+            dependencies: [
+                "RecorderClient",
+                "RecorderModel",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "RecorderBenchmarks",
+            dependencies: ["RecorderModel", "RecorderEngine", "RecorderClient", "RecorderDaemon"],
+            path: "Benchmarks/RecorderBenchmarks"
+        ),
+        .testTarget(name: "RecorderModelTests", dependencies: ["RecorderModel"]),
+        .testTarget(
+            name: "RecorderEngineTests",
+            dependencies: ["RecorderEngine", "RecorderModel"],
+            resources: []
+        ),
+        .testTarget(
+            name: "RecorderDaemonTests",
+            dependencies: ["RecorderDaemon", "RecorderClient", "RecorderModel", "RecorderEngine", "recorderd", "recorderctl"]
+        ),
+    ]
+)

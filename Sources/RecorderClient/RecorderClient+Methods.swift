@@ -1,0 +1,76 @@
+import Foundation
+import RecorderModel
+
+extension RecorderClient {
+    /// `daemon.status`.
+    public func status() async throws(RecorderClientError) -> DaemonStatus {
+        try await call(.daemonStatus, JSONValue.object([:]))
+    }
+
+    /// `devices.list`.
+    public func devices() async throws(RecorderClientError) -> [DeviceInfo] {
+        let result: DevicesListResult = try await call(.devicesList, JSONValue.object([:]))
+        return result.devices
+    }
+
+    /// `task.start`: starts a task run with these async actions.
+    public func startTask(identifier: String, taskRunUUID: UUID? = nil, asyncActions: [AsyncActionConfiguration]) async throws(RecorderClientError) -> TaskRunHandle {
+        let result: TaskStartResult = try await call(.taskStart, TaskStartParams(taskIdentifier: identifier, taskRunUUID: taskRunUUID, asyncActions: asyncActions))
+        return TaskRunHandle(client: self, start: result)
+    }
+
+    /// `stream.subscribe`: live records of `device` until the stream is cancelled or the
+    /// connection closes. Each element is one notification's records.
+    public func subscribe(device: String, sensorTypes: [SensorType]? = nil, rate: Double? = nil) async throws(RecorderClientError) -> AsyncThrowingStream<[Record], any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: [Record].self, throwing: (any Error).self, bufferingPolicy: .bufferingNewest(4096))
+        let result: SubscribeResult = try await call(.streamSubscribe, SubscribeParams(device: device, sensorTypes: sensorTypes, rate: rate)) { [weak self] message in
+            // On the reader thread, before any notification of this subscription is read.
+            if let id = message.result?["subscription"]?.numberValue { self?.register(subscription: Int(id), continuation: continuation) }
+        }
+        continuation.onTermination = { [weak self] _ in
+            guard let self else { return }
+            self.unregister(subscription: result.subscription)
+            Task { _ = try? await self.call(.streamUnsubscribe, UnsubscribeParams(subscription: result.subscription), as: JSONValue.self) }
+        }
+        return stream
+    }
+}
+
+/// A task run started through a `RecorderClient`.
+public struct TaskRunHandle: Sendable {
+    public let client: RecorderClient
+    public let taskRunUUID: UUID
+    public let runDirectory: String
+    /// Async actions that could not start.
+    public let errors: [ErrorResult]
+
+    init(client: RecorderClient, start: TaskStartResult) {
+        self.client = client
+        taskRunUUID = start.taskRunUUID
+        runDirectory = start.runDirectory
+        errors = start.errors ?? []
+    }
+
+    /// `step.start`.
+    @discardableResult
+    public func startStep(_ stepPath: String) async throws(RecorderClientError) -> StepResult {
+        try await client.call(.stepStart, StepParams(taskRunUUID: taskRunUUID, stepPath: stepPath))
+    }
+
+    /// `step.finish`.
+    @discardableResult
+    public func finishStep(_ stepPath: String) async throws(RecorderClientError) -> StepResult {
+        try await client.call(.stepFinish, StepParams(taskRunUUID: taskRunUUID, stepPath: stepPath))
+    }
+
+    /// `task.finish`: stops every recorder; returns the task result.
+    public func finish() async throws(RecorderClientError) -> TaskResult {
+        try await client.call(.taskFinish, TaskRunParams(taskRunUUID: taskRunUUID))
+    }
+
+    /// `task.cancel`: stops every recorder; deletes the files unless `keepFiles`.
+    @discardableResult
+    public func cancel(keepFiles: Bool = false) async throws(RecorderClientError) -> TaskResult {
+        try await client.call(.taskCancel, TaskCancelParams(taskRunUUID: taskRunUUID, keepFiles: keepFiles))
+    }
+}

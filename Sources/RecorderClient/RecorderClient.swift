@@ -1,0 +1,206 @@
+import Dispatch
+import Foundation
+import RecorderModel
+import Synchronization
+
+/// A connection to recorderd's control socket (async/await).
+///
+/// ```swift
+/// let client = try await RecorderClient.connect(socketPath: "/run/recorderd/control.sock")
+/// let run = try await client.startTask(identifier: "walk", asyncActions: [.motion("motion")])
+/// try await run.startStep("walk/walking.outbound")
+/// try await run.finishStep("walk/walking.outbound")
+/// let result = try await run.finish()
+/// ```
+/// Reads on its own thread; writes on a serial queue; never blocks the cooperative pool.
+public final class RecorderClient: Sendable {
+    typealias Pending = (continuation: CheckedContinuation<JSONRPCMessage, any Error>, onResponse: (@Sendable (JSONRPCMessage) -> Void)?)
+
+    struct State {
+        var nextID: Int64 = 1
+        var pending: [Int64: Pending] = [:]
+        var streams: [Int: AsyncThrowingStream<[Record], any Error>.Continuation] = [:]
+        var closed = false
+    }
+
+    let fd: Int32
+    private let state = Mutex(State())
+    private let writeQueue = DispatchQueue(label: "recorderd.client.write")
+    private let readerDone = DispatchSemaphore(value: 0)
+
+    init(fd: Int32) {
+        self.fd = fd
+    }
+
+    /// Connects to the daemon's socket.
+    public static func connect(socketPath: String) async throws(RecorderClientError) -> RecorderClient {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw .connectionFailed(String(cString: strerror(errno))) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let pathBytes = Array(socketPath.utf8)
+        guard pathBytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            Foundation.close(fd)
+            throw .connectionFailed("socket path too long: \(socketPath)")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, b) in pathBytes.enumerated() { raw[i] = b }
+            raw[pathBytes.count] = 0
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Foundation.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard result == 0 else {
+            let message = String(cString: strerror(errno))
+            Foundation.close(fd)
+            throw .connectionFailed("\(socketPath): \(message)")
+        }
+        let client = RecorderClient(fd: fd)
+        let thread = Thread { client.readLoop() }
+        thread.name = "recorderd.client.read"
+        thread.start()
+        return client
+    }
+
+    deinit {
+        shutdown(fd, Int32(SHUT_RDWR))
+    }
+
+    /// Closes the connection; pending calls fail with `connectionClosed`. Task runs keep running.
+    public func close() {
+        shutdown(fd, Int32(SHUT_RDWR))
+        readerDone.wait()
+        readerDone.signal()
+    }
+
+    // MARK: Calls
+
+    /// Sends a request and decodes its result.
+    public func call<Params: Encodable & Sendable, Result: Decodable>(_ method: ControlMethod, _ params: Params, as: Result.Type = Result.self,
+                                                                      onResponse: (@Sendable (JSONRPCMessage) -> Void)? = nil) async throws(RecorderClientError) -> Result {
+        let message = try await send(method: method.rawValue, params: try encodeParams(params), onResponse: onResponse)
+        if let error = message.error { throw .rpc(error) }
+        do {
+            let data = try JSONEncoder().encode(message.result ?? .null)
+            return try TaskResult.makeDecoder().decode(Result.self, from: data)
+        } catch {
+            throw .invalidResponse(DecodingErrorDescription.describe(error, prefix: "result"))
+        }
+    }
+
+    func encodeParams<P: Encodable>(_ params: P) throws(RecorderClientError) -> JSONValue {
+        do {
+            return try JSONValue(encoding: params)
+        } catch {
+            throw .invalidResponse("cannot encode params: \(error)")
+        }
+    }
+
+    /// Sends one raw request; returns the response message.
+    public func send(method: String, params: JSONValue?, onResponse: (@Sendable (JSONRPCMessage) -> Void)? = nil) async throws(RecorderClientError) -> JSONRPCMessage {
+        do {
+            return try await withCheckedThrowingContinuation { continuation in
+                let id: Int64? = state.withLock { s in
+                    guard !s.closed else { return nil }
+                    let id = s.nextID
+                    s.nextID += 1
+                    s.pending[id] = (continuation, onResponse)
+                    return id
+                }
+                guard let id else {
+                    continuation.resume(throwing: RecorderClientError.connectionClosed)
+                    return
+                }
+                let request = JSONRPCRequest(id: .number(id), method: method, params: params)
+                guard var line = try? JSONEncoder().encode(request) else {
+                    _ = state.withLock { $0.pending.removeValue(forKey: id) }
+                    continuation.resume(throwing: RecorderClientError.invalidResponse("cannot encode request"))
+                    return
+                }
+                line.append(UInt8(ascii: "\n"))
+                let bytes = line
+                writeQueue.async { [fd] in Self.writeAll(fd: fd, data: bytes) }
+            }
+        } catch let error as RecorderClientError {
+            throw error
+        } catch {
+            throw .connectionClosed
+        }
+    }
+
+    /// Writes raw bytes to the socket (for tests of the daemon's input handling).
+    public func sendRaw(_ bytes: [UInt8]) {
+        writeQueue.async { [fd] in Self.writeAll(fd: fd, data: Data(bytes)) }
+    }
+
+    static func writeAll(fd: Int32, data: Data) {
+        data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = Foundation.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                offset += n
+            }
+        }
+    }
+
+    // MARK: Reading
+
+    func readLoop() {
+        var buffer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        let decoder = JSONDecoder()
+        while true {
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            buffer.append(contentsOf: chunk[0..<n])
+            var start = 0
+            while let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                let line = buffer[start..<newline]
+                start = newline + 1
+                if let message = try? decoder.decode(JSONRPCMessage.self, from: Data(line)) { dispatch(message) }
+            }
+            buffer.removeFirst(start)
+        }
+        let (pending, streams) = state.withLock { s in
+            s.closed = true
+            defer { s.pending = [:]; s.streams = [:] }
+            return (Array(s.pending.values), Array(s.streams.values))
+        }
+        for p in pending { p.continuation.resume(throwing: RecorderClientError.connectionClosed) }
+        for s in streams { s.finish(throwing: RecorderClientError.connectionClosed) }
+        Foundation.close(fd)
+        readerDone.signal()
+    }
+
+    func dispatch(_ message: JSONRPCMessage) {
+        if message.method == ControlMethod.streamRecordsNotification {
+            guard let params = message.params, let batch = try? params.decode(StreamRecordsParams.self) else { return }
+            let stream = state.withLock { $0.streams[batch.subscription] }
+            stream?.yield(batch.records)
+            return
+        }
+        guard case .number(let id)? = message.id,
+              let pending = state.withLock({ $0.pending.removeValue(forKey: id) }) else { return }
+        pending.onResponse?(message)
+        pending.continuation.resume(returning: message)
+    }
+
+    func register(subscription: Int, continuation: AsyncThrowingStream<[Record], any Error>.Continuation) {
+        state.withLock { $0.streams[subscription] = continuation }
+    }
+
+    func unregister(subscription: Int) {
+        _ = state.withLock { $0.streams.removeValue(forKey: subscription) }
+    }
+}
+
+/// The params of a `stream.records` notification.
+public struct StreamRecordsParams: Sendable, Codable {
+    public var subscription: Int
+    public var records: [Record]
+}

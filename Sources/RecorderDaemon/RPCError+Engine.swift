@@ -1,0 +1,28 @@
+import RecorderEngine
+import RecorderModel
+
+extension TaskRunError {
+    /// The protocol error for this failure.
+    var rpcError: RPCError {
+        switch self {
+        case .unknownTaskRun: return RPCError(.unknownTaskRun, description)
+        case .duplicateTaskRun: return RPCError(.duplicateTaskRun, description)
+        case .invalidConfiguration: return RPCError(.invalidConfiguration, description)
+        case .stepOrder: return RPCError(.stepOrder, description)
+        case .storage: return RPCError(.storageError, description)
+        case .shuttingDown: return RPCError(.shuttingDown, description)
+        }
+    }
+}
+
+extension DeviceError {
+    /// The protocol error for this failure.
+    var rpcError: RPCError {
+        switch self {
+        case .unknown: return RPCError(.unknownDevice, description)
+        case .unavailable: return RPCError(.deviceUnavailable, description)
+        case .noDevice: return RPCError(.unknownDevice, description)
+        case .unsupportedSensor: return RPCError(.invalidParams, description)
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Logging
+import RecorderEngine
+import RecorderModel
+import ServiceLifecycle
+import UnixSignals
+
+/// recorderd assembled: device registry, task-run registry, control server and supervisor,
+/// run as a service group that shuts down gracefully on SIGTERM/SIGINT.
+public struct RecorderDaemon: Sendable {
+    public let configuration: DaemonConfiguration
+    public let devices: DeviceRegistry
+    public let runs: TaskRunRegistry
+    public let server: ControlServer
+    let supervisor: SupervisorService
+    let logger: Logger
+
+    /// The backends this build knows.
+    public static let backends: [any SensorBackend] = [ReplayBackend()]
+
+    /// Builds the daemon. `baseDirectory` resolves relative device files (the configuration's folder).
+    public init(configuration: DaemonConfiguration, baseDirectory: String, clock: any RecorderClock = SystemClock(), logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+        devices = DeviceRegistry(configuration: configuration, backends: Self.backends, baseDirectory: baseDirectory, logger: logger)
+        runs = TaskRunRegistry(dataDirectory: configuration.dataDirectory, devices: devices, ringSeconds: configuration.ringSeconds, clock: clock, logger: logger)
+        let router = RequestRouter(runs: runs, devices: devices, startUptime: clock.uptime(), clock: clock)
+        server = ControlServer(socketPath: configuration.socket, socketMode: configuration.socketMode, router: router, logger: logger)
+        supervisor = SupervisorService(devices: devices, runs: runs, retryInterval: configuration.retryInterval,
+                                       orphanTimeout: configuration.orphanTimeout, logger: logger)
+    }
+
+    /// Recovers interrupted runs, probes devices, binds the socket: ready to serve.
+    public func prepare() async throws {
+        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+        RunRecovery.recover(dataDirectory: configuration.dataDirectory, logger: logger)
+        let available = await SupervisorService.onBlockingQueue { [devices] in devices.probeAll() }
+        logger.info("devices probed", metadata: ["available": "\(available)", "configured": "\(configuration.devices.count)"])
+        try await server.bind()
+    }
+
+    /// Serves until SIGTERM or SIGINT (or `handleSignals: false` and task cancellation).
+    public func run(handleSignals: Bool = true) async throws {
+        try await prepare()
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: supervisor), .init(service: server)],
+                gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
+                logger: logger))
+        try await group.run()
+    }
+}

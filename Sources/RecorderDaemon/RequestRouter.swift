@@ -1,0 +1,94 @@
+import Dispatch
+import Foundation
+import Logging
+import RecorderEngine
+import RecorderModel
+
+/// Answers control requests: decodes typed params for each `ControlMethod`, calls the registries,
+/// encodes the result. Holds no state of its own.
+struct RequestRouter: Sendable {
+    let runs: TaskRunRegistry
+    let devices: DeviceRegistry
+    let startUptime: Double
+    let clock: any RecorderClock
+
+    /// Handles one request; returns the response line, or nil for a notification.
+    func respond(to request: JSONRPCRequest, connection: ControlConnection) async -> [UInt8]? {
+        let id = request.id ?? .null
+        do {
+            let bytes = try await handle(request, id: id, connection: connection)
+            return request.id == nil ? nil : bytes
+        } catch let error as RPCError {
+            return request.id == nil ? nil : ResponseEncoding.failure(id: id, error: error)
+        } catch {
+            return request.id == nil ? nil : ResponseEncoding.failure(id: id, error: RPCError(.internalError, "internal error: \(error)"))
+        }
+    }
+
+    func handle(_ request: JSONRPCRequest, id: JSONRPCID, connection: ControlConnection) async throws -> [UInt8] {
+        guard let method = ControlMethod(rawValue: request.method) else {
+            throw RPCError(.methodNotFound, "method not found: \(request.method.debugDescription); methods: \(ControlMethod.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        switch method {
+        case .daemonStatus:
+            let status = DaemonStatus(
+                version: RecorderVersion.string, uptimeSeconds: clock.uptime() - startUptime,
+                pid: getpid(), dataDirectory: runs.dataDirectory, devices: devices.infos, taskRuns: await runs.active())
+            return try ResponseEncoding.success(id: id, result: status)
+        case .devicesList:
+            return try ResponseEncoding.success(id: id, result: DevicesListResult(devices: devices.infos))
+        case .taskStart:
+            let params = try Self.params(TaskStartParams.self, request.params)
+            return try ResponseEncoding.success(id: id, result: try await mapped { () async throws(TaskRunError) in try await runs.start(params) })
+        case .stepStart:
+            let params = try Self.params(StepParams.self, request.params)
+            return try ResponseEncoding.success(id: id, result: try await mapped { () async throws(TaskRunError) in try await runs.startStep(params) })
+        case .stepFinish:
+            let params = try Self.params(StepParams.self, request.params)
+            return try ResponseEncoding.success(id: id, result: try await mapped { () async throws(TaskRunError) in try await runs.finishStep(params) })
+        case .taskFinish:
+            let params = try Self.params(TaskRunParams.self, request.params)
+            return try ResponseEncoding.success(id: id, result: try await mapped { () async throws(TaskRunError) in try await runs.finish(params.taskRunUUID) })
+        case .taskCancel:
+            let params = try Self.params(TaskCancelParams.self, request.params)
+            return try ResponseEncoding.success(id: id, result: try await mapped { () async throws(TaskRunError) in
+                try await runs.cancel(params.taskRunUUID, keepFiles: params.keepFiles ?? false)
+            })
+        case .streamSubscribe:
+            let params = try Self.params(SubscribeParams.self, request.params)
+            if let rate = params.rate, !(rate > 0) { throw RPCError(.invalidParams, "invalid params: params.rate: expected a rate in Hz > 0") }
+            let device: Device
+            do { device = try devices.device(named: params.device) } catch { throw error.rpcError }
+            let result = try await connection.subscribe(device: device, params: params, clock: clock)
+            return try ResponseEncoding.success(id: id, result: result)
+        case .streamUnsubscribe:
+            let params = try Self.params(UnsubscribeParams.self, request.params)
+            guard connection.unsubscribe(params.subscription) else {
+                throw RPCError(.unknownSubscription, "no subscription \(params.subscription) on this connection")
+            }
+            return try ResponseEncoding.success(id: id, result: JSONValue.object(["subscription": .number(Double(params.subscription))]))
+        }
+    }
+
+    func mapped<T>(_ body: () async throws(TaskRunError) -> T) async throws(RPCError) -> T {
+        do {
+            return try await body()
+        } catch {
+            throw error.rpcError
+        }
+    }
+
+    /// Decodes `params` as `T`; errors name the JSON path under `params`.
+    static func params<T: Decodable>(_ type: T.Type, _ params: JSONValue?) throws(RPCError) -> T {
+        let value: JSONValue
+        switch params {
+        case nil, .array?: value = .object([:])
+        case let p?: value = p
+        }
+        do {
+            return try value.decode(T.self)
+        } catch {
+            throw RPCError(.invalidParams, "invalid params: " + DecodingErrorDescription.describe(error, prefix: "params"))
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Logging
+import RecorderModel
+
+/// The configured devices, made by their backends.
+public final class DeviceRegistry: Sendable {
+    public let devices: [Device]
+    /// Devices whose configuration could not be used at all (bad keys): name and reason.
+    public let invalid: [DeviceInfo]
+
+    public init(configuration: DaemonConfiguration, backends: [any SensorBackend], baseDirectory: String, logger: Logger) {
+        var devices: [Device] = []
+        var invalid: [DeviceInfo] = []
+        for (index, deviceConfiguration) in configuration.devices.enumerated() {
+            guard let backend = backends.first(where: { $0.kind == deviceConfiguration.kind }) else {
+                let kinds = backends.map(\.kind).joined(separator: ", ")
+                let reason = "devices[\(index)].kind: unknown kind \(deviceConfiguration.kind.debugDescription): expected one of \(kinds)"
+                logger.error("device not usable", metadata: ["device": "\(deviceConfiguration.name)", "error": "\(reason)"])
+                invalid.append(DeviceInfo(name: deviceConfiguration.name, kind: deviceConfiguration.kind, state: .unavailable, sensorTypes: [], error: reason))
+                continue
+            }
+            do {
+                let source = try backend.makeSource(configuration: deviceConfiguration, baseDirectory: baseDirectory)
+                devices.append(Device(configuration: deviceConfiguration, source: source, ringSeconds: configuration.ringSeconds, logger: logger))
+            } catch {
+                let reason = "devices[\(index)]: \(error.message)"
+                logger.error("device not usable", metadata: ["device": "\(deviceConfiguration.name)", "error": "\(reason)"])
+                invalid.append(DeviceInfo(name: deviceConfiguration.name, kind: deviceConfiguration.kind, state: .unavailable, sensorTypes: [], error: reason))
+            }
+        }
+        self.devices = devices
+        self.invalid = invalid
+    }
+
+    /// Opens every device that is not open; returns the number available.
+    @discardableResult
+    public func probeAll() -> Int {
+        devices.filter { $0.probe() }.count
+    }
+
+    /// The device named `name`.
+    public func device(named name: String) throws(DeviceError) -> Device {
+        guard let device = devices.first(where: { $0.name == name }) else { throw .unknown(name) }
+        return device
+    }
+
+    /// The device for an async action: the one it names, or the first that provides its sensors.
+    public func device(for action: AsyncActionConfiguration) throws(DeviceError) -> Device {
+        if let name = action.device { return try device(named: name) }
+        let wanted = action.type.deviceSensorTypes
+        if let open = devices.first(where: { !Set($0.capabilities?.sensorTypes ?? []).isDisjoint(with: wanted) }) {
+            return open
+        }
+        // Not open yet: take the first whose kind usually serves this action.
+        let kinds: Set<String> = switch action.type {
+        case .motion: ["replay", "iio"]
+        case .distance: ["gpsd", "replay-location"]
+        case .microphone: ["alsa"]
+        }
+        if let device = devices.first(where: { kinds.contains($0.kind) && !$0.isAvailable && Self.replayServes(device: $0, action.type) }) {
+            return device
+        }
+        throw .noDevice(action.type)
+    }
+
+    static func replayServes(device: Device, _ type: AsyncActionType) -> Bool {
+        device.kind != "replay" || type == .motion
+    }
+
+    /// Every device as `devices.list` shows it.
+    public var infos: [DeviceInfo] { devices.map(\.info) + invalid }
+}

@@ -1,0 +1,130 @@
+import RecorderModel
+import Synchronization
+
+/// A live subscriber's reader of a device ring: decimates to the requested rate, encodes the
+/// same record objects as the files (without `stepPath`) into `stream.records` notifications.
+///
+/// `@unchecked Sendable`: mutable state is used only inside `drain()`, which the owner calls from
+/// one serial context at a time (the connection's event loop).
+public final class LiveStream: @unchecked Sendable {
+    public let subscription: Int
+    public let types: [SensorType]
+    /// Keep one frame of every `stride`.
+    public let stride: Int
+    public let deliveredRate: Double
+    let startUptime: Double
+    var reader: RingReader?
+    var lease: DeviceLease?
+    var encoder = JSONLinesEncoder(reservingCapacity: 16 * 1024)
+    var scratch: [SensorFrame] = []
+    var counter = 0
+    private let scheduled = Atomic<Bool>(false)
+
+    /// Subscribes to `device` (starting it if idle). `notify` is called from the sampler thread
+    /// when frames arrive: it should schedule `drain` on the owner's context.
+    public init(subscription: Int, device: Device, types: [SensorType]?, rate: Double?, clock: any RecorderClock,
+                notify: @escaping @Sendable () -> Void) throws(DeviceError) {
+        self.subscription = subscription
+        let lease = try device.acquire()
+        guard let caps = device.capabilities, let ring = device.ring else {
+            lease.release()
+            throw .unavailable(device.name, reason: "not opened")
+        }
+        let wanted = types ?? caps.sensorTypes
+        for t in wanted where !caps.sensorTypes.contains(t) {
+            lease.release()
+            throw .unsupportedSensor(device.name, t)
+        }
+        self.types = wanted
+        if let rate, rate > 0, rate < caps.rate {
+            stride = max(1, Int((caps.rate / rate).rounded()))
+        } else {
+            stride = 1
+        }
+        deliveredRate = caps.rate / Double(stride)
+        startUptime = clock.uptime()
+        self.lease = lease
+        reader = ring.addReader(fromUptime: nil, notify: notify)
+    }
+
+    /// Reads what arrived and returns notification lines (each ends in `\n`); empty when nothing.
+    /// Lost frames (the subscriber was too slow) become gap records.
+    public func drain(maximumRecords: Int = 512) -> [UInt8] {
+        guard let reader else { return [] }
+        encoder.removeAll()
+        scratch.removeAll(keepingCapacity: true)
+        let lost = reader.read(into: &scratch, maximum: maximumRecords)
+        guard lost > 0 || !scratch.isEmpty else { return [] }
+        encoder.appendStatic("{\"jsonrpc\":\"2.0\",\"method\":\"stream.records\",\"params\":{\"subscription\":")
+        encoder.appendInteger(subscription)
+        encoder.appendStatic(",\"records\":[")
+        let recordsStart = encoder.bytes.count
+        var first = true
+        func separator() {
+            if !first { encoder.appendStatic(",") }
+            first = false
+        }
+        if lost > 0 {
+            let at = scratch.first?.uptime ?? startUptime
+            for t in types {
+                separator()
+                encoder.appendGap(uptime: at, timestamp: at - startUptime, stepPath: nil, sensorType: t, droppedSamples: Int(lost))
+                encoder.removeLastNewline()
+            }
+        }
+        for frame in scratch {
+            let timestamp = frame.uptime - startUptime
+            switch frame {
+            case .motion(let m):
+                counter += 1
+                if (counter - 1) % stride != 0 { continue }
+                for t in types {
+                    guard let v = m.vector(for: t) else { continue }
+                    separator()
+                    encoder.appendMotion(uptime: m.uptime, timestamp: timestamp, stepPath: nil, sensorType: t, vector: v)
+                    encoder.removeLastNewline()
+                }
+            case .location(let fix):
+                guard types.contains(.location) else { continue }
+                separator()
+                encoder.appendLocation(fix, timestamp: timestamp, stepPath: nil, timestampDate: nil, relativeDistance: nil, totalDistance: nil, saveCoordinates: false)
+                encoder.removeLastNewline()
+            case .soundLevel(let level):
+                guard types.contains(.soundLevel) else { continue }
+                separator()
+                encoder.appendSoundLevel(level, timestamp: timestamp, stepPath: nil)
+                encoder.removeLastNewline()
+            case .gap(let uptime, let gapTypes, let dropped):
+                for t in types where gapTypes.contains(t) {
+                    separator()
+                    encoder.appendGap(uptime: uptime, timestamp: timestamp, stepPath: nil, sensorType: t, droppedSamples: dropped)
+                    encoder.removeLastNewline()
+                }
+            case .fault(let uptime, let description):
+                separator()
+                encoder.appendError(uptime: uptime, timestamp: timestamp, stepPath: nil, description: description)
+                encoder.removeLastNewline()
+            }
+        }
+        if encoder.bytes.count == recordsStart { return [] }
+        encoder.appendStatic("]}}\n")
+        return encoder.bytes
+    }
+
+    /// True when more frames are waiting.
+    public var hasBacklog: Bool { (reader?.backlog ?? 0) > 0 }
+
+    /// Coalesces notifications: true when the caller should schedule a drain.
+    public func claimDrain() -> Bool { !scheduled.exchange(true, ordering: .acquiringAndReleasing) }
+
+    /// Marks the scheduled drain as started.
+    public func beginDrain() { scheduled.store(false, ordering: .releasing) }
+
+    /// Leaves the ring and releases the device.
+    public func close() {
+        reader?.close()
+        reader = nil
+        lease?.release()
+        lease = nil
+    }
+}

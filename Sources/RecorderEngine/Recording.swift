@@ -1,0 +1,258 @@
+import Dispatch
+import Foundation
+import RecorderModel
+import Synchronization
+
+/// One async action's recorder in a task run: reads its device's ring from its own cursor and
+/// writes `<identifier>.jsonl`.
+///
+/// `@unchecked Sendable`: every mutable property is used only on the owning run's serial queue
+/// (`queue`); the ring's notification only schedules work onto that queue.
+final class Recording: @unchecked Sendable {
+    /// Seconds a stopping recorder waits for samples measured before the stop but still in flight
+    /// from the device (a hardware FIFO or replay batch holds about 20 ms).
+    static let stopGrace = 0.06
+
+    let configuration: AsyncActionConfiguration
+    let device: Device
+    let types: [SensorType]
+    let queue: DispatchQueue
+    let clock: any RecorderClock
+    let directory: String
+    let saveCoordinates: Bool
+
+    var lease: DeviceLease?
+    var reader: RingReader?
+    var writer: RecordFileWriter?
+    var encoder = JSONLinesEncoder()
+    var scratch: [SensorFrame] = []
+    var fileResult: FileResult?
+    var startUptime = 0.0
+    var lowerBound = -Double.infinity
+    var stopUptime: Double?
+    var stepPath: JSONString
+    var pendingSteps: [(uptime: Double, path: JSONString)] = []
+    /// The first failure (write error); the recording stops at it.
+    var failure: String?
+    var isFinalized = false
+    private let drainScheduled = Atomic<Bool>(false)
+
+    init(configuration: AsyncActionConfiguration, device: Device, types: [SensorType], directory: String,
+         stepPath: String, queue: DispatchQueue, clock: any RecorderClock) {
+        self.configuration = configuration
+        self.device = device
+        self.types = types
+        self.directory = directory
+        self.queue = queue
+        self.clock = clock
+        self.stepPath = JSONString(stepPath)
+        if case .distance(let o) = configuration.options { saveCoordinates = o.saveCoordinates } else { saveCoordinates = false }
+        scratch.reserveCapacity(4096)
+    }
+
+    var identifier: String { configuration.identifier }
+
+    var preRollSeconds: Double {
+        if case .motion(let o) = configuration.options { return o.preRollSeconds }
+        return 0
+    }
+
+    var relativePath: String { identifier + ".jsonl" }
+
+    /// Starts the device early so that the ring holds the pre-roll when the recorder starts.
+    func arm() throws(DeviceError) {
+        if lease == nil { lease = try device.acquire() }
+    }
+
+    /// Starts recording at `uptime`: creates the file, writes the first marker, attaches to the ring.
+    func start(uptime: Double, date: Date) throws(RecordingStartError) {
+        do {
+            try arm()
+        } catch {
+            throw .device(error)
+        }
+        guard let ring = device.ring else { throw .device(.unavailable(device.name, reason: "not opened")) }
+        let writer: RecordFileWriter
+        do {
+            writer = try RecordFileWriter(path: directory + "/" + relativePath)
+        } catch {
+            lease?.release()
+            lease = nil
+            throw .storage(error)
+        }
+        self.writer = writer
+        startUptime = uptime
+        lowerBound = uptime - preRollSeconds
+        var units: [String: String] = [:]
+        for t in types { units[t.rawValue] = t.unit }
+        var result = FileResult(identifier: identifier, relativePath: relativePath, device: device.name,
+                                startDate: date, startUptime: uptime, units: units)
+        result.frequency = device.capabilities?.rate
+        if case .motion(let o) = configuration.options { result.requestedFrequency = o.frequency }
+        fileResult = result
+        encoder.appendMarker(uptime: uptime, timestamp: 0, timestampDate: ISO8601Timestamp.string(from: date), stepPath: stepPath)
+        flushEncoder()
+        reader = ring.addReader(fromUptime: lowerBound) { [weak self] in self?.scheduleDrain() }
+        scheduleDrain()
+    }
+
+    /// The step path changes at `uptime`; a marker is written before the first record measured
+    /// at or after it.
+    func changeStep(_ path: String, uptime: Double) {
+        let json = JSONString(path)
+        if writer == nil {
+            stepPath = json
+        } else {
+            pendingSteps.append((uptime, json))
+        }
+    }
+
+    func scheduleDrain() {
+        if !drainScheduled.exchange(true, ordering: .acquiringAndReleasing) {
+            queue.async { [self] in
+                drainScheduled.store(false, ordering: .releasing)
+                drain()
+            }
+        }
+    }
+
+    /// Reads everything the ring has for this recorder and writes it.
+    func drain() {
+        guard let reader, writer != nil, failure == nil else { return }
+        while true {
+            scratch.removeAll(keepingCapacity: true)
+            let lost = reader.read(into: &scratch, maximum: 4096)
+            if lost > 0 {
+                let at = scratch.first?.uptime ?? clock.uptime()
+                emitSteps(upTo: at)
+                for type in types {
+                    encoder.appendGap(uptime: at, timestamp: at - startUptime, stepPath: stepPath, sensorType: type, droppedSamples: Int(lost))
+                    fileResult?.droppedSamples += Int(lost)
+                    fileResult?.gapCount += 1
+                }
+            }
+            if scratch.isEmpty { break }
+            for frame in scratch { encode(frame) }
+            flushEncoder()
+            if failure != nil { return }
+        }
+        flushEncoder()
+        writer?.syncIfDue(now: clock.uptime())
+    }
+
+    func emitSteps(upTo uptime: Double) {
+        while let next = pendingSteps.first, next.uptime <= uptime {
+            pendingSteps.removeFirst()
+            stepPath = next.path
+            let date = Date(timeIntervalSinceNow: next.uptime - clock.uptime())
+            encoder.appendMarker(uptime: next.uptime, timestamp: next.uptime - startUptime,
+                                 timestampDate: ISO8601Timestamp.string(from: date), stepPath: stepPath)
+        }
+    }
+
+    func encode(_ frame: SensorFrame) {
+        let uptime = frame.uptime
+        if uptime < lowerBound { return }
+        if let stopUptime, uptime > stopUptime { return }
+        if !pendingSteps.isEmpty { emitSteps(upTo: uptime) }
+        let timestamp = uptime - startUptime
+        switch frame {
+        case .motion(let m):
+            for type in types {
+                if let v = m.vector(for: type) {
+                    encoder.appendMotion(uptime: uptime, timestamp: timestamp, stepPath: stepPath, sensorType: type, vector: v)
+                    fileResult?.sampleCount += 1
+                }
+            }
+        case .location(let fix):
+            guard types.contains(.location) else { return }
+            let date = fix.fixTime.map { ISO8601Timestamp.string(from: Date(timeIntervalSince1970: $0)) }
+            encoder.appendLocation(fix, timestamp: timestamp, stepPath: stepPath, timestampDate: date,
+                                   relativeDistance: nil, totalDistance: nil, saveCoordinates: saveCoordinates)
+            fileResult?.sampleCount += 1
+        case .soundLevel(let level):
+            guard types.contains(.soundLevel) else { return }
+            encoder.appendSoundLevel(level, timestamp: timestamp, stepPath: stepPath)
+            fileResult?.sampleCount += 1
+        case .gap(_, let gapTypes, let dropped):
+            for type in types where gapTypes.contains(type) {
+                encoder.appendGap(uptime: uptime, timestamp: timestamp, stepPath: stepPath, sensorType: type, droppedSamples: dropped)
+                fileResult?.droppedSamples += dropped
+                fileResult?.gapCount += 1
+            }
+        case .fault(_, let description):
+            encoder.appendError(uptime: uptime, timestamp: timestamp, stepPath: stepPath, description: description)
+            let errors = (fileResult?.errorCount ?? 0) + 1
+            fileResult?.errorCount = errors
+        }
+    }
+
+    func flushEncoder() {
+        guard !encoder.bytes.isEmpty, let writer, failure == nil else { return }
+        do {
+            try writer.write(encoder.bytes)
+        } catch {
+            failure = "\(error)"
+            detach()
+        }
+        encoder.removeAll()
+    }
+
+    /// Marks the stop; `finalize` writes what was measured up to `uptime`.
+    func stop(uptime: Double) {
+        if stopUptime == nil { stopUptime = uptime }
+    }
+
+    /// Drains, writes the last markers, fsyncs and closes. `date` is the wall-clock time now.
+    func finalize(date: Date) {
+        guard !isFinalized else { return }
+        isFinalized = true
+        if writer != nil {
+            drain()
+            // Step changes before the stop get their marker; one at the stop instant does not
+            // (nothing of the recording follows it).
+            if let stopUptime { emitSteps(upTo: stopUptime.nextDown) }
+            flushEncoder()
+            if let writer {
+                do {
+                    try writer.close()
+                } catch {
+                    if failure == nil { failure = "\(error)" }
+                }
+                fileResult?.sha256 = writer.sha256
+            }
+            let end = stopUptime ?? clock.uptime()
+            fileResult?.endUptime = end
+            fileResult?.endDate = date.addingTimeInterval(end - clock.uptime())
+        }
+        detach()
+    }
+
+    /// Leaves the ring and the device.
+    func detach() {
+        reader?.close()
+        reader = nil
+        lease?.release()
+        lease = nil
+    }
+
+    /// The file result as of now.
+    var currentFileResult: FileResult? {
+        guard var result = fileResult else { return nil }
+        if !isFinalized, let writer { result.sha256 = writer.sha256 }
+        return result
+    }
+}
+
+/// Why a recorder could not start.
+enum RecordingStartError: Error, CustomStringConvertible {
+    case device(DeviceError)
+    case storage(StorageError)
+
+    var description: String {
+        switch self {
+        case .device(let e): return e.description
+        case .storage(let e): return e.description
+        }
+    }
+}

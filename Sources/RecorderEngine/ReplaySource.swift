@@ -1,0 +1,121 @@
+import Dispatch
+import Foundation
+import RecorderModel
+import Synchronization
+
+/// Plays a recording back as a sensor source, paced by its own clock on its own thread.
+///
+/// Frame `i` of a playback is measured at `t0 + i / (frequency × speed)` CLOCK_MONOTONIC seconds
+/// and delivered once that time has passed, in batches of about 20 ms (like a hardware FIFO).
+/// Each start plays from the first row.
+public final class ReplaySource: SensorSource {
+    /// Seconds the sampler sleeps between batches.
+    static let batchInterval = 0.02
+    /// Frames delivered at most per batch when catching up (unthrottled speeds).
+    static let maximumBatch = 1024
+
+    final class Run: Sendable {
+        let stop = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        let stopped = Atomic<Bool>(false)
+    }
+
+    public let configuration: ReplayConfiguration
+    let path: String
+    private let data = Mutex<ReplayData?>(nil)
+    private let run = Mutex<Run?>(nil)
+
+    public init(configuration: ReplayConfiguration, path: String) {
+        self.configuration = configuration
+        self.path = path
+    }
+
+    /// Frames per second delivered.
+    func rate(of data: ReplayData) -> Double {
+        (configuration.frequency ?? data.fileRate ?? 100) * configuration.speed
+    }
+
+    public func open() throws -> DeviceCapabilities {
+        let loaded: ReplayData
+        if let existing = data.withLock({ $0 }) {
+            loaded = existing
+        } else {
+            loaded = try ReplayData.load(path: path, configuration: configuration)
+            data.withLock { $0 = loaded }
+        }
+        return DeviceCapabilities(
+            sensorTypes: loaded.sensorTypes, rate: rate(of: loaded),
+            details: ["file": path, "frames": "\(loaded.frames.count)", "speed": "\(configuration.speed)", "loop": "\(configuration.loop)"])
+    }
+
+    public func start(sink: any FrameSink) throws {
+        guard let data = data.withLock({ $0 }) else { throw ReplayData.LoadError(description: "not opened") }
+        let period = 1 / rate(of: data)
+        let newRun = Run()
+        run.withLock { $0 = newRun }
+        let loop = configuration.loop
+        let thread = Thread {
+            Self.play(data: data, period: period, loop: loop, sink: sink, run: newRun)
+            newRun.done.signal()
+        }
+        thread.name = "recorderd.replay.\(configuration.name)"
+        thread.start()
+    }
+
+    public func stop() {
+        guard let current = run.withLock({ r -> Run? in defer { r = nil }; return r }) else { return }
+        current.stopped.store(true, ordering: .releasing)
+        current.stop.signal()
+        current.done.wait()
+    }
+
+    static func play(data: ReplayData, period: Double, loop: Bool, sink: any FrameSink, run: Run) {
+        let frames = data.frames
+        let t0 = SystemClock.monotonicUptime()
+        var emitted = 0
+        var batch: [SensorFrame] = []
+        batch.reserveCapacity(maximumBatch)
+        while !run.stopped.load(ordering: .acquiring) {
+            let now = SystemClock.monotonicUptime()
+            var due = Int((now - t0) / period) + 1
+            if !loop { due = min(due, frames.count) }
+            let end = min(due, emitted + maximumBatch)
+            if end > emitted {
+                batch.removeAll(keepingCapacity: true)
+                for i in emitted..<end {
+                    var frame = frames[i % frames.count]
+                    frame.uptime = t0 + Double(i) * period
+                    batch.append(.motion(frame))
+                }
+                emitted = end
+                sink.deliver(batch)
+                if emitted < due { continue }
+            }
+            if !loop && emitted >= frames.count {
+                run.stop.wait()
+                continue
+            }
+            let next = t0 + Double(emitted) * period
+            let wait = max(next - SystemClock.monotonicUptime(), batchInterval)
+            _ = run.stop.wait(timeout: .now() + wait)
+        }
+    }
+}
+
+/// The `replay` backend.
+public struct ReplayBackend: SensorBackend {
+    public init() {}
+
+    public var kind: String { "replay" }
+
+    public func makeSource(configuration: DeviceConfiguration, baseDirectory: String) throws(ConfigurationError) -> any SensorSource {
+        let replay: ReplayConfiguration
+        do {
+            replay = try configuration.json.decode(ReplayConfiguration.self)
+        } catch {
+            throw ConfigurationError(DecodingErrorDescription.describe(error))
+        }
+        let path = replay.file.hasPrefix("/") ? replay.file : baseDirectory + "/" + replay.file
+        return ReplaySource(configuration: replay, path: path)
+    }
+}

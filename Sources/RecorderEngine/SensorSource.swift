@@ -1,0 +1,49 @@
+import RecorderModel
+
+/// What a device can measure, learnt when it is opened.
+public struct DeviceCapabilities: Sendable, Equatable {
+    public var sensorTypes: [SensorType]
+    /// The actual sampling rate in Hz (frames per second).
+    public var rate: Double
+    /// Rates the device can be set to, when known.
+    public var availableRates: [Double]?
+    /// The unit each sensor type is delivered in (always the file units).
+    public var details: [String: String]
+
+    public init(sensorTypes: [SensorType], rate: Double, availableRates: [Double]? = nil, details: [String: String] = [:]) {
+        self.sensorTypes = sensorTypes
+        self.rate = rate
+        self.availableRates = availableRates
+        self.details = details
+    }
+}
+
+/// Where a sensor source delivers its frames: the device's ring.
+public protocol FrameSink: AnyObject, Sendable {
+    /// Appends frames measured in time order. Never blocks on readers.
+    func deliver(_ frames: [SensorFrame])
+}
+
+/// A sensor backend's device: the one type each backend (replay, libiio, gpsd, ALSA) implements.
+///
+/// `open()` probes the device; `start(sink:)` begins sampling on the source's own thread or
+/// Dispatch queue (never the cooperative pool) and delivers frames in file units with
+/// CLOCK_MONOTONIC `uptime`s; `stop()` cancels the blocking call explicitly and returns after the
+/// last delivery. Losses are delivered as `.gap` frames and failures as `.fault` frames; a source
+/// that loses its device keeps retrying until `stop()`.
+public protocol SensorSource: AnyObject, Sendable {
+    /// Opens or probes the device. Throws when the device cannot be used now; called again on retry.
+    func open() throws -> DeviceCapabilities
+    /// Starts sampling; frames go to `sink` until `stop()`.
+    func start(sink: any FrameSink) throws
+    /// Stops sampling; returns after the last delivery.
+    func stop()
+}
+
+/// Makes sensor sources of one device kind from their configuration.
+public protocol SensorBackend: Sendable {
+    /// The device `kind` this backend serves (`replay`, `iio`, `gpsd`, `alsa`).
+    var kind: String { get }
+    /// Decodes `configuration` and makes its source. Relative paths resolve against `baseDirectory`.
+    func makeSource(configuration: DeviceConfiguration, baseDirectory: String) throws(ConfigurationError) -> any SensorSource
+}

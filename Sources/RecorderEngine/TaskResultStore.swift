@@ -1,0 +1,65 @@
+import Foundation
+import RecorderModel
+
+/// Reads and writes `taskResult.json` atomically: temporary file, fsync, rename, fsync of the
+/// directory. A reader sees the old or the new manifest, never a mix.
+public enum TaskResultStore {
+    public static let fileName = "taskResult.json"
+
+    /// Writes `result` into `directory`.
+    public static func write(_ result: TaskResult, directory: String) throws(StorageError) {
+        let data: Data
+        do {
+            data = try TaskResult.makeEncoder(pretty: true).encode(result) + Data("\n".utf8)
+        } catch {
+            throw StorageError("encode", path: directory, errno: EINVAL)
+        }
+        try writeAtomically(data, path: directory + "/" + fileName)
+    }
+
+    /// Reads the manifest in `directory`.
+    public static func read(directory: String) throws -> TaskResult {
+        let data = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + fileName))
+        return try TaskResult.makeDecoder().decode(TaskResult.self, from: data)
+    }
+
+    /// Replaces `path` with `data` atomically and durably.
+    public static func writeAtomically(_ data: Data, path: String) throws(StorageError) {
+        let directory = (path as NSString).deletingLastPathComponent
+        let temporary = directory + "/." + (path as NSString).lastPathComponent + ".tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
+        guard fd >= 0 else { throw StorageError("create", path: temporary, errno: errno) }
+        let failure: Int32? = data.withUnsafeBytes { raw -> Int32? in
+            var offset = 0
+            while offset < raw.count {
+                let n = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += n
+            }
+            return fsync(fd) == 0 ? nil : errno
+        }
+        close(fd)
+        if let failure {
+            unlink(temporary)
+            throw StorageError("write", path: temporary, errno: failure)
+        }
+        guard rename(temporary, path) == 0 else {
+            let e = errno
+            unlink(temporary)
+            throw StorageError("rename", path: path, errno: e)
+        }
+        syncDirectory(directory)
+    }
+
+    /// Fsyncs a directory so that a rename or a new file in it survives power loss.
+    public static func syncDirectory(_ directory: String) {
+        let dfd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dfd >= 0 {
+            _ = fsync(dfd)
+            close(dfd)
+        }
+    }
+}

@@ -1,0 +1,238 @@
+import Dispatch
+import Foundation
+import Logging
+import RecorderModel
+import Synchronization
+
+/// One task run: its rules, its recorders and its manifest.
+///
+/// `@unchecked Sendable`: mutable state is used only on `queue` (a serial Dispatch queue, so the
+/// file I/O never runs on the cooperative pool); the public async methods hop onto it.
+public final class TaskRun: @unchecked Sendable {
+    public let uuid: UUID
+    public let taskIdentifier: String
+    /// The run directory.
+    public let directory: String
+    let queue: DispatchQueue
+    private let persistQueue: DispatchQueue
+    private let pendingPersist = Mutex<TaskResult?>(nil)
+    let clock: any RecorderClock
+    let logger: Logger
+    var rules: TaskRunRules
+    var result: TaskResult
+    /// Recorders in configuration order (those whose device exists).
+    var recordings: [Recording] = []
+    /// Seconds of CLOCK_MONOTONIC of the last request about this run.
+    let lastActivity: Mutex<Double>
+
+    init(uuid: UUID, taskIdentifier: String, directory: String, actions: [AsyncActionConfiguration],
+         clock: any RecorderClock, logger: Logger) {
+        self.uuid = uuid
+        self.taskIdentifier = taskIdentifier
+        self.directory = directory
+        self.clock = clock
+        self.logger = logger
+        queue = DispatchQueue(label: "recorderd.run.\(uuid.uuidString)")
+        persistQueue = DispatchQueue(label: "recorderd.run.persist.\(uuid.uuidString)")
+        rules = TaskRunRules(taskIdentifier: taskIdentifier, actions: actions)
+        result = TaskResult(taskIdentifier: taskIdentifier, taskRunUUID: uuid, startDate: clock.now())
+        lastActivity = Mutex(clock.uptime())
+    }
+
+    /// Runs `body` on the run's queue.
+    func perform<T: Sendable>(touching: Bool = true, _ body: @escaping @Sendable () throws(TaskRunError) -> T) async throws(TaskRunError) -> T {
+        if touching { lastActivity.withLock { $0 = clock.uptime() } }
+        let outcome: Result<T, TaskRunError> = await withCheckedContinuation { continuation in
+            queue.async {
+                do throws(TaskRunError) {
+                    continuation.resume(returning: .success(try body()))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        return try outcome.get()
+    }
+
+    // MARK: On the queue
+
+    /// Sets up the recorders (on the queue). Returns error results of actions that cannot record.
+    func begin(devices: DeviceRegistry, actions: [AsyncActionConfiguration]) -> [ErrorResult] {
+        var errors: [ErrorResult] = []
+        for action in actions {
+            do throws(DeviceError) {
+                let device = try devices.device(for: action)
+                guard device.probe(), let caps = device.capabilities else {
+                    throw DeviceError.unavailable(device.name, reason: device.info.error ?? "not opened")
+                }
+                let wanted: [SensorType]
+                switch action.options {
+                case .motion(let o): wanted = o.recorderTypes
+                case .distance: wanted = [.location]
+                case .microphone: wanted = [.soundLevel]
+                }
+                let types = wanted.filter(caps.sensorTypes.contains)
+                for missing in wanted where !caps.sensorTypes.contains(missing) {
+                    errors.append(ErrorResult(identifier: action.identifier + "_error",
+                                              errorDescription: DeviceError.unsupportedSensor(device.name, missing).description))
+                }
+                if types.isEmpty { continue }
+                let recording = Recording(configuration: action, device: device, types: types, directory: directory,
+                                          stepPath: rules.currentStepPath, queue: queue, clock: clock)
+                if recording.preRollSeconds > 0 { try recording.arm() }
+                recordings.append(recording)
+            } catch {
+                errors.append(ErrorResult(identifier: action.identifier + "_error", errorDescription: error.description))
+            }
+        }
+        result.asyncResults = errors.map { .error($0) }
+        let actionsToRun = rules.startTask()
+        _ = apply(actionsToRun, uptime: clock.uptime(), date: clock.now())
+        persist()
+        return result.asyncResults.compactMap(\.error)
+    }
+
+    func recording(_ identifier: String) -> Recording? {
+        recordings.first { $0.identifier == identifier }
+    }
+
+    /// Carries out the rules' actions; returns the recorders started and stopped.
+    func apply(_ actions: [TaskRunRules.Action], uptime: Double, date: Date) -> (started: [String], stopped: [String]) {
+        var started: [String] = []
+        var stopped: [String] = []
+        for action in actions {
+            switch action {
+            case .changeStep(let path):
+                for r in recordings { r.changeStep(path, uptime: uptime) }
+            case .startRecorder(let id):
+                guard let r = recording(id) else { continue }
+                do {
+                    try r.start(uptime: uptime, date: date)
+                    started.append(id)
+                } catch {
+                    logger.warning("recorder did not start", metadata: ["taskRun": "\(uuid)", "recorder": "\(id)", "error": "\(error)"])
+                    addError(identifier: id, description: error.description)
+                    r.detach()
+                }
+            case .stopRecorder(let id):
+                guard let r = recording(id) else { continue }
+                r.stop(uptime: uptime)
+                stopped.append(id)
+                queue.asyncAfter(deadline: .now() + Recording.stopGrace) { [self] in
+                    r.finalize(date: clock.now())
+                    persist()
+                }
+            }
+        }
+        return (started, stopped)
+    }
+
+    func addError(identifier: String, description: String) {
+        let id = identifier + "_error"
+        if !result.asyncResults.contains(where: { $0.error?.identifier == id }) {
+            result.asyncResults.append(.error(ErrorResult(identifier: id, errorDescription: description)))
+        }
+    }
+
+    func startStep(_ path: String) throws(TaskRunError) -> StepResult {
+        let uptime = clock.uptime()
+        let date = clock.now()
+        let actions: [TaskRunRules.Action]
+        do {
+            actions = try rules.startStep(path)
+        } catch {
+            throw .stepOrder(error.description)
+        }
+        result.stepHistory.append(StepHistoryEntry(stepPath: path, startDate: date, startUptime: uptime))
+        let (started, stopped) = apply(actions, uptime: uptime, date: date)
+        persist()
+        return StepResult(uptime: uptime, startedRecorders: started, stoppedRecorders: stopped)
+    }
+
+    func finishStep(_ path: String) throws(TaskRunError) -> StepResult {
+        let uptime = clock.uptime()
+        let date = clock.now()
+        let actions: [TaskRunRules.Action]
+        do {
+            actions = try rules.finishStep(path)
+        } catch {
+            throw .stepOrder(error.description)
+        }
+        if let i = result.stepHistory.lastIndex(where: { $0.stepPath == path && $0.endUptime == nil }) {
+            result.stepHistory[i].endDate = date
+            result.stepHistory[i].endUptime = uptime
+        }
+        let (started, stopped) = apply(actions, uptime: uptime, date: date)
+        persist()
+        return StepResult(uptime: uptime, startedRecorders: started, stoppedRecorders: stopped)
+    }
+
+    /// Stops every recorder and closes the run with `status`; calls `completion` on the queue with
+    /// the final result once the files are closed and the manifest is durable.
+    func end(status: TaskRunStatus, completion: @escaping @Sendable (TaskResult) -> Void) {
+        guard !rules.isFinished else {
+            completion(result)
+            return
+        }
+        let uptime = clock.uptime()
+        let date = clock.now()
+        for i in result.stepHistory.indices where result.stepHistory[i].endUptime == nil {
+            result.stepHistory[i].endDate = date
+            result.stepHistory[i].endUptime = uptime
+        }
+        for r in recordings { r.stop(uptime: uptime) }
+        _ = rules.finishTask()
+        result.status = status
+        result.endDate = date
+        queue.asyncAfter(deadline: .now() + Recording.stopGrace) { [self] in
+            for r in recordings { r.finalize(date: clock.now()) }
+            for r in recordings where r.lease != nil { r.detach() }
+            let final = snapshot()
+            persistQueue.sync {
+                pendingPersist.withLock { $0 = nil }
+                do {
+                    try TaskResultStore.write(final, directory: directory)
+                } catch {
+                    logger.error("task result not written", metadata: ["taskRun": "\(uuid)", "error": "\(error)"])
+                }
+            }
+            completion(final)
+        }
+    }
+
+    /// The manifest with the recorders' current file results.
+    func snapshot() -> TaskResult {
+        var snapshot = result
+        var results: [AsyncResult] = []
+        for r in recordings {
+            if let f = r.currentFileResult { results.append(.file(f)) }
+            if let failure = r.failure { addError(identifier: r.identifier, description: failure) }
+        }
+        snapshot.asyncResults = results + result.asyncResults.filter { $0.error != nil }
+        return snapshot
+    }
+
+    /// Writes the manifest soon (coalesced) on the persistence queue.
+    func persist() {
+        let snap = snapshot()
+        let first = pendingPersist.withLock { p -> Bool in
+            defer { p = snap }
+            return p == nil
+        }
+        guard first else { return }
+        persistQueue.async { [self] in
+            guard let latest = pendingPersist.withLock({ p -> TaskResult? in defer { p = nil }; return p }) else { return }
+            do {
+                try TaskResultStore.write(latest, directory: directory)
+            } catch {
+                logger.error("task result not written", metadata: ["taskRun": "\(uuid)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// What `daemon.status` shows (on the queue).
+    func activeInfo() -> ActiveTaskRun {
+        ActiveTaskRun(taskIdentifier: taskIdentifier, taskRunUUID: uuid, runDirectory: directory,
+                      currentStepPath: rules.activeSteps.last, recording: rules.recordingIdentifiers)
+    }
+}

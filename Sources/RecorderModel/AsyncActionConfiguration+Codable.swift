@@ -1,0 +1,116 @@
+extension AsyncActionConfiguration: Codable {
+    enum CodingKeys: String, CodingKey {
+        case identifier, type, startStepIdentifier, stopStepIdentifier, requiresBackgroundAudio, device
+        case recorderTypes, frequency, shouldDeletePrevious, preRollSeconds
+        case saveCoordinates, motionStepIdentifier
+        case saveAudioFile, levelInterval, sampleRate, channels
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let identifier = try c.decode(String.self, forKey: .identifier)
+        guard RecorderIdentifier.isValid(identifier) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .identifier, in: c,
+                debugDescription: "invalid identifier \(identifier.debugDescription): expected \(RecorderIdentifier.expectation)")
+        }
+        let typeName = try c.decode(String.self, forKey: .type)
+        guard let type = AsyncActionType(name: typeName) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .type, in: c,
+                debugDescription: "unknown type \(typeName.debugDescription): expected one of \(AsyncActionType.acceptedNames.joined(separator: ", "))")
+        }
+        self.identifier = identifier
+        startStepIdentifier = try c.decodeIfPresent(String.self, forKey: .startStepIdentifier)
+        stopStepIdentifier = try c.decodeIfPresent(String.self, forKey: .stopStepIdentifier)
+        requiresBackgroundAudio = try c.decodeIfPresent(Bool.self, forKey: .requiresBackgroundAudio) ?? false
+        device = try c.decodeIfPresent(String.self, forKey: .device)
+        switch type {
+        case .motion:
+            var o = MotionOptions()
+            if let names = try c.decodeIfPresent([String].self, forKey: .recorderTypes) {
+                var types: [SensorType] = []
+                for (index, name) in names.enumerated() {
+                    guard let t = SensorType(rawValue: name), SensorType.motionTypes.contains(t) else {
+                        var nested = try c.nestedUnkeyedContainer(forKey: .recorderTypes)
+                        for _ in 0..<index { _ = try nested.decode(String.self) }
+                        throw DecodingError.dataCorruptedError(
+                            in: nested,
+                            debugDescription: "unknown recorder type \(name.debugDescription): expected one of accelerometer, gyro, magnetometer")
+                    }
+                    if !types.contains(t) { types.append(t) }
+                }
+                guard !types.isEmpty else {
+                    throw DecodingError.dataCorruptedError(forKey: .recorderTypes, in: c, debugDescription: "expected at least one recorder type")
+                }
+                o.recorderTypes = types
+            }
+            if let f = try c.decodeIfPresent(Double.self, forKey: .frequency) {
+                guard f > 0, f <= 100_000 else {
+                    throw DecodingError.dataCorruptedError(forKey: .frequency, in: c, debugDescription: "expected a frequency in Hz, > 0 and <= 100000")
+                }
+                o.frequency = f
+            }
+            o.shouldDeletePrevious = try c.decodeIfPresent(Bool.self, forKey: .shouldDeletePrevious) ?? true
+            if let p = try c.decodeIfPresent(Double.self, forKey: .preRollSeconds) {
+                guard p >= 0, p <= 3600 else {
+                    throw DecodingError.dataCorruptedError(forKey: .preRollSeconds, in: c, debugDescription: "expected seconds >= 0")
+                }
+                o.preRollSeconds = p
+            }
+            options = .motion(o)
+        case .distance:
+            var o = DistanceOptions()
+            o.saveCoordinates = try c.decodeIfPresent(Bool.self, forKey: .saveCoordinates) ?? false
+            o.motionStepIdentifier = try c.decodeIfPresent(String.self, forKey: .motionStepIdentifier)
+            options = .distance(o)
+        case .microphone:
+            var o = MicrophoneOptions()
+            o.saveAudioFile = try c.decodeIfPresent(Bool.self, forKey: .saveAudioFile) ?? false
+            if let l = try c.decodeIfPresent(Double.self, forKey: .levelInterval) {
+                guard l > 0, l <= 3600 else {
+                    throw DecodingError.dataCorruptedError(forKey: .levelInterval, in: c, debugDescription: "expected seconds > 0")
+                }
+                o.levelInterval = l
+            }
+            if let r = try c.decodeIfPresent(Int.self, forKey: .sampleRate) {
+                guard r > 0, r <= 768_000 else {
+                    throw DecodingError.dataCorruptedError(forKey: .sampleRate, in: c, debugDescription: "expected a sample rate in Hz, > 0")
+                }
+                o.sampleRate = r
+            }
+            if let n = try c.decodeIfPresent(Int.self, forKey: .channels) {
+                guard (1...32).contains(n) else {
+                    throw DecodingError.dataCorruptedError(forKey: .channels, in: c, debugDescription: "expected 1 to 32 channels")
+                }
+                o.channels = n
+            }
+            options = .microphone(o)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(identifier, forKey: .identifier)
+        try c.encode(type.rawValue, forKey: .type)
+        try c.encodeIfPresent(startStepIdentifier, forKey: .startStepIdentifier)
+        try c.encodeIfPresent(stopStepIdentifier, forKey: .stopStepIdentifier)
+        if requiresBackgroundAudio { try c.encode(true, forKey: .requiresBackgroundAudio) }
+        try c.encodeIfPresent(device, forKey: .device)
+        switch options {
+        case .motion(let o):
+            try c.encode(o.recorderTypes.map(\.rawValue), forKey: .recorderTypes)
+            try c.encode(o.frequency, forKey: .frequency)
+            try c.encode(o.shouldDeletePrevious, forKey: .shouldDeletePrevious)
+            if o.preRollSeconds > 0 { try c.encode(o.preRollSeconds, forKey: .preRollSeconds) }
+        case .distance(let o):
+            try c.encode(o.saveCoordinates, forKey: .saveCoordinates)
+            try c.encodeIfPresent(o.motionStepIdentifier, forKey: .motionStepIdentifier)
+        case .microphone(let o):
+            try c.encode(o.saveAudioFile, forKey: .saveAudioFile)
+            try c.encode(o.levelInterval, forKey: .levelInterval)
+            try c.encodeIfPresent(o.sampleRate, forKey: .sampleRate)
+            try c.encodeIfPresent(o.channels, forKey: .channels)
+        }
+    }
+}

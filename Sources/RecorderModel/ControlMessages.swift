@@ -1,0 +1,194 @@
+import Foundation
+
+/// `task.start` parameters.
+public struct TaskStartParams: Sendable, Codable, Equatable {
+    public var taskIdentifier: String
+    public var taskRunUUID: UUID?
+    public var asyncActions: [AsyncActionConfiguration]
+
+    public init(taskIdentifier: String, taskRunUUID: UUID? = nil, asyncActions: [AsyncActionConfiguration]) {
+        self.taskIdentifier = taskIdentifier
+        self.taskRunUUID = taskRunUUID
+        self.asyncActions = asyncActions
+    }
+}
+
+/// `task.start` result.
+public struct TaskStartResult: Sendable, Codable, Equatable {
+    public var taskRunUUID: UUID
+    public var runDirectory: String
+    /// Async actions that could not start (also in the task result as error results).
+    public var errors: [ErrorResult]?
+
+    public init(taskRunUUID: UUID, runDirectory: String, errors: [ErrorResult]? = nil) {
+        self.taskRunUUID = taskRunUUID
+        self.runDirectory = runDirectory
+        self.errors = errors
+    }
+}
+
+/// `step.start` / `step.finish` parameters.
+public struct StepParams: Sendable, Codable, Equatable {
+    public var taskRunUUID: UUID
+    public var stepPath: String
+
+    public init(taskRunUUID: UUID, stepPath: String) {
+        self.taskRunUUID = taskRunUUID
+        self.stepPath = stepPath
+    }
+}
+
+/// `step.start` / `step.finish` result.
+public struct StepResult: Sendable, Codable, Equatable {
+    public var uptime: Double
+    /// Identifiers of the recorders started or stopped by this boundary.
+    public var startedRecorders: [String]
+    public var stoppedRecorders: [String]
+
+    public init(uptime: Double, startedRecorders: [String], stoppedRecorders: [String]) {
+        self.uptime = uptime
+        self.startedRecorders = startedRecorders
+        self.stoppedRecorders = stoppedRecorders
+    }
+}
+
+/// `task.finish` parameters.
+public struct TaskRunParams: Sendable, Codable, Equatable {
+    public var taskRunUUID: UUID
+
+    public init(taskRunUUID: UUID) { self.taskRunUUID = taskRunUUID }
+}
+
+/// `task.cancel` parameters.
+public struct TaskCancelParams: Sendable, Codable, Equatable {
+    public var taskRunUUID: UUID
+    public var keepFiles: Bool?
+
+    public init(taskRunUUID: UUID, keepFiles: Bool? = nil) {
+        self.taskRunUUID = taskRunUUID
+        self.keepFiles = keepFiles
+    }
+}
+
+/// `stream.subscribe` parameters.
+public struct SubscribeParams: Sendable, Codable, Equatable {
+    public var device: String
+    public var sensorTypes: [SensorType]?
+    /// Records per second per sensor type; absent: every sample.
+    public var rate: Double?
+
+    public init(device: String, sensorTypes: [SensorType]? = nil, rate: Double? = nil) {
+        self.device = device
+        self.sensorTypes = sensorTypes
+        self.rate = rate
+    }
+}
+
+/// `stream.subscribe` result.
+public struct SubscribeResult: Sendable, Codable, Equatable {
+    public var subscription: Int
+    public var device: String
+    /// The device's rate in Hz, and the rate actually delivered.
+    public var deviceRate: Double
+    public var rate: Double
+
+    public init(subscription: Int, device: String, deviceRate: Double, rate: Double) {
+        self.subscription = subscription
+        self.device = device
+        self.deviceRate = deviceRate
+        self.rate = rate
+    }
+}
+
+/// `stream.unsubscribe` parameters.
+public struct UnsubscribeParams: Sendable, Codable, Equatable {
+    public var subscription: Int
+
+    public init(subscription: Int) { self.subscription = subscription }
+}
+
+/// The state of a configured device.
+public enum DeviceState: String, Sendable, Codable {
+    /// Opened and idle: nothing needs it.
+    case available
+    /// Sampling for at least one recording or subscriber.
+    case sampling
+    /// Could not be opened or failed; retried.
+    case unavailable
+}
+
+/// One device in `devices.list` and `daemon.status`.
+public struct DeviceInfo: Sendable, Codable, Equatable {
+    public var name: String
+    public var kind: String
+    public var state: DeviceState
+    public var sensorTypes: [SensorType]
+    /// Sampling rate in Hz.
+    public var rate: Double?
+    public var rates: [Double]?
+    public var error: String?
+    /// Backend-specific details (file, URI, channels…).
+    public var details: [String: String]?
+    public var users: Int?
+
+    public init(name: String, kind: String, state: DeviceState, sensorTypes: [SensorType], rate: Double? = nil,
+                rates: [Double]? = nil, error: String? = nil, details: [String: String]? = nil, users: Int? = nil) {
+        self.name = name
+        self.kind = kind
+        self.state = state
+        self.sensorTypes = sensorTypes
+        self.rate = rate
+        self.rates = rates
+        self.error = error
+        self.details = details
+        self.users = users
+    }
+}
+
+/// `devices.list` result.
+public struct DevicesListResult: Sendable, Codable, Equatable {
+    public var devices: [DeviceInfo]
+
+    public init(devices: [DeviceInfo]) { self.devices = devices }
+}
+
+/// A task run in `daemon.status`.
+public struct ActiveTaskRun: Sendable, Codable, Equatable {
+    public var taskIdentifier: String
+    public var taskRunUUID: UUID
+    public var runDirectory: String
+    public var currentStepPath: String?
+    public var recording: [String]
+
+    public init(taskIdentifier: String, taskRunUUID: UUID, runDirectory: String, currentStepPath: String?, recording: [String]) {
+        self.taskIdentifier = taskIdentifier
+        self.taskRunUUID = taskRunUUID
+        self.runDirectory = runDirectory
+        self.currentStepPath = currentStepPath
+        self.recording = recording
+    }
+}
+
+/// `daemon.status` result.
+public struct DaemonStatus: Sendable, Codable, Equatable {
+    public var version: String
+    public var uptimeSeconds: Double
+    public var pid: Int32
+    public var dataDirectory: String
+    public var devices: [DeviceInfo]
+    public var taskRuns: [ActiveTaskRun]
+
+    public init(version: String, uptimeSeconds: Double, pid: Int32, dataDirectory: String, devices: [DeviceInfo], taskRuns: [ActiveTaskRun]) {
+        self.version = version
+        self.uptimeSeconds = uptimeSeconds
+        self.pid = pid
+        self.dataDirectory = dataDirectory
+        self.devices = devices
+        self.taskRuns = taskRuns
+    }
+}
+
+/// The version of recorderd and its protocol.
+public enum RecorderVersion {
+    public static let string = "0.1.0"
+}

@@ -1,0 +1,15 @@
+/// The control protocol's methods. Requests are dispatched on this enum, never on strings.
+public enum ControlMethod: String, Sendable, CaseIterable {
+    case daemonStatus = "daemon.status"
+    case devicesList = "devices.list"
+    case taskStart = "task.start"
+    case stepStart = "step.start"
+    case stepFinish = "step.finish"
+    case taskFinish = "task.finish"
+    case taskCancel = "task.cancel"
+    case streamSubscribe = "stream.subscribe"
+    case streamUnsubscribe = "stream.unsubscribe"
+
+    /// The notification method carrying live records.
+    public static let streamRecordsNotification = "stream.records"
+}

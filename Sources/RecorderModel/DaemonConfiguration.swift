@@ -1,0 +1,129 @@
+import Foundation
+
+/// One configured device: `name`, `kind` and the backend's own keys (kept as JSON for the
+/// backend to decode).
+public struct DeviceConfiguration: Sendable, Equatable {
+    public var name: String
+    public var kind: String
+    /// The whole device object, including `name` and `kind`.
+    public var json: JSONValue
+
+    public init(name: String, kind: String, json: JSONValue) {
+        self.name = name
+        self.kind = kind
+        self.json = json
+    }
+}
+
+extension DeviceConfiguration: Codable {
+    enum CodingKeys: String, CodingKey { case name, kind }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        name = try c.decode(String.self, forKey: .name)
+        guard RecorderIdentifier.isValid(name) else {
+            throw DecodingError.dataCorruptedError(forKey: .name, in: c, debugDescription: "invalid device name: expected \(RecorderIdentifier.expectation)")
+        }
+        kind = try c.decode(String.self, forKey: .kind)
+        json = try JSONValue(from: decoder)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try json.encode(to: encoder)
+    }
+}
+
+/// `recorderd.json`: the daemon's configuration.
+public struct DaemonConfiguration: Sendable, Equatable {
+    public var socket: String = "/run/recorderd/control.sock"
+    /// Permission bits of the control socket (default 0660).
+    public var socketMode: UInt16 = 0o660
+    public var dataDirectory: String = "/var/lib/recorderd"
+    /// Seconds of samples each device's ring holds.
+    public var ringSeconds: Double = 30
+    /// Seconds without activity after which a task run is finished as `abandoned`.
+    public var orphanTimeout: Double = 600
+    /// Seconds between attempts to open an unavailable device.
+    public var retryInterval: Double = 1
+    public var devices: [DeviceConfiguration] = []
+
+    public init() {}
+
+    /// Decodes a configuration file; errors name the JSON path.
+    public static func decode(_ data: Data) throws(ConfigurationError) -> DaemonConfiguration {
+        do {
+            return try JSONDecoder().decode(DaemonConfiguration.self, from: data)
+        } catch {
+            throw ConfigurationError(DecodingErrorDescription.describe(error))
+        }
+    }
+}
+
+extension DaemonConfiguration: Codable {
+    enum CodingKeys: String, CodingKey { case socket, socketMode, dataDirectory, ringSeconds, orphanTimeout, retryInterval, devices }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        socket = try c.decodeIfPresent(String.self, forKey: .socket) ?? socket
+        if let modeText = try? c.decodeIfPresent(String.self, forKey: .socketMode) {
+            guard let m = UInt16(modeText, radix: 8), m <= 0o777 else {
+                throw DecodingError.dataCorruptedError(forKey: .socketMode, in: c, debugDescription: "expected an octal mode such as \"0660\"")
+            }
+            socketMode = m
+        } else if let m = try c.decodeIfPresent(Int.self, forKey: .socketMode) {
+            guard (0...0o777).contains(m) else {
+                throw DecodingError.dataCorruptedError(forKey: .socketMode, in: c, debugDescription: "expected a mode between 0 and 0777")
+            }
+            socketMode = UInt16(m)
+        }
+        dataDirectory = try c.decodeIfPresent(String.self, forKey: .dataDirectory) ?? dataDirectory
+        if let r = try c.decodeIfPresent(Double.self, forKey: .ringSeconds) {
+            guard r > 0, r <= 3600 else {
+                throw DecodingError.dataCorruptedError(forKey: .ringSeconds, in: c, debugDescription: "expected seconds > 0 and <= 3600")
+            }
+            ringSeconds = r
+        }
+        if let o = try c.decodeIfPresent(Double.self, forKey: .orphanTimeout) {
+            guard o > 0 else { throw DecodingError.dataCorruptedError(forKey: .orphanTimeout, in: c, debugDescription: "expected seconds > 0") }
+            orphanTimeout = o
+        }
+        if let r = try c.decodeIfPresent(Double.self, forKey: .retryInterval) {
+            guard r > 0 else { throw DecodingError.dataCorruptedError(forKey: .retryInterval, in: c, debugDescription: "expected seconds > 0") }
+            retryInterval = r
+        }
+        devices = try c.decodeIfPresent([DeviceConfiguration].self, forKey: .devices) ?? []
+        var seen = Set<String>()
+        for (i, d) in devices.enumerated() where !seen.insert(d.name).inserted {
+            throw DecodingError.dataCorrupted(.init(codingPath: [CodingKeys.devices, IndexKey(i)], debugDescription: "duplicate device name \(d.name.debugDescription)"))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(socket, forKey: .socket)
+        try c.encode("0" + String(socketMode, radix: 8), forKey: .socketMode)
+        try c.encode(dataDirectory, forKey: .dataDirectory)
+        try c.encode(ringSeconds, forKey: .ringSeconds)
+        try c.encode(orphanTimeout, forKey: .orphanTimeout)
+        try c.encode(retryInterval, forKey: .retryInterval)
+        try c.encode(devices, forKey: .devices)
+    }
+}
+
+/// An array index as a coding key, for error paths.
+struct IndexKey: CodingKey {
+    var stringValue: String { "\(intValue!)" }
+    var intValue: Int?
+    init(_ i: Int) { intValue = i }
+    init?(stringValue: String) { nil }
+    init?(intValue: Int) { self.intValue = intValue }
+}
+
+/// A configuration that cannot be used; the message names the JSON path.
+public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+
+    public init(_ message: String) { self.message = message }
+
+    public var description: String { message }
+}

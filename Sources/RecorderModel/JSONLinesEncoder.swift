@@ -1,0 +1,234 @@
+/// Hand-written encoder of recorderd's JSON-lines records into a reused byte buffer.
+///
+/// Compact objects, fixed key order, shortest round-trip numbers (Swift's `description`),
+/// never NaN or Infinity (non-finite numbers are written as `null`), one record per line.
+/// Used on the per-sample hot path: no `JSONEncoder`, no intermediate strings for keys.
+public struct JSONLinesEncoder: Sendable {
+    /// The encoded bytes since the last `removeAll`.
+    public private(set) var bytes: [UInt8] = []
+
+    public init(reservingCapacity capacity: Int = 64 * 1024) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// Forgets the encoded bytes, keeping the storage.
+    public mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+    }
+
+    // MARK: Records
+
+    /// A marker line: written first in every file and at each step change.
+    public mutating func appendMarker(uptime: Double, timestamp: Double, timestampDate: String, stepPath: JSONString) {
+        appendStatic("{\"uptime\":")
+        appendNumber(uptime)
+        appendStatic(",\"timestamp\":")
+        appendNumber(timestamp)
+        appendStatic(",\"timestampDate\":")
+        appendString(timestampDate)
+        appendStatic(",\"stepPath\":")
+        bytes.append(contentsOf: stepPath.bytes)
+        appendStatic("}\n")
+    }
+
+    /// A motion record (SageResearch field names).
+
+    public mutating func appendMotion(uptime: Double, timestamp: Double, stepPath: JSONString?, sensorType: SensorType, vector: Vector3) {
+        appendPrefix(uptime: uptime, timestamp: timestamp, stepPath: stepPath)
+        appendStatic(",\"sensorType\":")
+        appendSensorType(sensorType)
+        appendStatic(",\"x\":")
+        appendNumber(vector.x)
+        appendStatic(",\"y\":")
+        appendNumber(vector.y)
+        appendStatic(",\"z\":")
+        appendNumber(vector.z)
+        appendStatic("}\n")
+    }
+
+    /// A gap record: `droppedSamples` samples of `sensorType` were lost before this point.
+    public mutating func appendGap(uptime: Double, timestamp: Double, stepPath: JSONString?, sensorType: SensorType, droppedSamples: Int) {
+        appendPrefix(uptime: uptime, timestamp: timestamp, stepPath: stepPath)
+        appendStatic(",\"event\":\"gap\",\"sensorType\":")
+        appendSensorType(sensorType)
+        appendStatic(",\"droppedSamples\":")
+        appendInteger(droppedSamples)
+        appendStatic("}\n")
+    }
+
+    /// An error marker: the device failed at this point.
+    public mutating func appendError(uptime: Double, timestamp: Double, stepPath: JSONString?, description: String) {
+        appendPrefix(uptime: uptime, timestamp: timestamp, stepPath: stepPath)
+        appendStatic(",\"event\":\"error\",\"errorDescription\":")
+        appendString(description)
+        appendStatic("}\n")
+    }
+
+    /// A location record (SageResearch field names); coordinates only when `saveCoordinates`.
+    public mutating func appendLocation(_ fix: LocationFix, timestamp: Double, stepPath: JSONString?, timestampDate: String?,
+                                        relativeDistance: Double?, totalDistance: Double?, saveCoordinates: Bool) {
+        appendPrefix(uptime: fix.uptime, timestamp: timestamp, stepPath: stepPath)
+        appendStatic(",\"sensorType\":\"location\"")
+        if let timestampDate {
+            appendStatic(",\"timestampDate\":")
+            appendString(timestampDate)
+        }
+        if saveCoordinates {
+            appendOptional(",\"latitude\":", fix.latitude)
+            appendOptional(",\"longitude\":", fix.longitude)
+        }
+        appendOptional(",\"horizontalAccuracy\":", fix.horizontalAccuracy)
+        appendOptional(",\"verticalAccuracy\":", fix.verticalAccuracy)
+        appendOptional(",\"altitude\":", fix.altitude)
+        appendOptional(",\"course\":", fix.course)
+        appendOptional(",\"speed\":", fix.speed)
+        appendOptional(",\"relativeDistance\":", relativeDistance)
+        appendOptional(",\"totalDistance\":", totalDistance)
+        appendStatic(fix.mode >= 3 ? ",\"mode\":\"3D\"" : fix.mode == 2 ? ",\"mode\":\"2D\"" : ",\"mode\":\"none\"")
+        if let used = fix.satellitesUsed {
+            appendStatic(",\"satellitesUsed\":")
+            appendInteger(used)
+        }
+        appendStatic("}\n")
+    }
+
+    /// A sound-level record.
+    public mutating func appendSoundLevel(_ level: SoundLevel, timestamp: Double, stepPath: JSONString?) {
+        appendPrefix(uptime: level.uptime, timestamp: timestamp, stepPath: stepPath)
+        appendStatic(",\"timeInterval\":")
+        appendNumber(level.timeInterval)
+        appendStatic(",\"average\":")
+        appendNumber(level.average)
+        appendStatic(",\"peak\":")
+        appendNumber(level.peak)
+        appendStatic(",\"unit\":\"dBFS\"}\n")
+    }
+
+    // MARK: Pieces
+
+
+    mutating func appendPrefix(uptime: Double, timestamp: Double, stepPath: JSONString?) {
+        appendStatic("{\"uptime\":")
+        appendNumber(uptime)
+        appendStatic(",\"timestamp\":")
+        appendNumber(timestamp)
+        if let stepPath {
+            appendStatic(",\"stepPath\":")
+            bytes.append(contentsOf: stepPath.bytes)
+        }
+    }
+
+
+    mutating func appendSensorType(_ type: SensorType) {
+        switch type {
+        case .accelerometer: appendStatic("\"accelerometer\"")
+        case .gyro: appendStatic("\"gyro\"")
+        case .magnetometer: appendStatic("\"magnetometer\"")
+        case .location: appendStatic("\"location\"")
+        case .soundLevel: appendStatic("\"soundLevel\"")
+        }
+    }
+
+    mutating func appendOptional(_ key: StaticString, _ value: Double?) {
+        guard let value, value.isFinite else { return }
+        appendStatic(key)
+        appendNumber(value)
+    }
+
+    /// Appends raw bytes of a static ASCII string.
+
+    public mutating func appendStatic(_ s: StaticString) {
+        s.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    /// Appends raw, already encoded JSON bytes.
+
+    public mutating func appendRaw<C: Collection>(_ raw: C) where C.Element == UInt8 {
+        bytes.append(contentsOf: raw)
+    }
+
+    /// Appends a number in shortest round-trip form; `null` when not finite.
+
+    public mutating func appendNumber(_ value: Double) {
+        guard value.isFinite else {
+            appendStatic("null")
+            return
+        }
+        if value == value.rounded(.towardZero), abs(value) < 1e15 {
+            appendInteger(Int(value))
+            return
+        }
+        var text = value.description
+        text.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
+    /// Appends a decimal integer.
+
+    public mutating func appendInteger(_ value: Int) {
+        if value == 0 {
+            bytes.append(UInt8(ascii: "0"))
+            return
+        }
+        var magnitude = value.magnitude
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var count = 0
+            while magnitude > 0 {
+                digits[count] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+                magnitude /= 10
+                count += 1
+            }
+            while count > 0 {
+                count -= 1
+                bytes.append(digits[count])
+            }
+        }
+    }
+
+    /// Appends a JSON string literal with escaping.
+    public mutating func appendString(_ s: String) {
+        JSONString.appendEscaped(s, to: &bytes)
+    }
+}
+
+/// A string already encoded as a JSON literal (quotes included), for values written on every
+/// record such as the step path.
+public struct JSONString: Sendable, Equatable {
+    public let value: String
+    public let bytes: [UInt8]
+
+    public init(_ value: String) {
+        self.value = value
+        var b: [UInt8] = []
+        JSONString.appendEscaped(value, to: &b)
+        bytes = b
+    }
+
+    static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// Appends `s` as a JSON string literal: quotes, backslash and control characters escaped.
+    public static func appendEscaped(_ s: String, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in s.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "\""))
+            case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "\\"))
+            case 0x0A: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
+            case 0x0D: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
+            case 0x09: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
+            case 0..<0x20, 0x7F:
+                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                          hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}
+
+extension JSONLinesEncoder {
+    /// Removes a trailing `\n` (to embed a record in an array).
+    public mutating func removeLastNewline() {
+        if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
+    }
+}

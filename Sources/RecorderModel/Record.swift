@@ -1,0 +1,39 @@
+/// Any line of a recorderd JSON-lines file or of a `stream.records` notification, decoded.
+/// Every field is optional: markers, samples, gaps and errors share one shape.
+public struct Record: Sendable, Equatable, Codable {
+    public var uptime: Double?
+    public var timestamp: Double?
+    public var timestampDate: String?
+    public var stepPath: String?
+    public var sensorType: String?
+    public var event: String?
+    public var x: Double?
+    public var y: Double?
+    public var z: Double?
+    public var droppedSamples: Int?
+    public var errorDescription: String?
+    public var latitude: Double?
+    public var longitude: Double?
+    public var horizontalAccuracy: Double?
+    public var verticalAccuracy: Double?
+    public var altitude: Double?
+    public var course: Double?
+    public var speed: Double?
+    public var relativeDistance: Double?
+    public var totalDistance: Double?
+    public var mode: String?
+    public var satellitesUsed: Int?
+    public var timeInterval: Double?
+    public var average: Double?
+    public var peak: Double?
+    public var unit: String?
+
+    public init() {}
+
+    /// True for a marker line (first line and step changes).
+    public var isMarker: Bool { timestampDate != nil && sensorType == nil && event == nil }
+    /// True for a gap record.
+    public var isGap: Bool { event == "gap" }
+    /// True for a measurement (not a marker, gap or error).
+    public var isSample: Bool { sensorType != nil && event == nil }
+}

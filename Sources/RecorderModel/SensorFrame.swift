@@ -1,0 +1,114 @@
+/// Three axes of one motion measurement.
+public struct Vector3: Sendable, Equatable {
+    public var x: Double
+    public var y: Double
+    public var z: Double
+
+    public init(x: Double, y: Double, z: Double) {
+        self.x = x
+        self.y = y
+        self.z = z
+    }
+}
+
+/// One sampling instant of a motion device: every motion sensor it measured at `uptime`.
+/// Units are the file units: accelerometer in g, gyro in rad/s, magnetometer in µT.
+public struct MotionFrame: Sendable, Equatable {
+    /// CLOCK_MONOTONIC seconds when the sample was measured.
+    public var uptime: Double
+    public var accelerometer: Vector3?
+    public var gyro: Vector3?
+    public var magnetometer: Vector3?
+
+    public init(uptime: Double, accelerometer: Vector3? = nil, gyro: Vector3? = nil, magnetometer: Vector3? = nil) {
+        self.uptime = uptime
+        self.accelerometer = accelerometer
+        self.gyro = gyro
+        self.magnetometer = magnetometer
+    }
+
+    /// The vector for a motion sensor type, or nil.
+
+    public func vector(for type: SensorType) -> Vector3? {
+        switch type {
+        case .accelerometer: return accelerometer
+        case .gyro: return gyro
+        case .magnetometer: return magnetometer
+        case .location, .soundLevel: return nil
+        }
+    }
+}
+
+/// One position fix (SageResearch location record fields). Unset values are nil and omitted.
+public struct LocationFix: Sendable, Equatable {
+    public var uptime: Double
+    /// The fix's own UTC time, seconds since 1970.
+    public var fixTime: Double?
+    public var latitude: Double?
+    public var longitude: Double?
+    public var horizontalAccuracy: Double?
+    public var verticalAccuracy: Double?
+    public var altitude: Double?
+    public var course: Double?
+    public var speed: Double?
+    /// 2 or 3; 0/1 when there is no fix.
+    public var mode: Int
+    public var satellitesUsed: Int?
+
+    public init(
+        uptime: Double, fixTime: Double? = nil, latitude: Double? = nil, longitude: Double? = nil,
+        horizontalAccuracy: Double? = nil, verticalAccuracy: Double? = nil, altitude: Double? = nil,
+        course: Double? = nil, speed: Double? = nil, mode: Int, satellitesUsed: Int? = nil
+    ) {
+        self.uptime = uptime
+        self.fixTime = fixTime
+        self.latitude = latitude
+        self.longitude = longitude
+        self.horizontalAccuracy = horizontalAccuracy
+        self.verticalAccuracy = verticalAccuracy
+        self.altitude = altitude
+        self.course = course
+        self.speed = speed
+        self.mode = mode
+        self.satellitesUsed = satellitesUsed
+    }
+}
+
+/// A sound level over `timeInterval` seconds ending at `uptime`, in dBFS.
+public struct SoundLevel: Sendable, Equatable {
+    public var uptime: Double
+    public var timeInterval: Double
+    public var average: Double
+    public var peak: Double
+
+    public init(uptime: Double, timeInterval: Double, average: Double, peak: Double) {
+        self.uptime = uptime
+        self.timeInterval = timeInterval
+        self.average = average
+        self.peak = peak
+    }
+}
+
+/// What a sensor source hands to its ring: measurements, and the events that explain
+/// missing measurements (never silent).
+public enum SensorFrame: Sendable, Equatable {
+    case motion(MotionFrame)
+    case location(LocationFix)
+    case soundLevel(SoundLevel)
+    /// Samples lost before they reached recorderd (kernel FIFO overrun, receiver gap, xrun).
+    case gap(uptime: Double, sensorTypes: [SensorType], droppedSamples: Int)
+    /// The device failed (vanished, read error); sampling resumes with a gap when it is back.
+    case fault(uptime: Double, description: String)
+
+    /// When the frame was measured (CLOCK_MONOTONIC seconds).
+
+    public var uptime: Double {
+        switch self {
+        case .motion(let m): return m.uptime
+        case .location(let l): return l.uptime
+        case .soundLevel(let s): return s.uptime
+        case .gap(let uptime, _, _): return uptime
+        case .fault(let uptime, _): return uptime
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import ArgumentParser
+import Foundation
+import RecorderClient
+import RecorderModel
+
+/// `recorderctl demo`: a private recorderd on a temporary socket, replaying real walking data,
+/// runs `config/tasks/gait-balance.json` with short steps and prints the result.
+struct DemoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "demo", abstract: "Run the gait/balance task on replayed real data with a private recorderd.")
+
+    @Option(name: .customLong("step-seconds"), help: "Length of each timed step.") var stepSeconds: Double = 3
+    @Option(name: .customLong("data-dir"), help: "Where to keep the run (default: a new temporary directory).") var dataDir: String?
+    @Option(help: "Project directory holding config/ and Tests/Fixtures/ (default: found from the executable).") var resources: String?
+
+    func run() async throws {
+        let root = try resources ?? DemoResources.locate()
+        let taskFile = root + "/config/tasks/gait-balance.json"
+        let walk = root + "/" + DemoResources.walkFile
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("recorderd-demo-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        let data = dataDir ?? work + "/data"
+        let socketPath = work + "/control.sock"
+        let config = """
+        {"socket": "\(socketPath)", "dataDirectory": "\(data)", "ringSeconds": 30,
+         "devices": [{"name": "imu0", "kind": "replay", "file": "\(walk)", "frequency": 100,
+                      "columns": {"accelerometer": ["acc_x","acc_y","acc_z"], "gyro": ["gyr_x","gyr_y","gyr_z"]},
+                      "units": {"accelerometer": "g", "gyro": "deg/s"}, "speed": 1.0, "loop": true}]}
+        """
+        let configPath = work + "/recorderd.json"
+        try config.write(toFile: configPath, atomically: true, encoding: .utf8)
+
+        let daemon = Process()
+        daemon.executableURL = DemoResources.siblingExecutable("recorderd")
+        daemon.arguments = ["--config", configPath, "--log-level", "warning"]
+        try daemon.run()
+        defer {
+            if daemon.isRunning {
+                kill(daemon.processIdentifier, SIGTERM)
+                daemon.waitUntilExit()
+            }
+        }
+        print("recorderd (pid \(daemon.processIdentifier)) on \(socketPath), replaying \(DemoResources.walkFile)")
+        let client = try await DemoResources.connect(socketPath: socketPath, daemon: daemon)
+        for d in try await client.devices() { print("device " + DevicesCommand.line(d)) }
+        let definition = try TaskFile.load(taskFile)
+        let runner = TaskDefinitionRunner(client: client, definition: definition, automatic: true, stepSeconds: stepSeconds)
+        let (directory, result) = try await runner.run(presenter: TerminalPresenter())
+        Summary.print(result, runDirectory: directory)
+        client.close()
+        kill(daemon.processIdentifier, SIGTERM)
+        daemon.waitUntilExit()
+        print("\nfiles:")
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory).sorted()) ?? [] { print("  \(directory)/\(name)") }
+    }
+}
+
+/// Finds the demo's bundled data and the daemon executable.
+enum DemoResources {
+    static let walkFile = "Tests/Fixtures/imu/mobgap/HA/001/TimeMeasure1_Test11_Trial1.csv"
+
+    /// The project directory: walks up from the executable and from the working directory.
+    static func locate() throws -> String {
+        var candidates: [URL] = [URL(fileURLWithPath: FileManager.default.currentDirectoryPath)]
+        if let exe = Bundle.main.executableURL?.resolvingSymlinksInPath() { candidates.append(exe.deletingLastPathComponent()) }
+        for start in candidates {
+            var dir = start
+            for _ in 0..<8 {
+                if FileManager.default.fileExists(atPath: dir.path + "/config/tasks/gait-balance.json"),
+                   FileManager.default.fileExists(atPath: dir.path + "/" + walkFile) {
+                    return dir.path
+                }
+                dir = dir.deletingLastPathComponent()
+            }
+        }
+        for shared in ["/usr/local/share/recorderd", "/usr/share/recorderd"] where FileManager.default.fileExists(atPath: shared + "/" + walkFile) {
+            return shared
+        }
+        throw ValidationError("cannot find config/tasks/gait-balance.json and the demo data; pass --resources DIR")
+    }
+
+    static func siblingExecutable(_ name: String) -> URL {
+        let exe = Bundle.main.executableURL?.resolvingSymlinksInPath() ?? URL(fileURLWithPath: CommandLine.arguments[0])
+        return exe.deletingLastPathComponent().appendingPathComponent(name)
+    }
+
+    /// Connects once the daemon listens (it binds within a second); fails if it exits.
+    static func connect(socketPath: String, daemon: Process) async throws -> RecorderClient {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while true {
+            if let client = try? await RecorderClient.connect(socketPath: socketPath) { return client }
+            guard daemon.isRunning else { throw ValidationError("recorderd exited with status \(daemon.terminationStatus)") }
+            guard ContinuousClock.now < deadline else { throw ValidationError("recorderd did not listen on \(socketPath) within 20 s") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+}

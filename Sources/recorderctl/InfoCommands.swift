@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import RecorderClient
+import RecorderModel
+
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "Show the daemon's status.")
+    @OptionGroup var socket: SocketOptions
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() async throws {
+        let client = try await socket.connect()
+        let status = try await client.status()
+        if json { return try Output.json(status) }
+        print("recorderd \(status.version), pid \(status.pid), up \(Int(status.uptimeSeconds)) s, data in \(status.dataDirectory)")
+        print("devices:")
+        for d in status.devices { print("  " + DevicesCommand.line(d)) }
+        print("task runs: \(status.taskRuns.isEmpty ? "none" : "")")
+        for r in status.taskRuns {
+            print("  \(r.taskIdentifier) \(r.taskRunUUID) step \(r.currentStepPath ?? "-") recording \(r.recording.joined(separator: ","))")
+        }
+    }
+}
+
+struct DevicesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "devices", abstract: "List the configured devices.")
+    @OptionGroup var socket: SocketOptions
+    @Flag(help: "Print JSON.") var json = false
+
+    static func line(_ d: DeviceInfo) -> String {
+        var s = "\(d.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \(d.kind.padding(toLength: 8, withPad: " ", startingAt: 0)) \(d.state.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0))"
+        s += " " + d.sensorTypes.map(\.rawValue).joined(separator: ",")
+        if let rate = d.rate { s += " @ \(rate) Hz" }
+        if let error = d.error { s += "  (\(error))" }
+        return s
+    }
+
+    func run() async throws {
+        let client = try await socket.connect()
+        let devices = try await client.devices()
+        if json { return try Output.json(DevicesListResult(devices: devices)) }
+        for d in devices { print(Self.line(d)) }
+    }
+}
+
+struct TailCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "tail", abstract: "Show a device's live records until Ctrl-C.")
+    @OptionGroup var socket: SocketOptions
+    @Argument(help: "Device name.") var device: String
+    @Option(help: "Records per second per sensor type.") var rate: Double?
+    @Option(name: .customLong("sensor"), help: "Sensor types (repeatable).") var sensors: [String] = []
+    @Flag(help: "Print NDJSON records.") var json = false
+    @Option(help: "Stop after this many records (default: run until Ctrl-C).") var count: Int?
+
+    func run() async throws {
+        let types = try sensors.map { name -> SensorType in
+            guard let t = SensorType(rawValue: name) else { throw ValidationError("unknown sensor type \(name)") }
+            return t
+        }
+        let client = try await socket.connect()
+        let stream = try await client.subscribe(device: device, sensorTypes: types.isEmpty ? nil : types, rate: rate)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        if !json { print("    uptime   sensor             x          y          z") }
+        var printed = 0
+        for try await records in stream {
+            for r in records {
+                if json {
+                    print(String(decoding: try encoder.encode(r), as: UTF8.self))
+                } else if r.isGap {
+                    print(String(format: "%10.3f   ", r.uptime ?? 0) + "\(r.sensorType ?? "") gap: \(r.droppedSamples ?? 0) samples lost")
+                } else {
+                    let name = (r.sensorType ?? r.event ?? "").padding(toLength: 14, withPad: " ", startingAt: 0)
+                    print(String(format: "%10.3f   ", r.uptime ?? 0) + name + String(format: " %10.4f %10.4f %10.4f", r.x ?? .nan, r.y ?? .nan, r.z ?? .nan))
+                }
+                printed += 1
+                if let count, printed >= count { return }
+            }
+        }
+    }
+}

@@ -1,0 +1,147 @@
+import ArgumentParser
+import Foundation
+import RecorderClient
+import RecorderModel
+
+/// Prints steps and countdowns on the terminal.
+struct TerminalPresenter: TaskRunPresenter {
+    func stepStarted(_ step: TaskDefinition.Step, index: Int, of count: Int) async {
+        print("\n[\(index + 1)/\(count)] \(step.title ?? step.identifier)")
+        if let text = step.text { print("    \(text)") }
+    }
+
+    func countdown(_ secondsLeft: Int, step: TaskDefinition.Step) async {
+        print("    \(secondsLeft) s", terminator: secondsLeft <= 1 ? "\n" : "\r")
+        fflush(nil)
+    }
+
+    func waitForContinue(_ step: TaskDefinition.Step) async {
+        print("    press Enter to continue", terminator: "")
+        fflush(nil)
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            // readLine blocks: on its own thread, never the cooperative pool.
+            Thread { _ = readLine(); c.resume() }.start()
+        }
+    }
+}
+
+/// Prints a task result's summary.
+enum Summary {
+    static func print(_ result: TaskResult, runDirectory: String) {
+        Swift.print("\ntask \(result.taskIdentifier) \(result.status.rawValue): \(result.taskRunUUID)")
+        Swift.print("run directory: \(runDirectory)")
+        for step in result.stepHistory {
+            let duration = step.endUptime.map { String(format: "%.2f s", $0 - step.startUptime) } ?? "open"
+            Swift.print("  step \(step.stepPath): \(duration)")
+        }
+        for async in result.asyncResults {
+            switch async {
+            case .file(let f):
+                let span = f.endUptime.map { String(format: "%.2f s", $0 - f.startUptime) } ?? "open"
+                Swift.print("  file \(f.relativePath): \(f.sampleCount) records over \(span), \(f.droppedSamples) dropped in \(f.gapCount) gaps, sha256 \(f.sha256?.prefix(16) ?? "-")…")
+            case .error(let e):
+                Swift.print("  error \(e.identifier): \(e.errorDescription)")
+            }
+        }
+    }
+}
+
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "run", abstract: "Walk a task definition: instructions, countdowns, step boundaries, result.")
+    @OptionGroup var socket: SocketOptions
+    @Argument(help: "Task file ({identifier, steps, asyncActions}).") var taskFile: String
+    @Flag(help: "Pass untimed steps at once.") var auto = false
+    @Option(name: .customLong("step-seconds"), help: "Make every timed step this long.") var stepSeconds: Double?
+
+    func run() async throws {
+        let definition = try TaskFile.load(taskFile)
+        let client = try await socket.connect()
+        let runner = TaskDefinitionRunner(client: client, definition: definition, automatic: auto, stepSeconds: stepSeconds)
+        let (directory, result) = try await runner.run(presenter: TerminalPresenter())
+        Summary.print(result, runDirectory: directory)
+    }
+}
+
+enum TaskFile {
+    static func load(_ path: String) throws -> TaskDefinition {
+        guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("cannot read \(path)") }
+        do {
+            return try TaskDefinition.decode(data)
+        } catch {
+            throw ValidationError("\(path): \(error.message)")
+        }
+    }
+}
+
+struct StartCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "start", abstract: "Start a task run (prints its UUID and directory).")
+    @OptionGroup var socket: SocketOptions
+    @Argument(help: "Task file, or a task identifier with --actions.") var task: String
+    @Option(help: "JSON array of async-action configurations (with a task identifier).") var actions: String?
+
+    func run() async throws {
+        let identifier: String
+        let asyncActions: [AsyncActionConfiguration]
+        if let actions {
+            identifier = task
+            do {
+                asyncActions = try JSONDecoder().decode([AsyncActionConfiguration].self, from: Data(actions.utf8))
+            } catch {
+                throw ValidationError("--actions: \(DecodingErrorDescription.describe(error, prefix: "actions"))")
+            }
+        } else {
+            let definition = try TaskFile.load(task)
+            identifier = definition.identifier
+            asyncActions = definition.asyncActions
+        }
+        let client = try await socket.connect()
+        let run = try await client.startTask(identifier: identifier, asyncActions: asyncActions)
+        print(run.taskRunUUID.uuidString)
+        print(run.runDirectory)
+        for e in run.errors { FileHandle.standardError.write(Data("warning: \(e.identifier): \(e.errorDescription)\n".utf8)) }
+    }
+}
+
+struct StepCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "step", abstract: "Send a step boundary: step start|finish UUID STEPPATH.")
+    enum Boundary: String, ExpressibleByArgument { case start, finish }
+    @OptionGroup var socket: SocketOptions
+    @Argument var boundary: Boundary
+    @Argument var taskRunUUID: String
+    @Argument var stepPath: String
+
+    func run() async throws {
+        guard let uuid = UUID(uuidString: taskRunUUID) else { throw ValidationError("not a UUID: \(taskRunUUID)") }
+        let client = try await socket.connect()
+        let params = StepParams(taskRunUUID: uuid, stepPath: stepPath)
+        let result: StepResult = try await client.call(boundary == .start ? .stepStart : .stepFinish, params)
+        try Output.json(result)
+    }
+}
+
+struct FinishCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "finish", abstract: "Finish a task run; prints its task result.")
+    @OptionGroup var socket: SocketOptions
+    @Argument var taskRunUUID: String
+
+    func run() async throws {
+        guard let uuid = UUID(uuidString: taskRunUUID) else { throw ValidationError("not a UUID: \(taskRunUUID)") }
+        let client = try await socket.connect()
+        let result: TaskResult = try await client.call(.taskFinish, TaskRunParams(taskRunUUID: uuid))
+        try Output.json(result)
+    }
+}
+
+struct CancelCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "cancel", abstract: "Cancel a task run (deletes its files unless --keep-files).")
+    @OptionGroup var socket: SocketOptions
+    @Argument var taskRunUUID: String
+    @Flag(name: .customLong("keep-files")) var keepFiles = false
+
+    func run() async throws {
+        guard let uuid = UUID(uuidString: taskRunUUID) else { throw ValidationError("not a UUID: \(taskRunUUID)") }
+        let client = try await socket.connect()
+        let result: TaskResult = try await client.call(.taskCancel, TaskCancelParams(taskRunUUID: uuid, keepFiles: keepFiles))
+        try Output.json(result)
+    }
+}

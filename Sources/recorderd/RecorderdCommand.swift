@@ -1,0 +1,45 @@
+import ArgumentParser
+import Logging
+import RecorderDaemon
+import RecorderModel
+
+/// `recorderd`: the sensor-recorder daemon.
+@main
+struct RecorderdCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "recorderd",
+        abstract: "Records sensors for task runs; controlled over a Unix socket (JSON-RPC 2.0).",
+        version: RecorderVersion.string)
+
+    @Option(name: .long, help: "Configuration file.")
+    var config: String?
+
+    @Option(name: .long, help: "Control socket path (overrides the file).")
+    var socket: String?
+
+    @Option(name: .customLong("data-dir"), help: "Data directory (overrides the file).")
+    var dataDir: String?
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error, critical.")
+    var logLevel: String = "info"
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "recorderd")
+        let loaded: (DaemonConfiguration, baseDirectory: String)
+        do {
+            loaded = try DaemonConfigurationLoader.load(path: config ?? DaemonConfigurationLoader.defaultPath, required: config != nil,
+                                                        socket: socket, dataDirectory: dataDir)
+        } catch {
+            logger.critical("configuration error", metadata: ["error": "\(error.message)"])
+            throw ExitCode(78)
+        }
+        let daemon = RecorderDaemon(configuration: loaded.0, baseDirectory: loaded.baseDirectory, logger: logger)
+        try await daemon.run()
+    }
+}
