@@ -61,15 +61,17 @@ let package = Package(
             dependencies: ["RecorderModel", "RecorderEngine", "RecorderClient", "RecorderDaemon"],
             path: "Benchmarks/RecorderBenchmarks"
         ),
-        .testTarget(name: "RecorderModelTests", dependencies: ["RecorderModel"]),
-        .testTarget(
-            name: "RecorderEngineTests",
-            dependencies: ["RecorderEngine", "RecorderModel"],
-            resources: []
+        .target(
+            name: "RecorderTestSupport",
+            dependencies: ["RecorderEngine", "RecorderModel", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/RecorderTestSupport"
         ),
+        .testTarget(name: "RecorderModelTests", dependencies: ["RecorderModel"]),
+        .testTarget(name: "RecorderEngineTests", dependencies: ["RecorderEngine", "RecorderModel", "RecorderTestSupport"]),
         .testTarget(
             name: "RecorderDaemonTests",
-            dependencies: ["RecorderDaemon", "RecorderClient", "RecorderModel", "RecorderEngine", "recorderd", "recorderctl"]
+            dependencies: ["RecorderDaemon", "RecorderClient", "RecorderModel", "RecorderEngine", "RecorderTestSupport",
+                           "recorderd", "recorderctl"]
         ),
     ]
 )

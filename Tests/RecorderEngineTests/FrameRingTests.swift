@@ -1,0 +1,85 @@
+import RecorderEngine
+import RecorderModel
+import RecorderTestSupport
+import Testing
+
+@Suite("Ring buffer")
+struct FrameRingTests {
+    func frames(_ range: Range<Int>) -> [SensorFrame] {
+        range.map { .motion(MotionFrame(uptime: Double($0), accelerometer: Vector3(x: Double($0), y: 0, z: 0))) }
+    }
+
+    func uptimes(_ frames: [SensorFrame]) -> [Int] { frames.map { Int($0.uptime) } }
+
+    @Test func wrapsAndKeepsTheNewest() {
+        let ring = FrameRing(capacity: 8)
+        let reader = ring.addReader(fromUptime: nil) {}
+        ring.deliver(frames(0..<5))
+        var out: [SensorFrame] = []
+        #expect(reader.read(into: &out) == 0)
+        #expect(uptimes(out) == [0, 1, 2, 3, 4])
+        ring.deliver(frames(5..<13))
+        out.removeAll()
+        #expect(reader.read(into: &out) == 0)
+        #expect(uptimes(out) == Array(5..<13))
+        #expect(ring.totalWritten == 13)
+    }
+
+    @Test func aSlowReaderLosesItsOldestAndIsToldHowMany() {
+        let ring = FrameRing(capacity: 10)
+        let slow = ring.addReader(fromUptime: nil) {}
+        let fast = ring.addReader(fromUptime: nil) {}
+        var out: [SensorFrame] = []
+        for chunk in stride(from: 0, to: 35, by: 5) {
+            ring.deliver(frames(chunk..<chunk + 5))
+            out.removeAll()
+            #expect(fast.read(into: &out) == 0)
+            #expect(uptimes(out) == Array(chunk..<chunk + 5))
+        }
+        out.removeAll()
+        #expect(slow.read(into: &out) == 25)
+        #expect(uptimes(out) == Array(25..<35))
+        out.removeAll()
+        #expect(slow.read(into: &out) == 0)
+        #expect(out.isEmpty)
+    }
+
+    @Test func readsInBoundedBatches() {
+        let ring = FrameRing(capacity: 100)
+        let reader = ring.addReader(fromUptime: nil) {}
+        ring.deliver(frames(0..<50))
+        var out: [SensorFrame] = []
+        #expect(reader.read(into: &out, maximum: 20) == 0)
+        #expect(out.count == 20)
+        #expect(reader.backlog == 30)
+    }
+
+    @Test func preRollStartsAtTheFirstFrameAtOrAfterTheGivenUptime() {
+        let ring = FrameRing(capacity: 10)
+        ring.deliver(frames(0..<25))
+        var out: [SensorFrame] = []
+        let preRoll = ring.addReader(fromUptime: 21.5) {}
+        #expect(preRoll.read(into: &out) == 0)
+        #expect(uptimes(out) == [22, 23, 24])
+        out.removeAll()
+        // Further back than the ring holds: starts at the oldest frame held.
+        let long = ring.addReader(fromUptime: 3) {}
+        #expect(long.read(into: &out) == 0)
+        #expect(uptimes(out) == Array(15..<25))
+        out.removeAll()
+        let now = ring.addReader(fromUptime: nil) {}
+        #expect(now.read(into: &out) == 0 && out.isEmpty)
+    }
+
+    @Test func readersAreNotifiedAndDetach() async {
+        let ring = FrameRing(capacity: 4)
+        let (signals, continuation) = AsyncStream.makeStream(of: Void.self)
+        let reader = ring.addReader(fromUptime: nil) { continuation.yield() }
+        ring.deliver(frames(0..<1))
+        var iterator = signals.makeAsyncIterator()
+        #expect(await iterator.next() != nil)
+        #expect(ring.readerCount == 1)
+        reader.close()
+        #expect(ring.readerCount == 0)
+    }
+}

@@ -1,0 +1,233 @@
+import Foundation
+import Logging
+import RecorderEngine
+import RecorderModel
+import RecorderTestSupport
+import Testing
+
+@Suite("Task runs over a replay device")
+struct RecordingTests {
+    struct Setup {
+        let data: String
+        let devices: DeviceRegistry
+        let runs: TaskRunRegistry
+    }
+
+    func setup(speed: Double = 1, ringSeconds: Double = 30, clock: any RecorderClock = SystemClock(), file: String = Fixtures.shortWalk) throws -> Setup {
+        let data = try Fixtures.temporaryDirectory()
+        var configuration = DaemonConfiguration()
+        configuration.ringSeconds = ringSeconds
+        configuration.devices = [Fixtures.replayDevice(file: file, speed: speed)]
+        let devices = DeviceRegistry(configuration: configuration, backends: [ReplayBackend()], baseDirectory: "/", logger: Fixtures.logger)
+        #expect(devices.probeAll() == 1)
+        return Setup(data: data, devices: devices,
+                     runs: TaskRunRegistry(dataDirectory: data, devices: devices, ringSeconds: ringSeconds, clock: clock, logger: Fixtures.logger))
+    }
+
+    /// Waits until the device has written `count` more frames (an event, not a sleep).
+    func waitForFrames(_ device: Device, _ count: Int) async {
+        let (signals, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let reader = device.ring!.addReader(fromUptime: nil) { continuation.yield() }
+        defer { reader.close() }
+        var seen = 0
+        var scratch: [SensorFrame] = []
+        for await _ in signals {
+            scratch.removeAll()
+            _ = reader.read(into: &scratch)
+            seen += scratch.count
+            if seen >= count { return }
+        }
+    }
+
+    @Test func recordsTheReplayedSamplesExactlyWithStepMarkers() async throws {
+        let s = try setup(speed: 4)
+        let start = try await s.runs.start(TaskStartParams(taskIdentifier: "walk", asyncActions: [
+            .motion("motion", startStepIdentifier: "walking.outbound", stopStepIdentifier: "walking.return"),
+        ]))
+        #expect(start.runDirectory.hasPrefix(s.data + "/runs/walk/"))
+        #expect(start.runDirectory.hasSuffix("-" + start.taskRunUUID.uuidString))
+        let device = try s.devices.device(named: "imu0")
+        #expect(device.info.state == .available)
+        let started = try await s.runs.startStep(StepParams(taskRunUUID: start.taskRunUUID, stepPath: "walk/walking.outbound"))
+        #expect(started.startedRecorders == ["motion"])
+        #expect(device.info.state == .sampling)
+        await waitForFrames(device, 200)
+        _ = try await s.runs.finishStep(StepParams(taskRunUUID: start.taskRunUUID, stepPath: "walk/walking.outbound"))
+        _ = try await s.runs.startStep(StepParams(taskRunUUID: start.taskRunUUID, stepPath: "walk/walking.return"))
+        await waitForFrames(device, 200)
+        let stopped = try await s.runs.finishStep(StepParams(taskRunUUID: start.taskRunUUID, stepPath: "walk/walking.return"))
+        #expect(stopped.stoppedRecorders == ["motion"])
+        let result = try await s.runs.finish(start.taskRunUUID)
+        #expect(device.info.state == .available)
+
+        #expect(result.status == .finished)
+        #expect(result.stepHistory.map(\.stepPath) == ["walk/walking.outbound", "walk/walking.return"])
+        let file = try #require(result.asyncResults.first?.file)
+        let records = try Fixtures.records(start.runDirectory + "/motion.jsonl")
+        let samples = records.filter(\.isSample)
+        #expect(file.sampleCount == samples.count)
+        #expect(samples.count >= 800)
+        #expect(Set(samples.map(\.sensorType)) == ["accelerometer", "gyro"])
+        #expect(file.units == ["accelerometer": "g", "gyro": "rad/s"])
+        #expect(file.frequency == 400)
+        #expect(file.droppedSamples == 0 && file.gapCount == 0)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: start.runDirectory + "/motion.jsonl"))
+        #expect(file.sha256 == SHA256.hex(bytes))
+
+        // Markers: the first line, then one at each step change inside the recording.
+        #expect(records[0].isMarker && records[0].timestamp == 0 && records[0].stepPath == "walk/walking.outbound")
+        #expect(records.filter(\.isMarker).map(\.stepPath) == ["walk/walking.outbound", "walk", "walk/walking.return"])
+        // Every record lies inside the recorder's window and carries the step it was measured in.
+        let steps = result.stepHistory
+        for r in samples {
+            let u = try #require(r.uptime)
+            #expect(u >= file.startUptime && u <= file.endUptime!)
+            #expect(abs(r.timestamp! - (u - file.startUptime)) < 1e-9)
+            if u >= steps[1].startUptime { #expect(r.stepPath == "walk/walking.return") }
+            if u < steps[0].endUptime! { #expect(r.stepPath == "walk/walking.outbound") }
+        }
+        // Sample for sample against the CSV.
+        let outcome = ReplayCheck.compare(records, rows: try Fixtures.rows(Fixtures.shortWalk))
+        #expect(outcome.mismatches.count == 0, "\(outcome.mismatches.prefix(3))")
+        #expect(outcome.samples == samples.count / 2)
+        // The manifest on disk is the returned result.
+        let stored = try TaskResult.makeDecoder().decode(TaskResult.self, from: TaskResult.makeEncoder().encode(result))
+        #expect(try TaskResultStore.read(directory: start.runDirectory) == stored)
+    }
+
+    @Test func preRollIncludesSamplesBeforeTheStartStep() async throws {
+        let s = try setup(speed: 2)
+        let start = try await s.runs.start(TaskStartParams(taskIdentifier: "balance", asyncActions: [
+            .motion("m", startStepIdentifier: "stand", options: MotionOptions(preRollSeconds: 0.5)),
+        ]))
+        let device = try s.devices.device(named: "imu0")
+        #expect(device.info.state == .sampling)
+        await waitForFrames(device, 300)
+        _ = try await s.runs.startStep(StepParams(taskRunUUID: start.taskRunUUID, stepPath: "balance/stand"))
+        await waitForFrames(device, 50)
+        let result = try await s.runs.finish(start.taskRunUUID)
+        let records = try Fixtures.records(start.runDirectory + "/m.jsonl").filter(\.isSample)
+        let negative = records.filter { $0.timestamp! < 0 }
+        // 0.5 s at 200 Hz, two sensor types.
+        #expect(negative.count >= 190 && negative.count <= 202)
+        #expect(negative.allSatisfy { $0.timestamp! >= -0.5 })
+        #expect(result.asyncResults.first?.file?.sampleCount == records.count)
+    }
+
+    @Test func aSlowRecordingGetsGapRecordsThatAccountForEveryLostSample() async throws {
+        // A ring of 64 frames and a 20 kHz replay: the writer cannot keep up.
+        let s = try setup(speed: 200, ringSeconds: 0.001)
+        let start = try await s.runs.start(TaskStartParams(taskIdentifier: "fast", asyncActions: [.motion("m")]))
+        let device = try s.devices.device(named: "imu0")
+        await waitForFrames(device, 20_000)
+        let result = try await s.runs.finish(start.taskRunUUID)
+        let file = try #require(result.asyncResults.first?.file)
+        let records = try Fixtures.records(start.runDirectory + "/m.jsonl")
+        let gaps = records.filter(\.isGap)
+        #expect(!gaps.isEmpty)
+        #expect(file.gapCount == gaps.count)
+        #expect(file.droppedSamples == gaps.reduce(0) { $0 + $1.droppedSamples! })
+        let outcome = ReplayCheck.compare(records, rows: try Fixtures.rows(Fixtures.shortWalk))
+        #expect(outcome.mismatches.count == 0, "\(outcome.mismatches.prefix(3))")
+        #expect(outcome.dropped * 2 == file.droppedSamples)
+    }
+
+    @Test func missingSensorsAndDevicesBecomeErrorResults() async throws {
+        let s = try setup()
+        let start = try await s.runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: [
+            .motion("m", options: MotionOptions(recorderTypes: [.accelerometer, .magnetometer])),
+            .motion("other", device: "imu9"),
+            AsyncActionConfiguration(identifier: "gps", options: .distance(DistanceOptions())),
+        ]))
+        #expect(start.errors?.map(\.identifier) == ["m_error", "other_error", "gps_error"])
+        #expect(start.errors?[0].errorDescription == "device \"imu0\" has no magnetometer")
+        #expect(start.errors?[1].errorDescription == "no device named \"imu9\" is configured")
+        let result = try await s.runs.finish(start.taskRunUUID)
+        #expect(result.asyncResults.compactMap(\.file).map(\.identifier) == ["m"])
+        #expect(result.asyncResults.compactMap(\.file).first?.units == ["accelerometer": "g"])
+    }
+
+    @Test func invalidRunsAreRefusedWithClearErrors() async throws {
+        let s = try setup()
+        await #expect(throws: TaskRunError.invalidConfiguration("taskIdentifier: invalid identifier \"../../etc\": expected \(RecorderIdentifier.expectation)")) {
+            _ = try await s.runs.start(TaskStartParams(taskIdentifier: "../../etc", asyncActions: []))
+        }
+        await #expect(throws: TaskRunError.invalidConfiguration("asyncActions[1].identifier: \"m\" is used twice in this task run")) {
+            _ = try await s.runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: [.motion("m"), .motion("m")]))
+        }
+        let uuid = UUID()
+        await #expect(throws: TaskRunError.unknownTaskRun(uuid.uuidString)) { _ = try await s.runs.finish(uuid) }
+        let run = try await s.runs.start(TaskStartParams(taskIdentifier: "t", taskRunUUID: uuid, asyncActions: []))
+        await #expect(throws: TaskRunError.duplicateTaskRun(uuid.uuidString)) {
+            _ = try await s.runs.start(TaskStartParams(taskIdentifier: "t", taskRunUUID: uuid, asyncActions: []))
+        }
+        await #expect(throws: TaskRunError.self) { _ = try await s.runs.finishStep(StepParams(taskRunUUID: uuid, stepPath: "t/x")) }
+        _ = try await s.runs.finish(run.taskRunUUID)
+    }
+
+    @Test func cancelDeletesTheFilesUnlessKept() async throws {
+        let s = try setup()
+        let a = try await s.runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: [.motion("m")]))
+        let b = try await s.runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: [.motion("m")]))
+        let ra = try await s.runs.cancel(a.taskRunUUID, keepFiles: false)
+        let rb = try await s.runs.cancel(b.taskRunUUID, keepFiles: true)
+        #expect(ra.status == .cancelled && rb.status == .cancelled)
+        #expect(!FileManager.default.fileExists(atPath: a.runDirectory))
+        #expect(try TaskResultStore.read(directory: b.runDirectory).status == .cancelled)
+        #expect(FileManager.default.fileExists(atPath: b.runDirectory + "/m.jsonl"))
+    }
+
+    @Test func idleRunsAreAbandonedAfterTheOrphanTimeout() async throws {
+        let clock = ManualClock()
+        let s = try setup(clock: clock)
+        let idle = try await s.runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: []))
+        clock.offset += 300
+        let busy = try await s.runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: []))
+        #expect(await s.runs.sweepOrphans(timeout: 600).isEmpty)
+        clock.offset += 301
+        _ = try await s.runs.startStep(StepParams(taskRunUUID: busy.taskRunUUID, stepPath: "t/a"))
+        #expect(await s.runs.sweepOrphans(timeout: 600) == [idle.taskRunUUID])
+        #expect(try TaskResultStore.read(directory: idle.runDirectory).status == .abandoned)
+        #expect(await s.runs.active().map(\.taskRunUUID) == [busy.taskRunUUID])
+        await s.runs.interruptAll()
+        #expect(try TaskResultStore.read(directory: busy.runDirectory).status == .interrupted)
+        await #expect(throws: TaskRunError.shuttingDown) { _ = try await s.runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: [])) }
+    }
+
+    @Test func replayLoadsCSVAndJSONLinesAndRejectsBadFiles() throws {
+        let configuration = try Fixtures.replayDevice().json.decode(ReplayConfiguration.self)
+        let csv = try ReplayData.load(path: Fixtures.shortWalk, configuration: configuration)
+        #expect(csv.frames.count == 1246)
+        #expect(csv.sensorTypes == [.accelerometer, .gyro])
+        #expect(csv.frames[0].accelerometer == Vector3(x: 0.9548392163990763, y: -0.15229248609871882, z: -0.09066828215547612))
+        let dir = try Fixtures.temporaryDirectory()
+        let jsonl = dir + "/r.jsonl"
+        try """
+        {"uptime":1,"timestamp":0,"timestampDate":"2026-01-01T00:00:00.000+00:00","stepPath":"t"}
+        {"uptime":1.01,"timestamp":0.01,"stepPath":"t","sensorType":"accelerometer","x":1,"y":2,"z":3}
+        {"uptime":1.01,"timestamp":0.01,"stepPath":"t","sensorType":"gyro","x":4,"y":5,"z":6}
+        {"uptime":1.02,"timestamp":0.02,"stepPath":"t","sensorType":"accelerometer","x":7,"y":8,"z":9}
+        {"uptime":1.02,"timestamp":0.02,"stepPath":"t","sensorType":"gyro","x":1,"y":1,"z":1}
+        """.write(toFile: jsonl, atomically: true, encoding: .utf8)
+        let replayed = try ReplayData.load(path: jsonl, configuration: configuration)
+        #expect(replayed.frames.count == 2)
+        #expect(replayed.frames[1].accelerometer == Vector3(x: 7, y: 8, z: 9))
+        #expect(abs(replayed.fileRate! - 100) < 1e-6)
+        #expect(throws: ReplayData.LoadError.self) { try ReplayData.load(path: dir + "/missing.csv", configuration: configuration) }
+    }
+
+    @Test func anUnavailableDeviceIsReportedAndRecoversWhenItsFileAppears() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        var configuration = DaemonConfiguration()
+        configuration.devices = [Fixtures.replayDevice(file: dir + "/later.csv")]
+        let devices = DeviceRegistry(configuration: configuration, backends: [ReplayBackend()], baseDirectory: "/", logger: Fixtures.logger)
+        #expect(devices.probeAll() == 0)
+        let info = try devices.device(named: "imu0").info
+        #expect(info.state == .unavailable)
+        #expect(info.error?.contains("later.csv") == true)
+        #expect(throws: DeviceError.self) { _ = try devices.device(named: "imu0").acquire() }
+        try FileManager.default.copyItem(atPath: Fixtures.shortWalk, toPath: dir + "/later.csv")
+        #expect(devices.probeAll() == 1)
+        #expect(try devices.device(named: "imu0").info.state == .available)
+    }
+}

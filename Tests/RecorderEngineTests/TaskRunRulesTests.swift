@@ -1,0 +1,67 @@
+import RecorderEngine
+import RecorderModel
+import RecorderTestSupport
+import Testing
+
+@Suite("Start/stop rules")
+struct TaskRunRulesTests {
+    typealias A = TaskRunRules.Action
+
+    func rules() -> TaskRunRules {
+        TaskRunRules(taskIdentifier: "walk", recorders: [
+            ("always", nil, nil),
+            ("motion", "walking.outbound", "walking.rest"),
+            ("location", "walking.outbound", "walking.return"),
+            ("rest", "walking.rest", nil),
+        ])
+    }
+
+    @Test func recordersFollowTheirSteps() throws {
+        var r = rules()
+        #expect(r.startTask() == [.startRecorder("always")])
+        #expect(r.currentStepPath == "walk")
+        #expect(try r.startStep("walk/instruction") == [.changeStep("walk/instruction")])
+        #expect(try r.finishStep("walk/instruction") == [.changeStep("walk")])
+        #expect(try r.startStep("walk/walking.outbound") == [.changeStep("walk/walking.outbound"), .startRecorder("motion"), .startRecorder("location")])
+        #expect(try r.finishStep("walk/walking.outbound") == [.changeStep("walk")])
+        #expect(try r.startStep("walk/walking.return") == [.changeStep("walk/walking.return")])
+        #expect(try r.finishStep("walk/walking.return") == [.stopRecorder("location"), .changeStep("walk")])
+        #expect(try r.startStep("walk/walking.rest") == [.changeStep("walk/walking.rest"), .startRecorder("rest")])
+        #expect(r.recordingIdentifiers == ["always", "motion", "rest"])
+        #expect(try r.finishStep("walk/walking.rest") == [.stopRecorder("motion"), .changeStep("walk")])
+        #expect(r.finishTask() == [.stopRecorder("always"), .stopRecorder("rest")])
+        #expect(r.recordingIdentifiers.isEmpty)
+    }
+
+    @Test func identifierMatchesTheLastPathComponentOnly() throws {
+        var r = TaskRunRules(taskIdentifier: "t", recorders: [("m", "walking", nil)])
+        _ = r.startTask()
+        #expect(try r.startStep("walking/outbound") == [.changeStep("walking/outbound")])
+        #expect(try r.startStep("section/walking") == [.changeStep("section/walking"), .startRecorder("m")])
+        #expect(TaskRunRules.stepIdentifier(of: "a/b/c") == "c")
+        #expect(TaskRunRules.stepIdentifier(of: "c") == "c")
+    }
+
+    @Test func aRecorderStartsOnceAndANeverStartedOneNeverStops() throws {
+        var r = TaskRunRules(taskIdentifier: "t", recorders: [("m", "a", "a"), ("late", "never", nil)])
+        _ = r.startTask()
+        #expect(try r.startStep("t/a") == [.changeStep("t/a"), .startRecorder("m")])
+        #expect(try r.finishStep("t/a") == [.stopRecorder("m"), .changeStep("t")])
+        #expect(try r.startStep("t/a") == [.changeStep("t/a")])
+        #expect(r.pendingIdentifiers == ["late"])
+        #expect(r.finishTask() == [])
+    }
+
+    @Test func stepOrderErrors() throws {
+        var r = rules()
+        _ = r.startTask()
+        #expect(throws: TaskRunRules.StepOrderError.self) { try r.finishStep("walk/instruction") }
+        _ = try r.startStep("walk/section")
+        _ = try r.startStep("walk/section/inner")
+        #expect(throws: TaskRunRules.StepOrderError.self) { try r.startStep("walk/section") }
+        #expect(throws: TaskRunRules.StepOrderError.self) { try r.finishStep("walk/section") }
+        #expect(try r.finishStep("walk/section/inner") == [.changeStep("walk/section")])
+        _ = r.finishTask()
+        #expect(throws: TaskRunRules.StepOrderError.self) { try r.startStep("walk/x") }
+    }
+}

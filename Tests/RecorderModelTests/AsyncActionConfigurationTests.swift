@@ -1,0 +1,144 @@
+import Foundation
+import RecorderModel
+import Testing
+
+@Suite("Async-action configurations (SageResearch JSON)")
+struct AsyncActionConfigurationTests {
+    func decode(_ json: String) throws -> AsyncActionConfiguration {
+        try JSONDecoder().decode(AsyncActionConfiguration.self, from: Data(json.utf8))
+    }
+
+    func message(_ json: String) -> String {
+        do {
+            _ = try JSONDecoder().decode(TaskStartParams.self, from: Data(json.utf8))
+            return "decoded"
+        } catch {
+            return DecodingErrorDescription.describe(error)
+        }
+    }
+
+    @Test func sageResearchMotionRecorder() throws {
+        // As in SageResearch's task JSON (with keys recorderd ignores).
+        let c = try decode("""
+        {"identifier": "motion", "type": "motion", "startStepIdentifier": "countdown",
+         "stopStepIdentifier": "rest", "recorderTypes": ["accelerometer", "gyro", "magnetometer"],
+         "frequency": 50, "requiresBackgroundAudio": true, "usesCSVEncoding": false, "_comment": {"x": [1]}}
+        """)
+        #expect(c.identifier == "motion")
+        #expect(c.type == .motion)
+        #expect(c.startStepIdentifier == "countdown")
+        #expect(c.stopStepIdentifier == "rest")
+        #expect(c.requiresBackgroundAudio)
+        #expect(c.options == .motion(MotionOptions(recorderTypes: [.accelerometer, .gyro, .magnetometer], frequency: 50)))
+    }
+
+    @Test func defaults() throws {
+        let m = try decode(#"{"identifier": "m", "type": "motion"}"#)
+        #expect(m.options == .motion(MotionOptions(recorderTypes: [.accelerometer, .gyro], frequency: 100, shouldDeletePrevious: true, preRollSeconds: 0)))
+        #expect(m.startStepIdentifier == nil && m.stopStepIdentifier == nil && m.device == nil)
+        let d = try decode(#"{"identifier": "gps", "type": "distance"}"#)
+        #expect(d.options == .distance(DistanceOptions(saveCoordinates: false)))
+        let mic = try decode(#"{"identifier": "mic", "type": "microphone"}"#)
+        #expect(mic.options == .microphone(MicrophoneOptions(saveAudioFile: false, levelInterval: 1)))
+    }
+
+    @Test func locationIsAnAliasOfDistance() throws {
+        let c = try decode(#"{"identifier": "location", "type": "location", "saveCoordinates": true, "motionStepIdentifier": "walk"}"#)
+        #expect(c.type == .distance)
+        #expect(c.options == .distance(DistanceOptions(saveCoordinates: true, motionStepIdentifier: "walk")))
+    }
+
+    @Test func microphoneOptions() throws {
+        let c = try decode(#"{"identifier": "mic", "type": "microphone", "saveAudioFile": true, "levelInterval": 0.5, "sampleRate": 48000, "channels": 1}"#)
+        #expect(c.options == .microphone(MicrophoneOptions(saveAudioFile: true, levelInterval: 0.5, sampleRate: 48000, channels: 1)))
+    }
+
+    @Test func encodingRoundTrips() throws {
+        let original = AsyncActionConfiguration.motion("m", startStepIdentifier: "a", stopStepIdentifier: "b", device: "imu0",
+                                                       options: MotionOptions(recorderTypes: [.gyro], frequency: 200, preRollSeconds: 2))
+        let data = try JSONEncoder().encode(original)
+        #expect(try JSONDecoder().decode(AsyncActionConfiguration.self, from: data) == original)
+    }
+
+    @Test func wrongTypesNameThePathAndTheExpectation() {
+        #expect(message(#"{"taskIdentifier": "t", "asyncActions": [{"identifier": "m", "type": "motion", "frequency": "fast"}]}"#)
+            == "asyncActions[0].frequency: expected a number")
+        #expect(message(#"{"taskIdentifier": "t", "asyncActions": [{"identifier": "m", "type": "motion"}, {"identifier": "g", "type": "distance", "saveCoordinates": "yes"}]}"#)
+            == "asyncActions[1].saveCoordinates: expected a boolean")
+        #expect(message(#"{"taskIdentifier": "t", "asyncActions": [{"identifier": "m", "type": "motion", "recorderTypes": "gyro"}]}"#)
+            == "asyncActions[0].recorderTypes: expected an array")
+        #expect(message(#"{"taskIdentifier": "t", "asyncActions": [{"type": "motion"}]}"#)
+            == "asyncActions[0].identifier: required key is missing")
+        #expect(message(#"{"taskIdentifier": "t", "asyncActions": [{"identifier": "m", "type": "motion", "frequency": -5}]}"#)
+            .hasPrefix("asyncActions[0].frequency: expected a frequency"))
+        #expect(message(#"{"taskIdentifier": "t", "asyncActions": [{"identifier": "m", "type": "motion", "recorderTypes": ["accelerometer", "attitude"]}]}"#)
+            == "asyncActions[0].recorderTypes[1]: unknown recorder type \"attitude\": expected one of accelerometer, gyro, magnetometer")
+    }
+
+    @Test func unknownTypeNamesTheValidOnes() {
+        #expect(message(#"{"taskIdentifier": "t", "asyncActions": [{"identifier": "m", "type": "heartRate"}]}"#)
+            == "asyncActions[0].type: unknown type \"heartRate\": expected one of motion, distance, location, microphone")
+    }
+
+    @Test(arguments: ["../escape", "a/b", "", ".", "..", String(repeating: "x", count: 65), "caf\u{e9}", "a b", "x\u{0}"])
+    func identifiersThatCouldEscapeAreRejected(_ identifier: String) throws {
+        let json = try JSONEncoder().encode(["identifier": identifier, "type": "motion"])
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(AsyncActionConfiguration.self, from: json) }
+        #expect(!RecorderIdentifier.isValid(identifier))
+    }
+
+    @Test(arguments: ["motion", "walk.outbound-2_A", String(repeating: "x", count: 64), "..."])
+    func validIdentifiers(_ identifier: String) {
+        #expect(RecorderIdentifier.isValid(identifier))
+    }
+}
+
+@Suite("Daemon configuration")
+struct DaemonConfigurationTests {
+    @Test func defaults() throws {
+        let c = try DaemonConfiguration.decode(Data("{}".utf8))
+        #expect(c.socket == "/run/recorderd/control.sock")
+        #expect(c.socketMode == 0o660)
+        #expect(c.dataDirectory == "/var/lib/recorderd")
+        #expect(c.ringSeconds == 30)
+        #expect(c.orphanTimeout == 600)
+        #expect(c.devices.isEmpty)
+    }
+
+    @Test func exampleFileDecodes() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../config/recorderd.json")
+        let c = try DaemonConfiguration.decode(try Data(contentsOf: url))
+        #expect(c.devices.map(\.name) == ["imu0"])
+        #expect(c.devices[0].kind == "replay")
+        #expect(c.devices[0].json["speed"] == .number(1))
+    }
+
+    @Test func badValuesNameThePath() {
+        #expect(throws: ConfigurationError("ringSeconds: expected seconds > 0 and <= 3600")) {
+            try DaemonConfiguration.decode(Data(#"{"ringSeconds": 0}"#.utf8))
+        }
+        #expect(throws: ConfigurationError("socketMode: expected an octal mode such as \"0660\"")) {
+            try DaemonConfiguration.decode(Data(#"{"socketMode": "rw"}"#.utf8))
+        }
+        #expect(throws: ConfigurationError("devices[1]: duplicate device name \"a\"")) {
+            try DaemonConfiguration.decode(Data(#"{"devices": [{"name": "a", "kind": "replay"}, {"name": "a", "kind": "replay"}]}"#.utf8))
+        }
+        #expect(throws: ConfigurationError("devices[0].name: invalid device name: expected \(RecorderIdentifier.expectation)")) {
+            try DaemonConfiguration.decode(Data(#"{"devices": [{"name": "../x", "kind": "replay"}]}"#.utf8))
+        }
+        #expect(throws: ConfigurationError("malformed JSON")) {
+            try DaemonConfiguration.decode(Data("{".utf8))
+        }
+    }
+
+    @Test func gaitBalanceTaskFileDecodes() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../config/tasks/gait-balance.json")
+        let task = try TaskDefinition.decode(try Data(contentsOf: url))
+        #expect(task.steps.map(\.identifier) == ["instruction", "countdown", "walking.outbound", "walking.return", "walking.rest", "conclusion"])
+        #expect(task.steps.map(\.duration) == [nil, 5, 30, 30, 30, nil])
+        #expect(task.asyncActions.map(\.type) == [.motion, .distance])
+        #expect(task.asyncActions[0].startStepIdentifier == "walking.outbound")
+        #expect(task.asyncActions[0].stopStepIdentifier == "walking.rest")
+        #expect(task.asyncActions[1].stopStepIdentifier == "walking.return")
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import RecorderModel
+import Testing
+
+@Suite("JSON-lines encoding")
+struct JSONLinesEncoderTests {
+    func lines(_ encoder: JSONLinesEncoder) -> [String] {
+        String(decoding: encoder.bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    @Test func motionRecordHasFixedKeyOrder() {
+        var e = JSONLinesEncoder()
+        e.appendMotion(uptime: 12.5, timestamp: 0.25, stepPath: JSONString("walk/walking.outbound"), sensorType: .accelerometer,
+                       vector: Vector3(x: 0.1, y: -1, z: 1e-7))
+        #expect(lines(e) == [#"{"uptime":12.5,"timestamp":0.25,"stepPath":"walk/walking.outbound","sensorType":"accelerometer","x":0.1,"y":-1,"z":1e-07}"#, ""])
+    }
+
+    @Test func gapAndMarker() {
+        var e = JSONLinesEncoder()
+        e.appendMarker(uptime: 3, timestamp: 0, timestampDate: "2026-01-02T03:04:05.006+00:00", stepPath: JSONString("t"))
+        e.appendGap(uptime: 4, timestamp: 1, stepPath: JSONString("t"), sensorType: .gyro, droppedSamples: 17)
+        #expect(lines(e) == [
+            #"{"uptime":3,"timestamp":0,"timestampDate":"2026-01-02T03:04:05.006+00:00","stepPath":"t"}"#,
+            #"{"uptime":4,"timestamp":1,"stepPath":"t","event":"gap","sensorType":"gyro","droppedSamples":17}"#, ""])
+    }
+
+    @Test func numbersRoundTripExactly() throws {
+        var generator = SystemRandomNumberGenerator()
+        var e = JSONLinesEncoder()
+        var expected: [Vector3] = []
+        for _ in 0..<2000 {
+            let v = Vector3(x: Double(bitPattern: generator.next() & 0x7FEF_FFFF_FFFF_FFFF) * (Bool.random() ? 1 : -1),
+                            y: Double.random(in: -20...20), z: Double(Int.random(in: -1_000_000...1_000_000)))
+            expected.append(v)
+            e.appendMotion(uptime: Double.random(in: 0...1e7), timestamp: Double.random(in: -30...3600), stepPath: nil, sensorType: .gyro, vector: v)
+        }
+        let decoder = JSONDecoder()
+        let decoded = try lines(e).dropLast().map { try decoder.decode(Record.self, from: Data($0.utf8)) }
+        #expect(decoded.count == expected.count)
+        for (r, v) in zip(decoded, expected) {
+            #expect(r.x == v.x && r.y == v.y && r.z == v.z)
+        }
+    }
+
+    @Test func nonFiniteNumbersAreNull() throws {
+        var e = JSONLinesEncoder()
+        e.appendMotion(uptime: 1, timestamp: 0, stepPath: nil, sensorType: .magnetometer, vector: Vector3(x: .nan, y: .infinity, z: -.infinity))
+        let text = String(decoding: e.bytes, as: UTF8.self)
+        #expect(!text.contains("nan") && !text.contains("inf"))
+        #expect(text.contains(#""x":null,"y":null,"z":null"#))
+        _ = try JSONSerialization.jsonObject(with: Data(e.bytes))
+    }
+
+    @Test func stringsAreEscaped() throws {
+        let nasty = "a\"b\\c\nd\re\tf\u{1}g\u{7f}h/ü€😀"
+        var e = JSONLinesEncoder()
+        e.appendMarker(uptime: 1, timestamp: 0, timestampDate: "x", stepPath: JSONString(nasty))
+        e.appendError(uptime: 1, timestamp: 0, stepPath: nil, description: nasty)
+        let all = lines(e)
+        #expect(all.count == 3)
+        let marker = try JSONDecoder().decode(Record.self, from: Data(all[0].utf8))
+        let error = try JSONDecoder().decode(Record.self, from: Data(all[1].utf8))
+        #expect(marker.stepPath == nasty)
+        #expect(error.errorDescription == nasty)
+        #expect(marker.isMarker && !marker.isSample)
+    }
+
+    @Test func locationOmitsUnsetValuesAndCoordinatesUnlessAsked() throws {
+        var e = JSONLinesEncoder()
+        let fix = LocationFix(uptime: 5, latitude: 52.1, longitude: 4.3, horizontalAccuracy: 3, speed: .nan, mode: 3, satellitesUsed: 7)
+        e.appendLocation(fix, timestamp: 1, stepPath: nil, timestampDate: nil, relativeDistance: nil, totalDistance: 0, saveCoordinates: false)
+        let text = String(decoding: e.bytes, as: UTF8.self)
+        #expect(text == #"{"uptime":5,"timestamp":1,"sensorType":"location","horizontalAccuracy":3,"totalDistance":0,"mode":"3D","satellitesUsed":7}"# + "\n")
+        e.removeAll()
+        e.appendLocation(fix, timestamp: 1, stepPath: nil, timestampDate: nil, relativeDistance: nil, totalDistance: nil, saveCoordinates: true)
+        #expect(String(decoding: e.bytes, as: UTF8.self).contains(#""latitude":52.1,"longitude":4.3"#))
+    }
+
+    @Test func timestampsHaveMillisecondsAndOffset() {
+        let date = Date(timeIntervalSince1970: 1_700_000_000.1234)
+        #expect(ISO8601Timestamp.string(from: date) == "2023-11-14T22:13:20.123+00:00")
+        #expect(ISO8601Timestamp.compactString(from: date) == "20231114T221320Z")
+        #expect(ISO8601Timestamp.date(from: "2023-11-14T22:13:20.123+00:00")!.timeIntervalSince1970 == 1_700_000_000.123)
+    }
+}
+
+@Suite("JSON-RPC requests")
+struct JSONRPCRequestTests {
+    func parse(_ s: String) -> Result<JSONRPCRequest, RequestParseError> {
+        Result { () throws(RequestParseError) in try JSONRPCRequest.parse(line: Array(s.utf8)) }
+    }
+
+    @Test func validRequest() throws {
+        let r = try parse(#"{"jsonrpc":"2.0","id":7,"method":"step.start","params":{"stepPath":"a"}}"#).get()
+        #expect(r.id == .number(7))
+        #expect(r.method == "step.start")
+        #expect(r.params?["stepPath"] == .string("a"))
+        #expect(ControlMethod(rawValue: r.method) == .stepStart)
+    }
+
+    @Test(arguments: [
+        ("{", -32700, JSONRPCID.null),
+        ("\u{ff}\u{fe}", -32700, .null),
+        ("[1,2]", -32600, .null),
+        ("42", -32600, .null),
+        (#"{"jsonrpc":"1.0","id":"x","method":"a"}"#, -32600, .string("x")),
+        (#"{"jsonrpc":"2.0","id":3}"#, -32600, .number(3)),
+        (#"{"jsonrpc":"2.0","id":{"a":1},"method":"a"}"#, -32600, .null),
+        (#"{"jsonrpc":"2.0","id":4,"method":"a","params":5}"#, -32602, .number(4)),
+    ])
+    func badRequests(line: String, code: Int, id: JSONRPCID) {
+        guard case .failure(let e) = parse(line) else {
+            Issue.record("parsed \(line)")
+            return
+        }
+        #expect(e.error.code == code)
+        #expect(e.id == id)
+    }
+}
