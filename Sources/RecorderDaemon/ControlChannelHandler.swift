@@ -33,8 +33,18 @@ final class ControlChannelHandler: ChannelInboundHandler, RemovableChannelHandle
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if error is ByteToMessageDecoderError.PayloadTooLargeError {
             connection.refuseOversizedLine()
+        } else if connection.isRefused {
+            // The decoder reports every chunk after the over-long line; the input is being discarded.
+            return
         } else {
             context.close(promise: nil)
         }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelEvent, case .inputClosed = event as! ChannelEvent {
+            context.close(promise: nil)
+        }
+        context.fireUserInboundEventTriggered(event)
     }
 }

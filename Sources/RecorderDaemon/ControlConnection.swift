@@ -19,6 +19,7 @@ final class ControlConnection: Sendable {
     private let subscriptions = Mutex<[Int: LiveStream]>([:])
     private let nextSubscription = Atomic<Int>(1)
     private let isClosed = Atomic<Bool>(false)
+    private let refused = Atomic<Bool>(false)
 
     init(channel: any Channel, router: RequestRouter, logger: Logger) {
         self.channel = channel
@@ -31,10 +32,10 @@ final class ControlConnection: Sendable {
     func serve() async {
         for await line in lines {
             let response: [UInt8]?
+            if refused.load(ordering: .acquiring) { continue }
             if line.readableBytes > Self.maximumLineLength {
-                send(ResponseEncoding.failure(id: .null, error: RPCError(.requestTooLarge, "request line longer than 1 MiB; closing the connection")))
-                close()
-                return
+                refuseOversizedLine()
+                continue
             }
             do {
                 let request = try JSONRPCRequest.parse(line: line.readableBytesView)
@@ -53,11 +54,20 @@ final class ControlConnection: Sendable {
         channel.writeAndFlush(buffer, promise: nil)
     }
 
-    /// Refuses an over-long line and closes.
+    /// Refuses an over-long line: sends the error, closes the output (the client reads the error
+    /// and EOF), ignores further input, and closes fully when the client does or after 5 s.
     func refuseOversizedLine() {
-        send(ResponseEncoding.failure(id: .null, error: RPCError(.requestTooLarge, "request line longer than 1 MiB; closing the connection")))
-        close()
+        guard !refused.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let response = ResponseEncoding.failure(id: .null, error: RPCError(.requestTooLarge, "request line longer than 1 MiB; closing the connection"))
+        let channel = self.channel
+        channel.writeAndFlush(channel.allocator.buffer(bytes: response)).whenComplete { _ in
+            channel.close(mode: .output, promise: nil)
+            channel.eventLoop.scheduleTask(in: .seconds(5)) { channel.close(promise: nil) }
+        }
     }
+
+    /// True once an over-long line was refused: later input is discarded.
+    var isRefused: Bool { refused.load(ordering: .acquiring) }
 
     func close() {
         channel.close(promise: nil)

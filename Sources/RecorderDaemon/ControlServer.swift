@@ -36,6 +36,7 @@ public final class ControlServer: Service, Sendable {
         let logger = self.logger
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 64)
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { [weak self] channel in
                 channel.eventLoop.makeCompletedFuture {
                     let connection = ControlConnection(channel: channel, router: router, logger: logger)

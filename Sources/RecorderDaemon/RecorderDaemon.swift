@@ -50,3 +50,11 @@ public struct RecorderDaemon: Sendable {
         try await group.run()
     }
 }
+
+extension RecorderDaemon {
+    /// Stops serving and closes every run as `interrupted` (what SIGTERM does), for embedding.
+    public func shutdown() async {
+        await server.close()
+        await runs.interruptAll()
+    }
+}

@@ -150,6 +150,9 @@ extension JSONRPCRequest {
     /// when it could be read, so that the error response can carry it.
     public static func parse(line: some Collection<UInt8>) throws(RequestParseError) -> JSONRPCRequest {
         let value: JSONValue
+        guard String(validating: line, as: UTF8.self) != nil else {
+            throw RequestParseError(id: .null, error: RPCError(.parseError, "parse error: the line is not UTF-8"))
+        }
         do {
             value = try JSONDecoder().decode(JSONValue.self, from: Data(line))
         } catch {

@@ -1,0 +1,176 @@
+import Foundation
+import RecorderClient
+import RecorderDaemon
+import RecorderEngine
+import RecorderModel
+import RecorderTestSupport
+import Testing
+
+@Suite("Control protocol (in-process server, real socket)")
+struct ControlProtocolTests {
+    @Test func statusAndDevices() async throws {
+        let d = try await InProcessDaemon.start()
+        let client = try await d.client()
+        let status = try await client.status()
+        #expect(status.version == RecorderVersion.string)
+        #expect(status.pid == getpid())
+        #expect(status.taskRuns.isEmpty)
+        let devices = try await client.devices()
+        #expect(devices.count == 1)
+        #expect(devices[0].name == "imu0" && devices[0].kind == "replay" && devices[0].state == .available)
+        #expect(devices[0].sensorTypes == [.accelerometer, .gyro])
+        #expect(devices[0].rate == 100)
+        client.close()
+        await d.stop()
+    }
+
+    @Test func aTaskRunThroughTheClientRecordsTheReplayedData() async throws {
+        let d = try await InProcessDaemon.start(speed: 2)
+        let client = try await d.client()
+        let run = try await client.startTask(identifier: "walk", asyncActions: [
+            .motion("motion", startStepIdentifier: "walking.outbound", stopStepIdentifier: "walking.outbound"),
+        ])
+        #expect(run.errors.isEmpty)
+        let started = try await run.startStep("walk/walking.outbound")
+        #expect(started.startedRecorders == ["motion"])
+        let status = try await client.status()
+        #expect(status.taskRuns.map(\.taskRunUUID) == [run.taskRunUUID])
+        #expect(status.taskRuns.first?.recording == ["motion"])
+        try await awaitRecords(client, count: 300)
+        let stopped = try await run.finishStep("walk/walking.outbound")
+        #expect(stopped.stoppedRecorders == ["motion"])
+        let result = try await run.finish()
+        #expect(result.status == .finished)
+        let file = try #require(result.asyncResults.first?.file)
+        let records = try Fixtures.records(run.runDirectory + "/motion.jsonl")
+        #expect(file.sampleCount == records.filter(\.isSample).count)
+        #expect(file.sampleCount >= 600)
+        let outcome = ReplayCheck.compare(records, rows: try Fixtures.rows(Fixtures.shortWalk))
+        #expect(outcome.mismatches.count == 0, "\(outcome.mismatches.prefix(3))")
+        #expect(outcome.dropped == 0)
+        client.close()
+        await d.stop()
+    }
+
+    @Test func typedErrorsCarryTheirCodes() async throws {
+        let d = try await InProcessDaemon.start()
+        let client = try await d.client()
+        let unknown = UUID()
+        await #expect(throws: RecorderClientError.rpc(RPCError(.unknownTaskRun, "unknown task run \(unknown.uuidString)"))) {
+            _ = try await client.call(.taskFinish, TaskRunParams(taskRunUUID: unknown), as: TaskResult.self)
+        }
+        let run = try await client.startTask(identifier: "t", asyncActions: [])
+        do {
+            try await run.finishStep("t/never")
+            Issue.record("finishing a step that never started succeeded")
+        } catch {
+            #expect(error.code == RPCErrorCode.stepOrder.rawValue)
+        }
+        do {
+            _ = try await client.subscribe(device: "nope")
+            Issue.record("subscribed to an unknown device")
+        } catch {
+            #expect(error.code == RPCErrorCode.unknownDevice.rawValue)
+        }
+        do {
+            _ = try await client.startTask(identifier: "../etc", asyncActions: [])
+            Issue.record("accepted a task identifier with a path")
+        } catch {
+            #expect(error.code == RPCErrorCode.invalidConfiguration.rawValue)
+        }
+        _ = try await run.finish()
+        client.close()
+        await d.stop()
+    }
+
+    @Test func malformedLinesGetErrorsWhileARecordingContinuesUndisturbed() async throws {
+        let d = try await InProcessDaemon.start(speed: 2)
+        let client = try await d.client()
+        let run = try await client.startTask(identifier: "t", asyncActions: [.motion("m")])
+        let raw = try RawConnection(socketPath: d.socket)
+        let bad: [(String, Int)] = [
+            ("{not json", -32700),
+            ("[]", -32600),
+            ("\"just a string\"", -32600),
+            (#"{"jsonrpc":"2.0","id":1,"method":"no.such"}"#, -32601),
+            (#"{"jsonrpc":"2.0","id":2,"method":"task.start","params":{"taskIdentifier":5}}"#, -32602),
+            (#"{"jsonrpc":"2.0","id":3,"method":"task.start","params":{"taskIdentifier":"t","asyncActions":[{"identifier":"x","type":"motion","frequency":"high"}]}}"#, -32602),
+            (#"{"jsonrpc":"2.0","id":4,"method":"step.start","params":{"taskRunUUID":"not-a-uuid","stepPath":"a"}}"#, -32602),
+            (#"{"jsonrpc":"2.0","id":5,"method":"stream.unsubscribe","params":{"subscription":99}}"#, RPCErrorCode.unknownSubscription.rawValue),
+            (#"{"jsonrpc":"2.0","id":6,"method":"step.finish","params":{"taskRunUUID":"\#(run.taskRunUUID.uuidString)","stepPath":"x"}}"#, RPCErrorCode.stepOrder.rawValue),
+        ]
+        for (line, code) in bad {
+            try await raw.send(line + "\n")
+            let response = try #require(try await raw.response(), "\(line)")
+            let error = try #require(response["error"] as? [String: Any], "\(line)")
+            #expect(error["code"] as? Int == code, "\(line): \(error)")
+            #expect((error["message"] as? String)?.isEmpty == false)
+        }
+        try await raw.send([0xFF, 0xFE, 0x00, 0x0A])
+        #expect((try await raw.response()?["error"] as? [String: Any])?["code"] as? Int == -32700)
+        try await raw.send(#"{"jsonrpc":"2.0","id":3,"method":"task.start","params":{"taskIdentifier":"t","asyncActions":[{"identifier":"x","type":"motion","frequency":"high"}]}}"# + "\n")
+        let message = try #require(try await raw.response()?["error"] as? [String: Any])["message"] as? String
+        #expect(message == "invalid params: params.asyncActions[0].frequency: expected a number")
+        // A notification (no id) gets no answer; the next request is answered: the connection stays usable.
+        try await raw.send(#"{"jsonrpc":"2.0","method":"daemon.status"}"# + "\n" + #"{"jsonrpc":"2.0","id":"after","method":"devices.list"}"# + "\r\n")
+        let after = try #require(try await raw.response())
+        #expect(after["id"] as? String == "after")
+        #expect(after["result"] != nil)
+
+        try await awaitRecords(client, count: 200)
+        let result = try await run.finish()
+        let records = try Fixtures.records(run.runDirectory + "/m.jsonl")
+        let outcome = ReplayCheck.compare(records, rows: try Fixtures.rows(Fixtures.shortWalk))
+        #expect(outcome.mismatches.count == 0, "\(outcome.mismatches.prefix(3))")
+        #expect(result.asyncResults.first?.file?.droppedSamples == 0)
+        #expect(outcome.samples >= 200)
+        client.close()
+        await d.stop()
+    }
+
+    @Test func aLineOverOneMebibyteIsRefusedAndTheConnectionClosed() async throws {
+        let d = try await InProcessDaemon.start()
+        let raw = try RawConnection(socketPath: d.socket)
+        let huge = #"{"jsonrpc":"2.0","id":1,"method":"daemon.status","params":{"pad":""# + String(repeating: "x", count: (1 << 20) + 10) + "\"}}\n"
+        try await raw.send(huge)
+        let response = try #require(try await raw.response())
+        #expect((response["error"] as? [String: Any])?["code"] as? Int == RPCErrorCode.requestTooLarge.rawValue)
+        #expect(try await raw.readLine() == nil)
+        // The daemon still serves others.
+        let client = try await d.client()
+        #expect(try await client.devices().count == 1)
+        client.close()
+        await d.stop()
+    }
+
+    @Test func liveTailDeliversFileRecordsDecimatedToTheRate() async throws {
+        let d = try await InProcessDaemon.start()
+        let client = try await d.client()
+        let result: SubscribeResult = try await client.call(.streamSubscribe, SubscribeParams(device: "imu0", rate: 25))
+        #expect(result.rate == 25 && result.deviceRate == 100)
+        let stream = try await client.subscribe(device: "imu0", sensorTypes: [.gyro], rate: 10)
+        var records: [Record] = []
+        for try await batch in stream {
+            records += batch
+            if records.count >= 12 { break }
+        }
+        #expect(records.allSatisfy { $0.sensorType == "gyro" && $0.x != nil && $0.stepPath == nil })
+        let uptimes = records.compactMap(\.uptime)
+        for (a, b) in zip(uptimes, uptimes.dropFirst()) { #expect(abs((b - a) - 0.1) < 1e-6) }
+        client.close()
+        await d.stop()
+    }
+
+    @Test func aClientThatDisconnectsLeavesItsRunRecording() async throws {
+        let d = try await InProcessDaemon.start()
+        let first = try await d.client()
+        let run = try await first.startTask(identifier: "t", asyncActions: [.motion("m")])
+        first.close()
+        let second = try await d.client()
+        #expect(try await second.status().taskRuns.map(\.taskRunUUID) == [run.taskRunUUID])
+        let result: TaskResult = try await second.call(.taskFinish, TaskRunParams(taskRunUUID: run.taskRunUUID))
+        #expect(result.status == .finished)
+        second.close()
+        await d.stop()
+    }
+}

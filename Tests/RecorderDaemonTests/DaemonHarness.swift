@@ -1,0 +1,194 @@
+import Foundation
+import Logging
+import RecorderClient
+import RecorderDaemon
+import RecorderEngine
+import RecorderModel
+import RecorderTestSupport
+import Testing
+
+/// A recorderd started in-process on a temporary socket with a replay device.
+struct InProcessDaemon {
+    let daemon: RecorderDaemon
+    let directory: String
+    var socket: String { daemon.configuration.socket }
+    var dataDirectory: String { daemon.configuration.dataDirectory }
+
+    static func start(speed: Double = 1, orphanTimeout: Double = 600) async throws -> InProcessDaemon {
+        let directory = try Fixtures.temporaryDirectory()
+        var configuration = DaemonConfiguration()
+        configuration.socket = directory + "/control.sock"
+        configuration.dataDirectory = directory + "/data"
+        configuration.orphanTimeout = orphanTimeout
+        configuration.devices = [Fixtures.replayDevice(file: Fixtures.shortWalk, speed: speed)]
+        let daemon = RecorderDaemon(configuration: configuration, baseDirectory: directory, logger: Fixtures.logger)
+        try await daemon.prepare()
+        return InProcessDaemon(daemon: daemon, directory: directory)
+    }
+
+    func client() async throws -> RecorderClient {
+        try await RecorderClient.connect(socketPath: socket)
+    }
+
+    func stop() async {
+        await daemon.shutdown()
+    }
+}
+
+/// Runs a blocking call on a Dispatch thread: tests must not block the cooperative pool, which
+/// the in-process server needs.
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+    }
+}
+
+/// A raw connection to the control socket: bytes in, lines out, with a timeout on every read.
+/// Its async methods do the blocking socket calls on a Dispatch thread.
+final class RawConnection: @unchecked Sendable {
+    // @unchecked: used by one test at a time, one call at a time.
+    let fd: Int32
+    var buffer: [UInt8] = []
+
+    init(socketPath: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, b) in socketPath.utf8.enumerated() { raw[i] = b }
+        }
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard rc == 0 else { throw POSIXError(.ECONNREFUSED) }
+    }
+
+    deinit { close(fd) }
+
+    func send(_ text: String) async throws { try await send(Array(text.utf8)) }
+
+    func send(_ bytes: [UInt8]) async throws {
+        try await offPool { self.sendBlocking(bytes) }
+    }
+
+    func sendBlocking(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = Foundation.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                if n <= 0 { return }
+                offset += n
+            }
+        }
+    }
+
+    /// The next line, or nil at EOF; fails the test after `timeout` seconds.
+    func readLine(timeout: Double = 10) async throws -> String? {
+        try await offPool { self.readLineBlocking(timeout: timeout) }
+    }
+
+    func readLineBlocking(timeout: Double) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if let nl = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[..<nl], as: UTF8.self)
+                buffer.removeFirst(nl + 1)
+                return line
+            }
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else {
+                Issue.record("no line within \(timeout) s")
+                return nil
+            }
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, Int32(left * 1000)) > 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = recv(fd, &chunk, chunk.count, 0)
+            if n <= 0 { return nil }
+            buffer.append(contentsOf: chunk[0..<n])
+        }
+    }
+
+    /// The next response (skipping notifications), decoded.
+    func response(timeout: Double = 10) async throws -> [String: Any]? {
+        while let line = try await readLine(timeout: timeout) {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+            if object["method"] == nil { return object }
+        }
+        return nil
+    }
+}
+
+/// A child process with a deadline, stopped by its PID.
+final class ChildProcess: @unchecked Sendable {
+    // @unchecked: Process is used from one test at a time.
+    let process = Process()
+    let output = Pipe()
+
+    init(_ executable: String, _ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+    }
+
+    var pid: Int32 { process.processIdentifier }
+
+    /// Sends `signal` and waits for the exit (at most `timeout` s, then SIGKILL).
+    @discardableResult
+    func stop(signal: Int32 = SIGTERM, timeout: Double = 15) async throws -> Int32 {
+        if process.isRunning { kill(pid, signal) }
+        return try await wait(timeout: timeout)
+    }
+
+    /// Waits for the exit (at most `timeout` s, then SIGKILL); returns the status.
+    @discardableResult
+    func wait(timeout: Double) async throws -> Int32 {
+        try await offPool { self.waitBlocking(timeout: timeout) }
+    }
+
+    func waitBlocking(timeout: Double) -> Int32 {
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async { [process] in
+            process.waitUntilExit()
+            done.signal()
+        }
+        if done.wait(timeout: .now() + timeout) == .timedOut {
+            Issue.record("process \(pid) did not exit within \(timeout) s")
+            kill(pid, SIGKILL)
+            done.wait()
+        }
+        return process.terminationStatus
+    }
+
+    /// Everything the process printed (after it exited).
+    var printed: String {
+        String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    }
+
+    deinit {
+        if process.isRunning { kill(pid, SIGKILL) }
+    }
+
+    /// The built executable `name` (beside the test bundle).
+    static func executable(_ name: String) -> String {
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            if FileManager.default.isExecutableFile(atPath: dir.appendingPathComponent(name).path) { return dir.appendingPathComponent(name).path }
+            dir = dir.deletingLastPathComponent()
+        }
+        let built = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.build/debug/\(name)").standardized.path
+        return built
+    }
+}
+
+/// Waits for `count` records from a subscription: the event that says the device is delivering.
+func awaitRecords(_ client: RecorderClient, device: String = "imu0", count: Int) async throws {
+    let stream = try await client.subscribe(device: device, sensorTypes: [.accelerometer])
+    var seen = 0
+    for try await batch in stream {
+        seen += batch.count
+        if seen >= count { return }
+    }
+}

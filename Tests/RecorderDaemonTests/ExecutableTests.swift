@@ -1,0 +1,108 @@
+import Foundation
+import RecorderClient
+import RecorderEngine
+import RecorderModel
+import RecorderTestSupport
+import Testing
+
+@Suite("The recorderd and recorderctl executables", .serialized)
+struct ExecutableTests {
+    func writeConfiguration(in directory: String) throws -> String {
+        let configuration = """
+        {"socket": "\(directory)/control.sock", "dataDirectory": "\(directory)/data", "ringSeconds": 10,
+         "devices": [{"name": "imu0", "kind": "replay", "file": "\(Fixtures.shortWalk)", "frequency": 100,
+                      "columns": {"accelerometer": ["acc_x","acc_y","acc_z"], "gyro": ["gyr_x","gyr_y","gyr_z"]},
+                      "units": {"accelerometer": "g", "gyro": "deg/s"}, "speed": 1.0, "loop": true},
+                     {"name": "broken", "kind": "replay", "file": "missing.csv"}]}
+        """
+        let path = directory + "/recorderd.json"
+        try configuration.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// Connects once the daemon listens; fails if it exits first.
+    func connect(_ socket: String, _ daemon: ChildProcess) async throws -> RecorderClient {
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            if let client = try? await RecorderClient.connect(socketPath: socket) { return client }
+            guard daemon.process.isRunning else { throw POSIXError(.ECHILD) }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw POSIXError(.ETIMEDOUT)
+    }
+
+    @Test func sigtermLeavesCompleteFilesAndAnInterruptedResult() async throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let daemon = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", try writeConfiguration(in: dir), "--log-level", "error"])
+        let client = try await connect(dir + "/control.sock", daemon)
+        let devices = try await client.devices()
+        #expect(devices.first { $0.name == "broken" }?.state == .unavailable)
+        let run = try await client.startTask(identifier: "walk", asyncActions: [.motion("motion")])
+        try await awaitRecords(client, count: 100)
+        #expect(try await daemon.stop(signal: SIGTERM) == 0)
+        let result = try TaskResultStore.read(directory: run.runDirectory)
+        #expect(result.status == .interrupted)
+        let file = try #require(result.asyncResults.first?.file)
+        let data = try Data(contentsOf: URL(fileURLWithPath: run.runDirectory + "/motion.jsonl"))
+        #expect(data.last == UInt8(ascii: "\n"))
+        #expect(file.sha256 == SHA256.hex(data))
+        #expect(file.sampleCount == (try Fixtures.records(run.runDirectory + "/motion.jsonl")).filter(\.isSample).count)
+        #expect(file.sampleCount >= 200)
+        #expect(!FileManager.default.fileExists(atPath: dir + "/control.sock"))
+    }
+
+    @Test func afterKillNineTheNextStartRecoversTheRun() async throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let config = try writeConfiguration(in: dir)
+        let daemon = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", config, "--log-level", "error"])
+        let client = try await connect(dir + "/control.sock", daemon)
+        let run = try await client.startTask(identifier: "walk", asyncActions: [.motion("motion")])
+        try await awaitRecords(client, count: 150)
+        try await daemon.stop(signal: SIGKILL)
+        #expect(try TaskResultStore.read(directory: run.runDirectory).status == .recording)
+        // Simulate the torn last write that power loss can leave.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: run.runDirectory + "/motion.jsonl"))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(#"{"uptime":1,"timesta"#.utf8))
+        try handle.close()
+
+        let restarted = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", config, "--log-level", "error"])
+        let again = try await connect(dir + "/control.sock", restarted)
+        let result = try TaskResultStore.read(directory: run.runDirectory)
+        #expect(result.status == .interrupted)
+        let records = try Fixtures.records(run.runDirectory + "/motion.jsonl")
+        let file = try #require(result.asyncResults.first?.file)
+        #expect(file.sampleCount == records.filter(\.isSample).count)
+        #expect(file.sampleCount >= 100)
+        #expect(file.sha256 == SHA256.hex(try Data(contentsOf: URL(fileURLWithPath: run.runDirectory + "/motion.jsonl"))))
+        let outcome = ReplayCheck.compare(records, rows: try Fixtures.rows(Fixtures.shortWalk))
+        #expect(outcome.mismatches.count == 0, "\(outcome.mismatches.prefix(3))")
+        again.close()
+        #expect(try await restarted.stop() == 0)
+    }
+
+    @Test func aBadConfigurationIsACleanError() async throws {
+        let dir = try Fixtures.temporaryDirectory()
+        try #"{"ringSeconds": "long"}"#.write(toFile: dir + "/bad.json", atomically: true, encoding: .utf8)
+        let daemon = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", dir + "/bad.json"])
+        #expect(try await daemon.wait(timeout: 15) == 78)
+        #expect(daemon.printed.contains("ringSeconds: expected a number"))
+    }
+
+    @Test func recorderctlDemoRunsTheGaitTaskOnReplayedData() async throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let demo = try ChildProcess(ChildProcess.executable("recorderctl"), ["demo", "--step-seconds", "0.5", "--data-dir", dir + "/data"])
+        #expect(try await demo.wait(timeout: 60) == 0)
+        let printed = demo.printed
+        #expect(printed.contains("task gait-balance finished"))
+        #expect(printed.contains("file motion.jsonl"))
+        let runs = try FileManager.default.contentsOfDirectory(atPath: dir + "/data/runs/gait-balance")
+        #expect(runs.count == 1)
+        let result = try TaskResultStore.read(directory: dir + "/data/runs/gait-balance/" + runs[0])
+        #expect(result.status == .finished)
+        #expect(result.stepHistory.map(\.stepPath) == ["instruction", "countdown", "walking.outbound", "walking.return", "walking.rest", "conclusion"].map { "gait-balance/" + $0 })
+        let motion = try #require(result.asyncResults.compactMap(\.file).first)
+        // Outbound, return and rest: 1.5 s at 100 Hz, two sensor types.
+        #expect(motion.sampleCount >= 280 && motion.sampleCount <= 306)
+    }
+}
