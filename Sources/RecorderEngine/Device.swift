@@ -47,6 +47,14 @@ public final class Device: Sendable {
         self.logger = logger
     }
 
+    /// Most frames a ring holds (about 100 MB of motion frames), whatever the rate.
+    public static let maximumRingCapacity = 1 << 20
+
+    /// Frames for `seconds` at `rate`, at least 64 and at most `maximumRingCapacity`.
+    public static func ringCapacity(rate: Double, seconds: Double) -> Int {
+        Int(min(Double(maximumRingCapacity), max(64, (rate * seconds).rounded(.up))))
+    }
+
     /// Opens the device if it is not open; returns whether it is usable.
     @discardableResult
     public func probe() -> Bool {
@@ -54,7 +62,7 @@ public final class Device: Sendable {
             if state.withLock({ $0.capabilities != nil }) { return true }
             do {
                 let caps = try source.open()
-                let capacity = max(64, Int((caps.rate * ringSeconds).rounded(.up)))
+                let capacity = Device.ringCapacity(rate: caps.rate, seconds: ringSeconds)
                 state.withLock { s in
                     s.capabilities = caps
                     s.lastError = nil

@@ -35,6 +35,8 @@ final class Recording: @unchecked Sendable {
     /// The first failure (write error); the recording stops at it.
     var failure: String?
     var isFinalized = false
+    /// A frame measured after the stop was read: nothing more belongs to this recording.
+    var reachedStop = false
     private let drainScheduled = Atomic<Bool>(false)
 
     init(configuration: AsyncActionConfiguration, device: Device, types: [SensorType], directory: String,
@@ -111,17 +113,24 @@ final class Recording: @unchecked Sendable {
         if !drainScheduled.exchange(true, ordering: .acquiringAndReleasing) {
             queue.async { [self] in
                 drainScheduled.store(false, ordering: .releasing)
-                drain()
+                if drain(budget: Self.drainBudget) { scheduleDrain() }
             }
         }
     }
 
-    /// Reads everything the ring has for this recorder and writes it.
-    func drain() {
-        guard let reader, writer != nil, failure == nil else { return }
-        while true {
+    /// Frames one drain handles before it yields the queue to other work (step changes, finish).
+    static let drainBudget = 8192
+
+    /// Reads what the ring has for this recorder (at most `budget` frames) and writes it.
+    /// Returns true when frames remain to be read (the caller reschedules).
+    @discardableResult
+    func drain(budget: Int) -> Bool {
+        guard let reader, writer != nil, failure == nil, !reachedStop else { return false }
+        var left = budget
+        var more = false
+        while left > 0 {
             scratch.removeAll(keepingCapacity: true)
-            let lost = reader.read(into: &scratch, maximum: 4096)
+            let lost = reader.read(into: &scratch, maximum: min(4096, left))
             if lost > 0 {
                 let at = scratch.first?.uptime ?? clock.uptime()
                 emitSteps(upTo: at)
@@ -132,12 +141,19 @@ final class Recording: @unchecked Sendable {
                 }
             }
             if scratch.isEmpty { break }
+            left -= scratch.count
             for frame in scratch { encode(frame) }
             flushEncoder()
-            if failure != nil { return }
+            if failure != nil { return false }
+            if let stopUptime, let last = scratch.last, last.uptime > stopUptime {
+                reachedStop = true
+                break
+            }
+            more = left <= 0
         }
         flushEncoder()
         writer?.syncIfDue(now: clock.uptime())
+        return more && !reachedStop
     }
 
     func emitSteps(upTo uptime: Double) {
@@ -208,7 +224,7 @@ final class Recording: @unchecked Sendable {
         guard !isFinalized else { return }
         isFinalized = true
         if writer != nil {
-            drain()
+            while drain(budget: Self.drainBudget) {}
             // Step changes before the stop get their marker; one at the stop instant does not
             // (nothing of the recording follows it).
             if let stopUptime { emitSteps(upTo: stopUptime.nextDown) }

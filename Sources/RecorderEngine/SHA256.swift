@@ -20,27 +20,35 @@ public struct SHA256: Sendable {
 
     /// Adds bytes to the hash.
     public mutating func update<C: Collection>(_ bytes: C) where C.Element == UInt8 {
-        length &+= UInt64(bytes.count)
-        var input = bytes[...]
-        if !buffer.isEmpty {
-            let take = min(64 - buffer.count, input.count)
-            buffer.append(contentsOf: input.prefix(take))
-            input = input.dropFirst(take)
-            if buffer.count == 64 {
-                let block = buffer
-                block.withUnsafeBufferPointer { compress($0.baseAddress!) }
-                buffer.removeAll(keepingCapacity: true)
-            }
+        if let done = bytes.withContiguousStorageIfAvailable({ update(buffer: UnsafeRawBufferPointer($0)) }) {
+            return done
         }
-        let whole = Array(input)
+        let copy = Array(bytes)
+        copy.withUnsafeBytes { update(buffer: $0) }
+    }
+
+    /// Adds the bytes of `buffer` to the hash.
+    public mutating func update(buffer: UnsafeRawBufferPointer) {
+        guard let base = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+        length &+= UInt64(buffer.count)
         var offset = 0
-        whole.withUnsafeBufferPointer { p in
-            while whole.count - offset >= 64 {
-                compress(p.baseAddress! + offset)
-                offset += 64
+        if !self.buffer.isEmpty {
+            let take = min(64 - self.buffer.count, buffer.count)
+            self.buffer.append(contentsOf: UnsafeBufferPointer(start: base, count: take))
+            offset = take
+            if self.buffer.count == 64 {
+                let block = self.buffer
+                block.withUnsafeBufferPointer { compress($0.baseAddress!) }
+                self.buffer.removeAll(keepingCapacity: true)
             }
         }
-        if offset < whole.count { buffer.append(contentsOf: whole[offset...]) }
+        while buffer.count - offset >= 64 {
+            compress(base + offset)
+            offset += 64
+        }
+        if offset < buffer.count {
+            self.buffer.append(contentsOf: UnsafeBufferPointer(start: base + offset, count: buffer.count - offset))
+        }
     }
 
     /// The digest as lower-case hex.
@@ -70,26 +78,29 @@ public struct SHA256: Sendable {
     }
 
     mutating func compress(_ p: UnsafePointer<UInt8>) {
-        var w = [UInt32](repeating: 0, count: 64)
-        for i in 0..<16 {
-            w[i] = UInt32(p[4 * i]) << 24 | UInt32(p[4 * i + 1]) << 16 | UInt32(p[4 * i + 2]) << 8 | UInt32(p[4 * i + 3])
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+            for i in 0..<16 {
+                w[i] = UInt32(p[4 * i]) << 24 | UInt32(p[4 * i + 1]) << 16 | UInt32(p[4 * i + 2]) << 8 | UInt32(p[4 * i + 3])
+            }
+            for i in 16..<64 {
+                let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
+                let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
+                w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
+            }
+            var (a, b, c, d, e, f, g, hh) = h
+            SHA256.k.withUnsafeBufferPointer { k in
+                for i in 0..<64 {
+                    let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
+                    let ch = (e & f) ^ (~e & g)
+                    let t1 = hh &+ s1 &+ ch &+ k[i] &+ w[i]
+                    let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
+                    let maj = (a & b) ^ (a & c) ^ (b & c)
+                    let t2 = s0 &+ maj
+                    hh = g; g = f; f = e; e = d &+ t1; d = c; c = b; b = a; a = t1 &+ t2
+                }
+            }
+            h = (h.0 &+ a, h.1 &+ b, h.2 &+ c, h.3 &+ d, h.4 &+ e, h.5 &+ f, h.6 &+ g, h.7 &+ hh)
         }
-        for i in 16..<64 {
-            let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
-            let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
-            w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
-        }
-        var (a, b, c, d, e, f, g, hh) = h
-        for i in 0..<64 {
-            let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
-            let ch = (e & f) ^ (~e & g)
-            let t1 = hh &+ s1 &+ ch &+ SHA256.k[i] &+ w[i]
-            let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
-            let maj = (a & b) ^ (a & c) ^ (b & c)
-            let t2 = s0 &+ maj
-            hh = g; g = f; f = e; e = d &+ t1; d = c; c = b; b = a; a = t1 &+ t2
-        }
-        h = (h.0 &+ a, h.1 &+ b, h.2 &+ c, h.3 &+ d, h.4 &+ e, h.5 &+ f, h.6 &+ g, h.7 &+ hh)
     }
 
     @inline(__always) func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }

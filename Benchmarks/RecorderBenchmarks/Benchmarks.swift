@@ -1,0 +1,184 @@
+import Foundation
+import Logging
+import RecorderClient
+import RecorderDaemon
+import RecorderEngine
+import RecorderModel
+
+/// recorderd's benchmarks (run with `swift run -c release RecorderBenchmarks`): numbers for BENCHMARKS.md.
+enum Benchmarks {
+    /// Prints at once (stdout to a pipe is block-buffered).
+    static func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    }
+
+    static func temporaryDirectory() -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("recorderd-bench-\(UUID().uuidString)").path
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    static func main() async {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Tests/Fixtures/imu/mobgap/HA/001/TimeMeasure1_Test11_Trial1.csv").standardized.path
+        say("machine: \(ProcessInfo.processInfo.processorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB")
+        let only = ProcessInfo.processInfo.environment["BENCH_ONLY"]
+        if only == nil || only == "encode" { hashing(); encodeAndWrite() }
+        if only == nil || only == "e2e" {
+            for speed in [10_000.0, 2_000.0, 1_000.0] { await endToEnd(file: root, speed: speed) }
+        }
+        if only == nil || only == "step" { await stepRoundTrip(file: root) }
+    }
+
+    /// SHA-256 throughput (every byte written is hashed), with `sha256sum` as the peer.
+    static func hashing() {
+        let bytes = [UInt8](repeating: 0x5A, count: 64 << 20)
+        let cpu0 = cpuSeconds()
+        var s = SHA256()
+        for chunk in stride(from: 0, to: bytes.count, by: 65536) { s.update(bytes[chunk..<chunk + 65536]) }
+        _ = s.hexDigest()
+        let cpu = cpuSeconds() - cpu0
+        say(String(format: "sha256: %.0f MB/s per core", Double(bytes.count) / cpu / 1e6))
+    }
+
+    /// Motion records encoded and written (with SHA-256) per second on one core, and the same
+    /// records through Foundation's JSONEncoder (the peer) for a ratio.
+    static func encodeAndWrite() {
+        let records = Int(ProcessInfo.processInfo.environment["BENCH_RECORDS"] ?? "2000000")!
+        let directory = temporaryDirectory()
+        let writer = try! RecordFileWriter(path: directory + "/bench.jsonl")
+        var encoder = JSONLinesEncoder()
+        let step = JSONString("gait-balance/walking.outbound")
+        let start = Date()
+        let cpu0 = cpuSeconds()
+        var uptime = 12_345.678_901
+        for i in 0..<records {
+            uptime += 0.01
+            let v = Vector3(x: 0.98 + Double(i % 97) * 1e-4, y: -0.05085322578046536 + Double(i % 13) * 1e-5, z: -0.013817648565004352)
+            encoder.appendMotion(uptime: uptime, timestamp: uptime - 12_345.678_901, stepPath: step,
+                                 sensorType: i & 1 == 0 ? .accelerometer : .gyro, vector: v)
+            if encoder.bytes.count >= 64 * 1024 {
+                try! writer.write(encoder.bytes)
+                encoder.removeAll()
+            }
+        }
+        try! writer.write(encoder.bytes)
+        try! writer.close()
+        let wall = Date().timeIntervalSince(start)
+        let cpu = cpuSeconds() - cpu0
+        let bytes = writer.bytesWritten
+        say(String(format: "encode+write+sha256: %d records in %.3f s wall, %.3f s CPU: %.0f records/s per core, %.1f MB/s",
+                     records, wall, cpu, Double(records) / cpu, Double(bytes) / cpu / 1e6))
+
+        // The same without the hash: encoding and write(2) only.
+        let fd = open(directory + "/nohash.jsonl", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        encoder.removeAll()
+        let ncpu0 = cpuSeconds()
+        uptime = 12_345.678_901
+        for i in 0..<records {
+            uptime += 0.01
+            let v = Vector3(x: 0.98 + Double(i % 97) * 1e-4, y: -0.05085322578046536 + Double(i % 13) * 1e-5, z: -0.013817648565004352)
+            encoder.appendMotion(uptime: uptime, timestamp: uptime - 12_345.678_901, stepPath: step,
+                                 sensorType: i & 1 == 0 ? .accelerometer : .gyro, vector: v)
+            if encoder.bytes.count >= 64 * 1024 {
+                _ = encoder.bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                encoder.removeAll()
+            }
+        }
+        close(fd)
+        let ncpu = cpuSeconds() - ncpu0
+        say(String(format: "encode+write (no hash): %.0f records/s per core", Double(records) / ncpu))
+
+        // Peer: Foundation's JSONEncoder on the same records (fewer of them; it is slow).
+        struct Sample: Encodable { let uptime: Double; let timestamp: Double; let stepPath: String; let sensorType: String; let x: Double; let y: Double; let z: Double }
+        let peerRecords = 200_000
+        let json = JSONEncoder()
+        var total = 0
+        let pcpu0 = cpuSeconds()
+        uptime = 12_345.678_901
+        for i in 0..<peerRecords {
+            uptime += 0.01
+            let s = Sample(uptime: uptime, timestamp: uptime - 12_345.678_901, stepPath: "gait-balance/walking.outbound",
+                           sensorType: i & 1 == 0 ? "accelerometer" : "gyro", x: 0.98 + Double(i % 97) * 1e-4, y: -0.05085322578046536, z: -0.013817648565004352)
+            total += try! json.encode(s).count + 1
+        }
+        let pcpu = cpuSeconds() - pcpu0
+        say(String(format: "peer JSONEncoder (encode only): %.0f records/s per core; hand-written encoder+write+hash is %.1fx faster",
+                     Double(peerRecords) / pcpu, (Double(records) / cpu) / (Double(peerRecords) / pcpu)))
+        _ = total
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    static func daemonConfiguration(file: String, speed: Double, ringSeconds: Double) -> (DaemonConfiguration, String) {
+        let directory = temporaryDirectory()
+        var configuration = DaemonConfiguration()
+        configuration.socket = directory + "/control.sock"
+        configuration.dataDirectory = directory + "/data"
+        configuration.ringSeconds = ringSeconds
+        let device: JSONValue = .object([
+            "name": .string("imu0"), "kind": .string("replay"), "file": .string(file), "frequency": .number(100),
+            "units": .object(["accelerometer": .string("g"), "gyro": .string("deg/s")]), "speed": .number(speed), "loop": .bool(true),
+        ])
+        configuration.devices = [DeviceConfiguration(name: "imu0", kind: "replay", json: device)]
+        return (configuration, directory)
+    }
+
+    /// Replay → ring → file at an unthrottled replay speed: samples written per second, CPU per
+    /// million samples, and whether any were lost.
+    static func endToEnd(file: String, speed: Double) async {
+        var logger = Logger(label: "bench")
+        logger.logLevel = .error
+        // speed 10_000: a 1 MHz "device"; the ring holds 0.5 s.
+        let (configuration, directory) = daemonConfiguration(file: file, speed: speed, ringSeconds: 0.5)
+        let devices = DeviceRegistry(configuration: configuration, backends: [ReplayBackend()], baseDirectory: "/", logger: logger)
+        devices.probeAll()
+        let runs = TaskRunRegistry(dataDirectory: configuration.dataDirectory, devices: devices, ringSeconds: 0.5, logger: logger)
+        let cpu0 = cpuSeconds()
+        let start = Date()
+        let run = try! await runs.start(TaskStartParams(taskIdentifier: "bench", asyncActions: [.motion("m")]))
+        try? await Task.sleep(for: .seconds(5))
+        let result = try! await runs.finish(run.taskRunUUID)
+        let wall = Date().timeIntervalSince(start)
+        let cpu = cpuSeconds() - cpu0
+        let file = result.asyncResults.first!.file!
+        let samples = file.sampleCount / 2
+        say(String(format: "end-to-end replay→ring→file at %.0f Hz: %d samples (x2 records) in %.2f s: %.0f samples/s, %.0f records/s, %.2f CPU s per million samples (both cores), %d samples dropped in %d gaps",
+                     speed * 100, samples, wall, Double(samples) / wall, Double(file.sampleCount) / wall, cpu / (Double(samples) / 1e6), file.droppedSamples / 2, file.gapCount))
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// `step.start` / `step.finish` round trips through the socket while a 100 Hz motion
+    /// recording is written: p50 and p99.
+    static func stepRoundTrip(file: String) async {
+        var logger = Logger(label: "bench")
+        logger.logLevel = .error
+        let (configuration, directory) = daemonConfiguration(file: file, speed: 1, ringSeconds: 30)
+        let daemon = RecorderDaemon(configuration: configuration, baseDirectory: "/", logger: logger)
+        try! await daemon.prepare()
+        let client = try! await RecorderClient.connect(socketPath: configuration.socket)
+        let run = try! await client.startTask(identifier: "bench", asyncActions: [.motion("m")])
+        var latencies: [Double] = []
+        let clock = ContinuousClock()
+        for i in 0..<4000 {
+            let path = "bench/step\(i)"
+            let t0 = clock.now
+            _ = try! await run.startStep(path)
+            latencies.append(Double((clock.now - t0).components.attoseconds) / 1e12 + Double((clock.now - t0).components.seconds) * 1e6)
+            _ = try! await run.finishStep(path)
+        }
+        _ = try! await run.finish()
+        latencies.sort()
+        let p50 = latencies[latencies.count / 2]
+        let p99 = latencies[latencies.count * 99 / 100]
+        say(String(format: "step.start round trip (%d calls, recording at 100 Hz): p50 %.0f µs, p99 %.0f µs, max %.0f µs",
+                     latencies.count, p50, p99, latencies.last!))
+        client.close()
+        await daemon.shutdown()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the system packages recorderd builds and tests against (Debian 12 / Raspberry Pi OS).
+# The Swift 6 toolchain itself must be on PATH (swift.org); Swift packages resolve by SwiftPM.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mapfile -t wanted < <(grep -v '^\s*#' scripts/apt-packages.txt | sed '/^\s*$/d')
+missing=()
+for p in "${wanted[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+fi
+command -v swift >/dev/null || { echo "setup: swift is not on PATH; install the Swift 6 toolchain (swift.org)" >&2; exit 1; }
+echo "setup: system packages present (${#wanted[@]}); $(swift --version 2>&1 | head -1)"
