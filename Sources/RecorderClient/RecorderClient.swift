@@ -23,18 +23,17 @@ public final class RecorderClient: Sendable {
         var closed = false
     }
 
-    let fd: Int32
+    let socket: ClientSocket
     private let state = Mutex(State())
     private let writeQueue = DispatchQueue(label: "recorderd.client.write")
-    private let readerDone = DispatchSemaphore(value: 0)
 
-    init(fd: Int32) {
-        self.fd = fd
+    init(socket: ClientSocket) {
+        self.socket = socket
     }
 
     /// Connects to the daemon's socket.
     public static func connect(socketPath: String) async throws(RecorderClientError) -> RecorderClient {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = Foundation.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw .connectionFailed(String(cString: strerror(errno))) }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -55,22 +54,22 @@ public final class RecorderClient: Sendable {
             Foundation.close(fd)
             throw .connectionFailed("\(socketPath): \(message)")
         }
-        let client = RecorderClient(fd: fd)
-        let thread = Thread { client.readLoop() }
+        let socket = ClientSocket(fd: fd)
+        let client = RecorderClient(socket: socket)
+        // The reader holds the socket, not the client: a client nobody holds is closed by deinit.
+        let thread = Thread { [weak client] in RecorderClient.readLoop(socket: socket) { client } }
         thread.name = "recorderd.client.read"
         thread.start()
         return client
     }
 
     deinit {
-        shutdown(fd, Int32(SHUT_RDWR))
+        socket.shutdown()
     }
 
     /// Closes the connection; pending calls fail with `connectionClosed`. Task runs keep running.
     public func close() {
-        shutdown(fd, Int32(SHUT_RDWR))
-        readerDone.wait()
-        readerDone.signal()
+        socket.shutdown()
     }
 
     // MARK: Calls
@@ -119,7 +118,7 @@ public final class RecorderClient: Sendable {
                 }
                 line.append(UInt8(ascii: "\n"))
                 let bytes = line
-                writeQueue.async { [fd] in Self.writeAll(fd: fd, data: bytes) }
+                writeQueue.async { [socket] in socket.writeAll(bytes) }
             }
         } catch let error as RecorderClientError {
             throw error
@@ -130,42 +129,33 @@ public final class RecorderClient: Sendable {
 
     /// Writes raw bytes to the socket (for tests of the daemon's input handling).
     public func sendRaw(_ bytes: [UInt8]) {
-        writeQueue.async { [fd] in Self.writeAll(fd: fd, data: Data(bytes)) }
-    }
-
-    static func writeAll(fd: Int32, data: Data) {
-        data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = Foundation.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                offset += n
-            }
-        }
+        writeQueue.async { [socket] in socket.writeAll(Data(bytes)) }
     }
 
     // MARK: Reading
 
-    func readLoop() {
+    static func readLoop(socket: ClientSocket, client: () -> RecorderClient?) {
         var buffer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         let decoder = JSONDecoder()
         while true {
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
-            if n < 0 && errno == EINTR { continue }
+            let n = socket.receive(into: &chunk)
             if n <= 0 { break }
             buffer.append(contentsOf: chunk[0..<n])
             var start = 0
             while let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
                 let line = buffer[start..<newline]
                 start = newline + 1
-                if let message = try? decoder.decode(JSONRPCMessage.self, from: Data(line)) { dispatch(message) }
+                if let message = try? decoder.decode(JSONRPCMessage.self, from: Data(line)) { client()?.dispatch(message) }
             }
             buffer.removeFirst(start)
         }
+        client()?.failAll()
+        socket.close()
+    }
+
+    /// The connection ended: pending calls fail, streams finish.
+    func failAll() {
         let (pending, streams) = state.withLock { s in
             s.closed = true
             defer { s.pending = [:]; s.streams = [:] }
@@ -173,8 +163,6 @@ public final class RecorderClient: Sendable {
         }
         for p in pending { p.continuation.resume(throwing: RecorderClientError.connectionClosed) }
         for s in streams { s.finish(throwing: RecorderClientError.connectionClosed) }
-        Foundation.close(fd)
-        readerDone.signal()
     }
 
     func dispatch(_ message: JSONRPCMessage) {
@@ -203,4 +191,59 @@ public final class RecorderClient: Sendable {
 public struct StreamRecordsParams: Sendable, Codable {
     public var subscription: Int
     public var records: [Record]
+}
+
+/// The client's socket descriptor, closed exactly once. `shutdown` never touches a descriptor
+/// number after `close` (it could belong to another connection by then).
+final class ClientSocket: Sendable {
+    private let descriptor: Mutex<Int32?>
+    private let fd: Int32
+
+    init(fd: Int32) {
+        self.fd = fd
+        descriptor = Mutex(fd)
+    }
+
+    /// Ends both directions; the reader sees EOF.
+    func shutdown() {
+        descriptor.withLock { d in
+            if let d { _ = Foundation.shutdown(d, Int32(SHUT_RDWR)) }
+        }
+    }
+
+    /// Closes the descriptor (once).
+    func close() {
+        descriptor.withLock { d in
+            if let fd = d { _ = Foundation.close(fd) }
+            d = nil
+        }
+    }
+
+    /// Blocking receive on the reader thread; <= 0 at EOF or error.
+    func receive(into chunk: inout [UInt8]) -> Int {
+        // Only the reader thread receives and only it closes, so `fd` is valid here.
+        while true {
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
+            if n < 0 && errno == EINTR { continue }
+            return n
+        }
+    }
+
+    /// Writes all of `data` (on the client's write queue).
+    func writeAll(_ data: Data) {
+        descriptor.withLock { d in
+            guard let fd = d else { return }
+            data.withUnsafeBytes { raw in
+                var offset = 0
+                while offset < raw.count {
+                    let n = Foundation.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        return
+                    }
+                    offset += n
+                }
+            }
+        }
+    }
 }

@@ -37,6 +37,18 @@ final class Recording: @unchecked Sendable {
     var isFinalized = false
     /// A frame measured after the stop was read: nothing more belongs to this recording.
     var reachedStop = false
+    /// Counts of the records in `encoder` not yet written: added to the file result only once
+    /// their bytes are in the file.
+    var pending = PendingCounts()
+
+    struct PendingCounts {
+        var samples = 0
+        var dropped = 0
+        var gaps = 0
+        var errors = 0
+    }
+    /// Called (on the queue) when the recording stops on a write failure.
+    var onFailure: (() -> Void)?
     private let drainScheduled = Atomic<Bool>(false)
 
     init(configuration: AsyncActionConfiguration, device: Device, types: [SensorType], directory: String,
@@ -136,8 +148,8 @@ final class Recording: @unchecked Sendable {
                 emitSteps(upTo: at)
                 for type in types {
                     encoder.appendGap(uptime: at, timestamp: at - startUptime, stepPath: stepPath, sensorType: type, droppedSamples: Int(lost))
-                    fileResult?.droppedSamples += Int(lost)
-                    fileResult?.gapCount += 1
+                    pending.dropped += Int(lost)
+                    pending.gaps += 1
                 }
             }
             if scratch.isEmpty { break }
@@ -177,7 +189,7 @@ final class Recording: @unchecked Sendable {
             for type in types {
                 if let v = m.vector(for: type) {
                     encoder.appendMotion(uptime: uptime, timestamp: timestamp, stepPath: stepPath, sensorType: type, vector: v)
-                    fileResult?.sampleCount += 1
+                    pending.samples += 1
                 }
             }
         case .location(let fix):
@@ -185,31 +197,41 @@ final class Recording: @unchecked Sendable {
             let date = fix.fixTime.map { ISO8601Timestamp.string(from: Date(timeIntervalSince1970: $0)) }
             encoder.appendLocation(fix, timestamp: timestamp, stepPath: stepPath, timestampDate: date,
                                    relativeDistance: nil, totalDistance: nil, saveCoordinates: saveCoordinates)
-            fileResult?.sampleCount += 1
+            pending.samples += 1
         case .soundLevel(let level):
             guard types.contains(.soundLevel) else { return }
             encoder.appendSoundLevel(level, timestamp: timestamp, stepPath: stepPath)
-            fileResult?.sampleCount += 1
+            pending.samples += 1
         case .gap(_, let gapTypes, let dropped):
             for type in types where gapTypes.contains(type) {
                 encoder.appendGap(uptime: uptime, timestamp: timestamp, stepPath: stepPath, sensorType: type, droppedSamples: dropped)
-                fileResult?.droppedSamples += dropped
-                fileResult?.gapCount += 1
+                pending.dropped += dropped
+                pending.gaps += 1
             }
         case .fault(_, let description):
             encoder.appendError(uptime: uptime, timestamp: timestamp, stepPath: stepPath, description: description)
-            let errors = (fileResult?.errorCount ?? 0) + 1
-            fileResult?.errorCount = errors
+            pending.errors += 1
         }
     }
 
     func flushEncoder() {
         guard !encoder.bytes.isEmpty, let writer, failure == nil else { return }
+        defer { pending = PendingCounts() }
         do {
             try writer.write(encoder.bytes)
+            fileResult?.sampleCount += pending.samples
+            fileResult?.droppedSamples += pending.dropped
+            fileResult?.gapCount += pending.gaps
+            if pending.errors > 0 {
+                let errors = (fileResult?.errorCount ?? 0) + pending.errors
+                fileResult?.errorCount = errors
+            }
         } catch {
-            failure = "\(error)"
+            // Disk full or I/O error: the file keeps every whole line written so far; the
+            // recorder stops and the run records an error result.
+            failure = "recording stopped: \(error)"
             detach()
+            onFailure?()
         }
         encoder.removeAll()
     }

@@ -58,6 +58,7 @@ public final class TaskRun: @unchecked Sendable {
 
     /// Sets up the recorders (on the queue). Returns error results of actions that cannot record.
     func begin(devices: DeviceRegistry, actions: [AsyncActionConfiguration]) -> [ErrorResult] {
+        allocateReserve()
         var errors: [ErrorResult] = []
         for action in actions {
             do throws(DeviceError) {
@@ -79,6 +80,7 @@ public final class TaskRun: @unchecked Sendable {
                 if types.isEmpty { continue }
                 let recording = Recording(configuration: action, device: device, types: types, directory: directory,
                                           stepPath: rules.currentStepPath, queue: queue, clock: clock)
+                recording.onFailure = { [unowned self] in persist() }
                 if recording.preRollSeconds > 0 { try recording.arm() }
                 recordings.append(recording)
             } catch {
@@ -190,11 +192,8 @@ public final class TaskRun: @unchecked Sendable {
             let final = snapshot()
             persistQueue.sync {
                 pendingPersist.withLock { $0 = nil }
-                do {
-                    try TaskResultStore.write(final, directory: directory)
-                } catch {
-                    logger.error("task result not written", metadata: ["taskRun": "\(uuid)", "error": "\(error)"])
-                }
+                releaseReserve()
+                writeManifest(final)
             }
             completion(final)
         }
@@ -222,11 +221,49 @@ public final class TaskRun: @unchecked Sendable {
         guard first else { return }
         persistQueue.async { [self] in
             guard let latest = pendingPersist.withLock({ p -> TaskResult? in defer { p = nil }; return p }) else { return }
-            do {
-                try TaskResultStore.write(latest, directory: directory)
-            } catch {
-                logger.error("task result not written", metadata: ["taskRun": "\(uuid)", "error": "\(error)"])
+            writeManifest(latest)
+        }
+    }
+
+    /// On the queue: fdatasync writers whose data are older than their sync interval.
+    func syncRecordings() {
+        let now = clock.uptime()
+        for r in recordings { r.writer?.syncIfDue(now: now) }
+    }
+
+    // MARK: Space reserve
+
+    /// Bytes kept allocated in the run directory so that the manifest can still be written when
+    /// the disk fills up.
+    static let reserveSize = 256 * 1024
+    var reservePath: String { directory + "/.space-reserve" }
+
+    /// Allocates the reserve (best effort).
+    func allocateReserve() {
+        let fd = open(reservePath, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return }
+        _ = posix_fallocate(fd, 0, off_t(Self.reserveSize))
+        close(fd)
+    }
+
+    /// Frees the reserve (when the disk is full, or at the end of the run).
+    func releaseReserve() {
+        unlink(reservePath)
+    }
+
+    /// Writes the manifest; on a full disk frees the reserve and tries once more.
+    func writeManifest(_ snapshot: TaskResult) {
+        do {
+            try TaskResultStore.write(snapshot, directory: directory)
+        } catch {
+            if error.errno == ENOSPC || error.errno == EDQUOT {
+                releaseReserve()
+                do {
+                    try TaskResultStore.write(snapshot, directory: directory)
+                    return
+                } catch {}
             }
+            logger.error("task result not written", metadata: ["taskRun": "\(uuid)", "error": "\(error)"])
         }
     }
 

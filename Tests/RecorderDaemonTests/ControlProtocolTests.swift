@@ -20,6 +20,9 @@ struct ControlProtocolTests {
         #expect(devices[0].name == "imu0" && devices[0].kind == "replay" && devices[0].state == .available)
         #expect(devices[0].sensorTypes == [.accelerometer, .gyro])
         #expect(devices[0].rate == 100)
+        var info = stat()
+        #expect(stat(d.socket, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o660)
         client.close()
         await d.stop()
     }

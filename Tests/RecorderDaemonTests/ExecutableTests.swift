@@ -33,11 +33,14 @@ struct ExecutableTests {
 
     @Test func sigtermLeavesCompleteFilesAndAnInterruptedResult() async throws {
         let dir = try Fixtures.temporaryDirectory()
-        let daemon = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", try writeConfiguration(in: dir), "--log-level", "error"])
-        let client = try await connect(dir + "/control.sock", daemon)
+        // --socket and --data-dir override the file.
+        let daemon = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", try writeConfiguration(in: dir), "--log-level", "error",
+                                                                            "--socket", dir + "/other.sock", "--data-dir", dir + "/other-data"])
+        let client = try await connect(dir + "/other.sock", daemon)
         let devices = try await client.devices()
         #expect(devices.first { $0.name == "broken" }?.state == .unavailable)
         let run = try await client.startTask(identifier: "walk", asyncActions: [.motion("motion")])
+        #expect(run.runDirectory.hasPrefix(dir + "/other-data/runs/walk/"))
         try await awaitRecords(client, count: 100)
         #expect(try await daemon.stop(signal: SIGTERM) == 0)
         let result = try TaskResultStore.read(directory: run.runDirectory)
@@ -48,7 +51,7 @@ struct ExecutableTests {
         #expect(file.sha256 == SHA256.hex(data))
         #expect(file.sampleCount == (try Fixtures.records(run.runDirectory + "/motion.jsonl")).filter(\.isSample).count)
         #expect(file.sampleCount >= 200)
-        #expect(!FileManager.default.fileExists(atPath: dir + "/control.sock"))
+        #expect(!FileManager.default.fileExists(atPath: dir + "/other.sock"))
     }
 
     @Test func afterKillNineTheNextStartRecoversTheRun() async throws {
@@ -79,6 +82,30 @@ struct ExecutableTests {
         #expect(outcome.mismatches.count == 0, "\(outcome.mismatches.prefix(3))")
         again.close()
         #expect(try await restarted.stop() == 0)
+    }
+
+    @Test func recorderctlStatusAndTail() async throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let daemon = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", try writeConfiguration(in: dir), "--log-level", "error"])
+        let client = try await connect(dir + "/control.sock", daemon)
+        let status = try ChildProcess(ChildProcess.executable("recorderctl"), ["status", "--socket", dir + "/control.sock"])
+        #expect(try await status.wait(timeout: 20) == 0)
+        let statusText = status.printed
+        #expect(statusText.contains("imu0") && statusText.contains("broken") && statusText.contains("unavailable"))
+        let tail = try ChildProcess(ChildProcess.executable("recorderctl"), ["tail", "imu0", "--json", "--rate", "20", "--count", "10", "--socket", dir + "/control.sock"])
+        #expect(try await tail.wait(timeout: 20) == 0)
+        let lines = tail.printed.split(separator: "\n")
+        #expect(lines.count == 10)
+        let records = try lines.map { try JSONDecoder().decode(Record.self, from: Data($0.utf8)) }
+        #expect(records.allSatisfy { $0.isSample && ($0.sensorType == "accelerometer" || $0.sensorType == "gyro") })
+        let table = try ChildProcess(ChildProcess.executable("recorderctl"), ["tail", "imu0", "--count", "4", "--socket", dir + "/control.sock"])
+        #expect(try await table.wait(timeout: 20) == 0)
+        #expect(table.printed.contains("accelerometer"))
+        let missing = try ChildProcess(ChildProcess.executable("recorderctl"), ["tail", "nope", "--socket", dir + "/control.sock"])
+        #expect(try await missing.wait(timeout: 20) != 0)
+        #expect(missing.printed.contains("no device named"))
+        client.close()
+        #expect(try await daemon.stop() == 0)
     }
 
     @Test func aBadConfigurationIsACleanError() async throws {

@@ -1,0 +1,54 @@
+import Foundation
+import RecorderEngine
+import RecorderModel
+import RecorderTestSupport
+import Testing
+
+@Suite("A full disk")
+struct FullDiskTests {
+    @Test(.enabled(if: Privileges.rootTestsEnabled("FullDiskTests")), .timeLimit(.minutes(1)))
+    func stopsTheRecordingWithAnErrorAndKeepsEveryWholeLine() async throws {
+        let data = try Fixtures.temporaryDirectory()
+        #expect(try Privileges.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", data]) == 0)
+        defer { _ = try? Privileges.run(["umount", "-l", data]) }
+        var configuration = DaemonConfiguration()
+        configuration.devices = [Fixtures.replayDevice(speed: 50)]
+        let devices = DeviceRegistry(configuration: configuration, backends: [ReplayBackend()], baseDirectory: "/", logger: Fixtures.logger)
+        devices.probeAll()
+        let runs = TaskRunRegistry(dataDirectory: data, devices: devices, ringSeconds: 30, logger: Fixtures.logger)
+        let start = try await runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: [.motion("m")]))
+        // 1 MiB holds ~3,500 samples of two records: wait for 10,000 frames (2 s at 5 kHz).
+        let device = try devices.device(named: "imu0")
+        // Hold the device: the recording lets go of it when it stops on the full disk.
+        let lease = try device.acquire()
+        defer { lease.release() }
+        let (signals, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let reader = device.ring!.addReader(fromUptime: nil) { continuation.yield() }
+        var seen = 0
+        var scratch: [SensorFrame] = []
+        for await _ in signals {
+            scratch.removeAll()
+            _ = reader.read(into: &scratch)
+            seen += scratch.count
+            if seen >= 10_000 { break }
+        }
+        reader.close()
+        let result = try await runs.finish(start.taskRunUUID)
+        let error = try #require(result.asyncResults.compactMap(\.error).first)
+        #expect(error.identifier == "m_error")
+        #expect(error.errorDescription.contains("No space left on device"))
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: start.runDirectory + "/m.jsonl"))
+        #expect(bytes.count > 100_000)
+        #expect(bytes.last == UInt8(ascii: "\n"))
+        let records = try Fixtures.records(start.runDirectory + "/m.jsonl")
+        let file = try #require(result.asyncResults.compactMap(\.file).first)
+        #expect(file.sampleCount == records.filter(\.isSample).count)
+        #expect(file.sha256 == SHA256.hex(bytes))
+        let outcome = ReplayCheck.compare(records, rows: try Fixtures.rows(Fixtures.shortWalk))
+        #expect(outcome.mismatches.count == 0, "\(outcome.mismatches.prefix(3))")
+        // The manifest was written despite the full disk (the run's reserve was freed for it).
+        let stored = try TaskResultStore.read(directory: start.runDirectory)
+        #expect(stored.status == .finished)
+        #expect(stored.asyncResults.compactMap(\.error).first?.identifier == "m_error")
+    }
+}

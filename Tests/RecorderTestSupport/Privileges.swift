@@ -1,0 +1,26 @@
+import Foundation
+
+/// Whether a test that needs root may run here. Under CI (`CI` set) such tests always run (and
+/// fail if they cannot); elsewhere they are skipped with a printed reason.
+public enum Privileges {
+    public static var isRoot: Bool { geteuid() == 0 }
+    public static var isCI: Bool { ProcessInfo.processInfo.environment["CI"].map { !$0.isEmpty && $0 != "false" } ?? false }
+
+    /// True when a root-only test should run; prints why it does not otherwise.
+    public static func rootTestsEnabled(_ name: String) -> Bool {
+        if isRoot || isCI { return true }
+        print("SKIP \(name): needs root (mounts a tmpfs); runs under CI")
+        return false
+    }
+
+    /// Runs a command and returns its exit status (for mount/umount in tests).
+    @discardableResult
+    public static func run(_ arguments: [String]) throws -> Int32 {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = arguments
+        try p.run()
+        p.waitUntilExit()
+        return p.terminationStatus
+    }
+}
