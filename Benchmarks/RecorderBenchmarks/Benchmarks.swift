@@ -56,18 +56,7 @@ enum Benchmarks {
         let step = JSONString("gait-balance/walking.outbound")
         let start = Date()
         let cpu0 = cpuSeconds()
-        var uptime = 12_345.678_901
-        for i in 0..<records {
-            uptime += 0.01
-            let v = Vector3(x: 0.98 + Double(i % 97) * 1e-4, y: -0.05085322578046536 + Double(i % 13) * 1e-5, z: -0.013817648565004352)
-            encoder.appendMotion(uptime: uptime, timestamp: uptime - 12_345.678_901, stepPath: step,
-                                 sensorType: i & 1 == 0 ? .accelerometer : .gyro, vector: v)
-            if encoder.bytes.count >= 64 * 1024 {
-                try! writer.write(encoder.bytes)
-                encoder.removeAll()
-            }
-        }
-        try! writer.write(encoder.bytes)
+        encodeMotion(records: records, encoder: &encoder, stepPath: step) { try! writer.write($0) }
         try! writer.close()
         let wall = Date().timeIntervalSince(start)
         let cpu = cpuSeconds() - cpu0
@@ -77,18 +66,9 @@ enum Benchmarks {
 
         // The same without the hash: encoding and write(2) only.
         let fd = open(directory + "/nohash.jsonl", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        encoder.removeAll()
         let ncpu0 = cpuSeconds()
-        uptime = 12_345.678_901
-        for i in 0..<records {
-            uptime += 0.01
-            let v = Vector3(x: 0.98 + Double(i % 97) * 1e-4, y: -0.05085322578046536 + Double(i % 13) * 1e-5, z: -0.013817648565004352)
-            encoder.appendMotion(uptime: uptime, timestamp: uptime - 12_345.678_901, stepPath: step,
-                                 sensorType: i & 1 == 0 ? .accelerometer : .gyro, vector: v)
-            if encoder.bytes.count >= 64 * 1024 {
-                _ = encoder.bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-                encoder.removeAll()
-            }
+        encodeMotion(records: records, encoder: &encoder, stepPath: step) { bytes in
+            _ = bytes.withUnsafeBytes { POSIXFile.writeAll(fd, $0) }
         }
         close(fd)
         let ncpu = cpuSeconds() - ncpu0
@@ -100,7 +80,7 @@ enum Benchmarks {
         let json = JSONEncoder()
         var total = 0
         let pcpu0 = cpuSeconds()
-        uptime = 12_345.678_901
+        var uptime = 12_345.678_901
         for i in 0..<peerRecords {
             uptime += 0.01
             let s = Sample(uptime: uptime, timestamp: uptime - 12_345.678_901, stepPath: "gait-balance/walking.outbound",
@@ -112,6 +92,24 @@ enum Benchmarks {
                      Double(peerRecords) / pcpu, (Double(records) / cpu) / (Double(peerRecords) / pcpu)))
         _ = total
         try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Encodes `records` motion records, handing each full 64 KiB buffer (and the rest) to `write`.
+    static func encodeMotion(records: Int, encoder: inout JSONLinesEncoder, stepPath: JSONString, write: ([UInt8]) -> Void) {
+        encoder.removeAll()
+        var uptime = 12_345.678_901
+        for i in 0..<records {
+            uptime += 0.01
+            let v = Vector3(x: 0.98 + Double(i % 97) * 1e-4, y: -0.05085322578046536 + Double(i % 13) * 1e-5, z: -0.013817648565004352)
+            encoder.appendMotion(uptime: uptime, timestamp: uptime - 12_345.678_901, stepPath: stepPath,
+                                 sensorType: i & 1 == 0 ? .accelerometer : .gyro, vector: v)
+            if encoder.bytes.count >= 64 * 1024 {
+                write(encoder.bytes)
+                encoder.removeAll()
+            }
+        }
+        write(encoder.bytes)
+        encoder.removeAll()
     }
 
     static func daemonConfiguration(file: String, speed: Double, ringSeconds: Double) -> (DaemonConfiguration, String) {

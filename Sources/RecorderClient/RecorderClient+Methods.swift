@@ -14,9 +14,9 @@ extension RecorderClient {
     }
 
     /// `task.start`: starts a task run with these async actions.
-    public func startTask(identifier: String, taskRunUUID: UUID? = nil, asyncActions: [AsyncActionConfiguration]) async throws(RecorderClientError) -> TaskRunHandle {
+    public func startTask(identifier: String, taskRunUUID: UUID? = nil, asyncActions: [AsyncActionConfiguration]) async throws(RecorderClientError) -> TaskRun {
         let result: TaskStartResult = try await call(.taskStart, TaskStartParams(taskIdentifier: identifier, taskRunUUID: taskRunUUID, asyncActions: asyncActions))
-        return TaskRunHandle(client: self, start: result)
+        return TaskRun(client: self, start: result)
     }
 
     /// `stream.subscribe`: live records of `device` until the stream is cancelled or the
@@ -37,7 +37,7 @@ extension RecorderClient {
 }
 
 /// A task run started through a `RecorderClient`.
-public struct TaskRunHandle: Sendable {
+public struct TaskRun: Sendable {
     public let client: RecorderClient
     public let taskRunUUID: UUID
     public let runDirectory: String

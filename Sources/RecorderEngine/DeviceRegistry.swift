@@ -6,6 +6,8 @@ public final class DeviceRegistry: Sendable {
     public let devices: [Device]
     /// Devices whose configuration could not be used at all (bad keys): name and reason.
     public let invalid: [DeviceInfo]
+    /// The action types each device kind serves, from the backends.
+    let served: [String: Set<AsyncActionType>]
 
     public init(configuration: DaemonConfiguration, backends: [any SensorBackend], baseDirectory: String, logger: Logger) {
         var devices: [Device] = []
@@ -29,6 +31,7 @@ public final class DeviceRegistry: Sendable {
         }
         self.devices = devices
         self.invalid = invalid
+        served = Dictionary(backends.map { ($0.kind, $0.servedActionTypes) }, uniquingKeysWith: { $0.union($1) })
     }
 
     /// Opens every device that is not open; returns the number available.
@@ -43,27 +46,12 @@ public final class DeviceRegistry: Sendable {
         return device
     }
 
-    /// The device for an async action: the one it names, or the first that provides its sensors.
+    /// The device for an async action: the one it names, else the first configured device of a
+    /// kind that serves the action (open or not: an unavailable one gives a clear error).
     public func device(for action: AsyncActionConfiguration) throws(DeviceError) -> Device {
         if let name = action.device { return try device(named: name) }
-        let wanted = action.type.deviceSensorTypes
-        if let open = devices.first(where: { !Set($0.capabilities?.sensorTypes ?? []).isDisjoint(with: wanted) }) {
-            return open
-        }
-        // Not open yet: take the first whose kind usually serves this action.
-        let kinds: Set<String> = switch action.type {
-        case .motion: ["replay", "iio"]
-        case .distance: ["gpsd", "replay-location"]
-        case .microphone: ["alsa"]
-        }
-        if let device = devices.first(where: { kinds.contains($0.kind) && !$0.isAvailable && Self.replayServes(device: $0, action.type) }) {
-            return device
-        }
-        throw .noDevice(action.type)
-    }
-
-    static func replayServes(device: Device, _ type: AsyncActionType) -> Bool {
-        device.kind != "replay" || type == .motion
+        guard let device = devices.first(where: { served[$0.kind]?.contains(action.type) == true }) else { throw .noDevice(action.type) }
+        return device
     }
 
     /// Every device as `devices.list` shows it.

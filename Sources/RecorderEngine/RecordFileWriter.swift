@@ -28,18 +28,7 @@ public final class RecordFileWriter {
     /// Writes `bytes` (whole lines).
     public func write(_ bytes: [UInt8]) throws(StorageError) {
         guard !bytes.isEmpty else { return }
-        let failure: Int32? = bytes.withUnsafeBytes { raw -> Int32? in
-            var offset = 0
-            while offset < raw.count {
-                let n = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                offset += n
-            }
-            return nil
-        }
+        let failure = bytes.withUnsafeBytes { POSIXFile.writeAll(fd, $0) }
         if let failure {
             _ = ftruncate(fd, off_t(bytesWritten))
             _ = lseek(fd, off_t(bytesWritten), SEEK_SET)

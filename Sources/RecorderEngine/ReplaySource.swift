@@ -108,6 +108,8 @@ public struct ReplayBackend: SensorBackend {
 
     public var kind: String { "replay" }
 
+    public var servedActionTypes: Set<AsyncActionType> { [.motion] }
+
     public func makeSource(configuration: DeviceConfiguration, baseDirectory: String) throws(ConfigurationError) -> any SensorSource {
         let replay: ReplayConfiguration
         do {

@@ -44,6 +44,9 @@ public protocol SensorSource: AnyObject, Sendable {
 public protocol SensorBackend: Sendable {
     /// The device `kind` this backend serves (`replay`, `iio`, `gpsd`, `alsa`).
     var kind: String { get }
+    /// The async-action types its devices serve (a motion recorder takes the first device whose
+    /// backend serves `.motion`, unless the action names a device).
+    var servedActionTypes: Set<AsyncActionType> { get }
     /// Decodes `configuration` and makes its source. Relative paths resolve against `baseDirectory`.
     func makeSource(configuration: DeviceConfiguration, baseDirectory: String) throws(ConfigurationError) -> any SensorSource
 }

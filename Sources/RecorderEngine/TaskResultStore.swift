@@ -29,18 +29,7 @@ public enum TaskResultStore {
         let temporary = directory + "/." + (path as NSString).lastPathComponent + ".tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
         guard fd >= 0 else { throw StorageError("create", path: temporary, errno: errno) }
-        let failure: Int32? = data.withUnsafeBytes { raw -> Int32? in
-            var offset = 0
-            while offset < raw.count {
-                let n = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                offset += n
-            }
-            return fsync(fd) == 0 ? nil : errno
-        }
+        let failure = data.withUnsafeBytes { POSIXFile.writeAll(fd, $0) } ?? (fsync(fd) == 0 ? nil : errno)
         close(fd)
         if let failure {
             unlink(temporary)

@@ -19,20 +19,8 @@ struct FullDiskTests {
         let start = try await runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: [.motion("m")]))
         // 1 MiB holds ~3,500 samples of two records: wait for 10,000 frames (2 s at 5 kHz).
         let device = try devices.device(named: "imu0")
-        // Hold the device: the recording lets go of it when it stops on the full disk.
-        let lease = try device.acquire()
-        defer { lease.release() }
-        let (signals, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let reader = device.ring!.addReader(fromUptime: nil) { continuation.yield() }
-        var seen = 0
-        var scratch: [SensorFrame] = []
-        for await _ in signals {
-            scratch.removeAll()
-            _ = reader.read(into: &scratch)
-            seen += scratch.count
-            if seen >= 10_000 { break }
-        }
-        reader.close()
+        // Holds a lease: the recording lets go of the device when it stops on the full disk.
+        try await Fixtures.waitForFrames(device, 10_000)
         let result = try await runs.finish(start.taskRunUUID)
         let error = try #require(result.asyncResults.compactMap(\.error).first)
         #expect(error.identifier == "m_error")

@@ -24,21 +24,6 @@ struct RecordingTests {
                      runs: TaskRunRegistry(dataDirectory: data, devices: devices, ringSeconds: ringSeconds, clock: clock, logger: Fixtures.logger))
     }
 
-    /// Waits until the device has written `count` more frames (an event, not a sleep).
-    func waitForFrames(_ device: Device, _ count: Int) async {
-        let (signals, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let reader = device.ring!.addReader(fromUptime: nil) { continuation.yield() }
-        defer { reader.close() }
-        var seen = 0
-        var scratch: [SensorFrame] = []
-        for await _ in signals {
-            scratch.removeAll()
-            _ = reader.read(into: &scratch)
-            seen += scratch.count
-            if seen >= count { return }
-        }
-    }
-
     @Test func recordsTheReplayedSamplesExactlyWithStepMarkers() async throws {
         let s = try setup(speed: 4)
         let start = try await s.runs.start(TaskStartParams(taskIdentifier: "walk", asyncActions: [
@@ -51,10 +36,10 @@ struct RecordingTests {
         let started = try await s.runs.startStep(StepParams(taskRunUUID: start.taskRunUUID, stepPath: "walk/walking.outbound"))
         #expect(started.startedRecorders == ["motion"])
         #expect(device.info.state == .sampling)
-        await waitForFrames(device, 200)
+        try await Fixtures.waitForFrames(device, 200)
         _ = try await s.runs.finishStep(StepParams(taskRunUUID: start.taskRunUUID, stepPath: "walk/walking.outbound"))
         _ = try await s.runs.startStep(StepParams(taskRunUUID: start.taskRunUUID, stepPath: "walk/walking.return"))
-        await waitForFrames(device, 200)
+        try await Fixtures.waitForFrames(device, 200)
         let stopped = try await s.runs.finishStep(StepParams(taskRunUUID: start.taskRunUUID, stepPath: "walk/walking.return"))
         #expect(stopped.stoppedRecorders == ["motion"])
         let result = try await s.runs.finish(start.taskRunUUID)
@@ -102,9 +87,9 @@ struct RecordingTests {
         ]))
         let device = try s.devices.device(named: "imu0")
         #expect(device.info.state == .sampling)
-        await waitForFrames(device, 300)
+        try await Fixtures.waitForFrames(device, 300)
         _ = try await s.runs.startStep(StepParams(taskRunUUID: start.taskRunUUID, stepPath: "balance/stand"))
-        await waitForFrames(device, 50)
+        try await Fixtures.waitForFrames(device, 50)
         let result = try await s.runs.finish(start.taskRunUUID)
         let records = try Fixtures.records(start.runDirectory + "/m.jsonl").filter(\.isSample)
         let negative = records.filter { $0.timestamp! < 0 }
@@ -119,7 +104,7 @@ struct RecordingTests {
         let s = try setup(speed: 200, ringSeconds: 0.001)
         let start = try await s.runs.start(TaskStartParams(taskIdentifier: "fast", asyncActions: [.motion("m")]))
         let device = try s.devices.device(named: "imu0")
-        await waitForFrames(device, 20_000)
+        try await Fixtures.waitForFrames(device, 20_000)
         let result = try await s.runs.finish(start.taskRunUUID)
         let file = try #require(result.asyncResults.first?.file)
         let records = try Fixtures.records(start.runDirectory + "/m.jsonl")

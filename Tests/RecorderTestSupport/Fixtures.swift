@@ -49,6 +49,26 @@ public enum Fixtures {
     }
 }
 
+extension Fixtures {
+    /// Waits until `device` has written `count` more frames: an event, not a sleep. Holds a
+    /// lease meanwhile, so the device samples even if its recordings stop.
+    public static func waitForFrames(_ device: Device, _ count: Int) async throws {
+        let lease = try device.acquire()
+        defer { lease.release() }
+        let (signals, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let reader = device.ring!.addReader(fromUptime: nil) { continuation.yield() }
+        defer { reader.close() }
+        var seen = 0
+        var scratch: [SensorFrame] = []
+        for await _ in signals {
+            scratch.removeAll()
+            _ = reader.read(into: &scratch)
+            seen += scratch.count
+            if seen >= count { return }
+        }
+    }
+}
+
 /// A clock the test moves by hand.
 public final class ManualClock: RecorderClock, @unchecked Sendable {
     // @unchecked: tests set `offset` from one task only, between calls.
