@@ -41,6 +41,15 @@ struct ExecutableTests {
         #expect(devices.first { $0.name == "broken" }?.state == .unavailable)
         let run = try await client.startTask(identifier: "walk", asyncActions: [.motion("motion")])
         #expect(run.runDirectory.hasPrefix(dir + "/other-data/runs/walk/"))
+        // Malformed input on another connection while recording: answered, and harmless.
+        let raw = try RawConnection(socketPath: dir + "/other.sock")
+        for line in ["{oops", "[1]", #"{"jsonrpc":"2.0","id":1,"method":"task.finish","params":{"taskRunUUID":42}}"#,
+                     #"{"jsonrpc":"2.0","id":2,"method":"step.finish","params":{"taskRunUUID":"\#(run.taskRunUUID.uuidString)","stepPath":"nope"}}"#] {
+            try await raw.send(line + "\n")
+            #expect(try await raw.response()?["error"] != nil)
+        }
+        try await raw.send(Array(repeating: UInt8(ascii: "x"), count: (1 << 20) + 100))
+        #expect((try await raw.response()?["error"] as? [String: Any])?["code"] as? Int == RPCErrorCode.requestTooLarge.rawValue)
         try await awaitRecords(client, count: 100)
         #expect(try await daemon.stop(signal: SIGTERM) == 0)
         let result = try TaskResultStore.read(directory: run.runDirectory)
@@ -51,6 +60,10 @@ struct ExecutableTests {
         #expect(file.sha256 == SHA256.hex(data))
         #expect(file.sampleCount == (try Fixtures.records(run.runDirectory + "/motion.jsonl")).filter(\.isSample).count)
         #expect(file.sampleCount >= 200)
+        #expect(file.droppedSamples == 0)
+        let outcome = ReplayCheck.compare(try Fixtures.records(run.runDirectory + "/motion.jsonl"), rows: try Fixtures.rows(Fixtures.shortWalk))
+        #expect(outcome.mismatches.count == 0, "\(outcome.mismatches.prefix(3))")
+        #expect(outcome.samples * 2 == file.sampleCount)
         #expect(!FileManager.default.fileExists(atPath: dir + "/other.sock"))
     }
 
