@@ -21,10 +21,16 @@ let package = Package(
     ],
     targets: [
         .target(name: "RecorderModel"),
+        .systemLibrary(
+            name: "CLibCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
         .target(
             name: "RecorderEngine",
             dependencies: [
                 "RecorderModel",
+                "CLibCrypto",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

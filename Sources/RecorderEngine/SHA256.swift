@@ -1,71 +1,56 @@
-/// SHA-256 (FIPS 180-4), streaming: file results carry the hash of exactly the bytes written.
-public struct SHA256: Sendable {
-    static let k: [UInt32] = [
-        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-        0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-        0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-        0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-        0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-        0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-        0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-        0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-    ]
+import CLibCrypto
 
-    var h: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) =
-        (0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19)
-    var buffer: [UInt8] = []
-    var length: UInt64 = 0
+/// SHA-256, streaming, through libcrypto's EVP interface (which uses the CPU's SHA instructions
+/// where it has them): file results carry the hash of exactly the bytes written.
+public struct SHA256: @unchecked Sendable {
+    // @unchecked: the context is owned by one value; `update` copies it first when it is shared
+    // (copy on write), so no two holders ever touch the same EVP context.
+    final class Context {
+        let pointer: OpaquePointer
 
-    public init() { buffer.reserveCapacity(64) }
+        init() {
+            pointer = EVP_MD_CTX_new()
+            EVP_DigestInit_ex(pointer, EVP_sha256(), nil)
+        }
+
+        init(copying other: Context) {
+            pointer = EVP_MD_CTX_new()
+            EVP_MD_CTX_copy_ex(pointer, other.pointer)
+        }
+
+        deinit { EVP_MD_CTX_free(pointer) }
+    }
+
+    var context = Context()
+
+    public init() {}
 
     /// Adds bytes to the hash.
     public mutating func update<C: Collection>(_ bytes: C) where C.Element == UInt8 {
-        if let done = bytes.withContiguousStorageIfAvailable({ update(buffer: UnsafeRawBufferPointer($0)) }) {
-            return done
+        if bytes.withContiguousStorageIfAvailable({ update(buffer: UnsafeRawBufferPointer($0)) }) == nil {
+            Array(bytes).withUnsafeBytes { update(buffer: $0) }
         }
-        let copy = Array(bytes)
-        copy.withUnsafeBytes { update(buffer: $0) }
     }
 
     /// Adds the bytes of `buffer` to the hash.
     public mutating func update(buffer: UnsafeRawBufferPointer) {
-        guard let base = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
-        length &+= UInt64(buffer.count)
-        var offset = 0
-        if !self.buffer.isEmpty {
-            let take = min(64 - self.buffer.count, buffer.count)
-            self.buffer.append(contentsOf: UnsafeBufferPointer(start: base, count: take))
-            offset = take
-            if self.buffer.count == 64 {
-                let block = self.buffer
-                block.withUnsafeBufferPointer { compress($0.baseAddress!) }
-                self.buffer.removeAll(keepingCapacity: true)
-            }
-        }
-        while buffer.count - offset >= 64 {
-            compress(base + offset)
-            offset += 64
-        }
-        if offset < buffer.count {
-            self.buffer.append(contentsOf: UnsafeBufferPointer(start: base + offset, count: buffer.count - offset))
-        }
+        guard buffer.count > 0 else { return }
+        if !isKnownUniquelyReferenced(&context) { context = Context(copying: context) }
+        EVP_DigestUpdate(context.pointer, buffer.baseAddress, buffer.count)
     }
 
-    /// The digest as lower-case hex.
+    /// The digest of the bytes so far, as lower-case hex (the hash can go on).
     public func hexDigest() -> String {
-        var copy = self
-        let bitLength = length &* 8
-        var tail: [UInt8] = [0x80]
-        let padding = (55 &- Int(length % 64) + 64) % 64
-        tail.append(contentsOf: repeatElement(0, count: padding))
-        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
-        copy.length = 0
-        copy.update(tail)
-        let words = [copy.h.0, copy.h.1, copy.h.2, copy.h.3, copy.h.4, copy.h.5, copy.h.6, copy.h.7]
+        let final = Context(copying: context)
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        EVP_DigestFinal_ex(final.pointer, &digest, &length)
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
-        for w in words {
-            for shift in stride(from: 28, through: 0, by: -4) { out.append(digits[Int((w >> UInt32(shift)) & 0xF)]) }
+        out.reserveCapacity(Int(length) * 2)
+        for byte in digest.prefix(Int(length)) {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0xF)])
         }
         return String(decoding: out, as: UTF8.self)
     }
@@ -76,32 +61,4 @@ public struct SHA256: Sendable {
         s.update(bytes)
         return s.hexDigest()
     }
-
-    mutating func compress(_ p: UnsafePointer<UInt8>) {
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
-            for i in 0..<16 {
-                w[i] = UInt32(p[4 * i]) << 24 | UInt32(p[4 * i + 1]) << 16 | UInt32(p[4 * i + 2]) << 8 | UInt32(p[4 * i + 3])
-            }
-            for i in 16..<64 {
-                let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
-                let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
-                w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
-            }
-            var (a, b, c, d, e, f, g, hh) = h
-            SHA256.k.withUnsafeBufferPointer { k in
-                for i in 0..<64 {
-                    let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
-                    let ch = (e & f) ^ (~e & g)
-                    let t1 = hh &+ s1 &+ ch &+ k[i] &+ w[i]
-                    let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
-                    let maj = (a & b) ^ (a & c) ^ (b & c)
-                    let t2 = s0 &+ maj
-                    hh = g; g = f; f = e; e = d &+ t1; d = c; c = b; b = a; a = t1 &+ t2
-                }
-            }
-            h = (h.0 &+ a, h.1 &+ b, h.2 &+ c, h.3 &+ d, h.4 &+ e, h.5 &+ f, h.6 &+ g, h.7 &+ hh)
-        }
-    }
-
-    @inline(__always) func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
 }
