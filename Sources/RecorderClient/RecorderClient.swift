@@ -117,8 +117,7 @@ public final class RecorderClient: Sendable {
                     return
                 }
                 line.append(UInt8(ascii: "\n"))
-                let bytes = line
-                writeQueue.async { [socket] in socket.writeAll(bytes) }
+                socket.send(line, queue: writeQueue)
             }
         } catch let error as RecorderClientError {
             throw error
@@ -129,7 +128,7 @@ public final class RecorderClient: Sendable {
 
     /// Writes raw bytes to the socket (for tests of the daemon's input handling).
     public func sendRaw(_ bytes: [UInt8]) {
-        writeQueue.async { [socket] in socket.writeAll(Data(bytes)) }
+        socket.send(Data(bytes), queue: writeQueue)
     }
 
     // MARK: Reading
@@ -196,26 +195,32 @@ public struct StreamRecordsParams: Sendable, Codable {
 /// The client's socket descriptor, closed exactly once. `shutdown` never touches a descriptor
 /// number after `close` (it could belong to another connection by then).
 final class ClientSocket: Sendable {
-    private let descriptor: Mutex<Int32?>
+    struct State {
+        var descriptor: Int32?
+        /// Writes waiting on the write queue: while any is, new bytes queue behind them.
+        var queued = 0
+    }
+
+    private let state: Mutex<State>
     private let fd: Int32
 
     init(fd: Int32) {
         self.fd = fd
-        descriptor = Mutex(fd)
+        state = Mutex(State(descriptor: fd))
     }
 
     /// Ends both directions; the reader sees EOF.
     func shutdown() {
-        descriptor.withLock { d in
-            if let d { _ = Foundation.shutdown(d, Int32(SHUT_RDWR)) }
+        state.withLock { s in
+            if let d = s.descriptor { _ = Foundation.shutdown(d, Int32(SHUT_RDWR)) }
         }
     }
 
     /// Closes the descriptor (once).
     func close() {
-        descriptor.withLock { d in
-            if let fd = d { _ = Foundation.close(fd) }
-            d = nil
+        state.withLock { s in
+            if let d = s.descriptor { _ = Foundation.close(d) }
+            s.descriptor = nil
         }
     }
 
@@ -229,20 +234,47 @@ final class ClientSocket: Sendable {
         }
     }
 
-    /// Writes all of `data` (on the client's write queue).
+    /// Sends `data` without blocking the caller: at once when nothing is queued and the socket
+    /// takes it all, else (the rest) on `queue`, in order.
+    func send(_ data: Data, queue: DispatchQueue) {
+        let rest: Data? = state.withLock { s in
+            guard let d = s.descriptor else { return nil }
+            var rest = data
+            if s.queued == 0 {
+                let n = data.withUnsafeBytes { Foundation.send(d, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+                if n == data.count { return nil }
+                if n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR { return nil }
+                rest = data.dropFirst(max(0, n))
+            }
+            s.queued += 1
+            return rest
+        }
+        guard let rest else { return }
+        queue.async { [self] in
+            writeAll(rest)
+            state.withLock { $0.queued -= 1 }
+        }
+    }
+
+    /// Writes all of `data` (on the client's write queue only). Each send is non-blocking and
+    /// made under the lock (the descriptor cannot be closed meanwhile); waiting for room is a
+    /// `poll` outside it, so `send`, `shutdown` and `close` never wait for a slow reader.
     func writeAll(_ data: Data) {
-        descriptor.withLock { d in
-            guard let fd = d else { return }
-            data.withUnsafeBytes { raw in
-                var offset = 0
-                while offset < raw.count {
-                    let n = Foundation.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        return
-                    }
-                    offset += n
+        var offset = 0
+        while offset < data.count {
+            let outcome: Int? = state.withLock { s in
+                guard let d = s.descriptor else { return nil }
+                let n = data.withUnsafeBytes { raw in
+                    Foundation.send(d, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
                 }
+                if n < 0 { return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : nil }
+                return n
+            }
+            guard let n = outcome else { return }
+            offset += n
+            if n == 0 {
+                var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&pfd, 1, 100)
             }
         }
     }

@@ -16,7 +16,7 @@ struct RequestRouter: Sendable {
     func respond(to request: JSONRPCRequest, connection: ControlConnection) async -> [UInt8]? {
         let id = request.id ?? .null
         do {
-            let bytes = try await handle(request, id: id, connection: connection)
+            let bytes = try await handle(request, id: request.id, connection: connection)
             return request.id == nil ? nil : bytes
         } catch let error as RPCError {
             return request.id == nil ? nil : ResponseEncoding.failure(id: id, error: error)
@@ -25,7 +25,10 @@ struct RequestRouter: Sendable {
         }
     }
 
-    func handle(_ request: JSONRPCRequest, id: JSONRPCID, connection: ControlConnection) async throws -> [UInt8] {
+    /// Handles a request; returns the response, or nil when it was already sent (step boundaries
+    /// answer from the run's queue). `id` is nil for notifications.
+    func handle(_ request: JSONRPCRequest, id requestID: JSONRPCID?, connection: ControlConnection) async throws -> [UInt8]? {
+        let id = requestID ?? .null
         guard let method = ControlMethod(rawValue: request.method) else {
             throw RPCError(.methodNotFound, "method not found: \(request.method.debugDescription); methods: \(ControlMethod.allCases.map(\.rawValue).joined(separator: ", "))")
         }
@@ -40,12 +43,21 @@ struct RequestRouter: Sendable {
         case .taskStart:
             let params = try Self.params(TaskStartParams.self, request.params)
             return try ResponseEncoding.success(id: id, result: try await mapped { () async throws(TaskRunError) in try await runs.start(params) })
-        case .stepStart:
+        case .stepStart, .stepFinish:
             let params = try Self.params(StepParams.self, request.params)
-            return try ResponseEncoding.success(id: id, result: try await mapped { () async throws(TaskRunError) in try await runs.startStep(params) })
-        case .stepFinish:
-            let params = try Self.params(StepParams.self, request.params)
-            return try ResponseEncoding.success(id: id, result: try await mapped { () async throws(TaskRunError) in try await runs.finishStep(params) })
+            let respond = requestID.map { Self.responder(id: $0, connection: connection) }
+            do {
+                if method == .stepStart {
+                    _ = try await runs.startStep(params, respond: respond)
+                } else {
+                    _ = try await runs.finishStep(params, respond: respond)
+                }
+                return nil
+            } catch {
+                // Answered on the run's queue unless the run is unknown.
+                if case .unknownTaskRun = error { throw error.rpcError }
+                return nil
+            }
         case .taskFinish:
             let params = try Self.params(TaskRunParams.self, request.params)
             return try ResponseEncoding.success(id: id, result: try await mapped { () async throws(TaskRunError) in try await runs.finish(params.taskRunUUID) })
@@ -67,6 +79,21 @@ struct RequestRouter: Sendable {
                 throw RPCError(.unknownSubscription, "no subscription \(params.subscription) on this connection")
             }
             return try ResponseEncoding.success(id: id, result: JSONValue.object(["subscription": .number(Double(params.subscription))]))
+        }
+    }
+
+    /// Answers a step boundary from the run's queue.
+    static func responder(id: JSONRPCID, connection: ControlConnection) -> @Sendable (Result<StepResult, TaskRunError>) -> Void {
+        { result in
+            let bytes: [UInt8]
+            switch result {
+            case .success(let r):
+                bytes = (try? ResponseEncoding.success(id: id, result: r))
+                    ?? ResponseEncoding.failure(id: id, error: RPCError(.internalError, "internal error: result not encodable"))
+            case .failure(let e):
+                bytes = ResponseEncoding.failure(id: id, error: e.rpcError)
+            }
+            connection.send(bytes)
         }
     }
 

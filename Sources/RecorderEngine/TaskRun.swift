@@ -40,15 +40,21 @@ public final class TaskRun: @unchecked Sendable {
     }
 
     /// Runs `body` on the run's queue.
-    func perform<T: Sendable>(touching: Bool = true, _ body: @escaping @Sendable () throws(TaskRunError) -> T) async throws(TaskRunError) -> T {
+    /// `respond`, when given, is called on the queue with the outcome before the caller resumes:
+    /// the daemon answers from there, saving a thread hand-off on the response path.
+    func perform<T: Sendable>(touching: Bool = true, respond: (@Sendable (Result<T, TaskRunError>) -> Void)? = nil,
+                              _ body: @escaping @Sendable () throws(TaskRunError) -> T) async throws(TaskRunError) -> T {
         if touching { lastActivity.withLock { $0 = clock.uptime() } }
         let outcome: Result<T, TaskRunError> = await withCheckedContinuation { continuation in
             queue.async {
+                let outcome: Result<T, TaskRunError>
                 do throws(TaskRunError) {
-                    continuation.resume(returning: .success(try body()))
+                    outcome = .success(try body())
                 } catch {
-                    continuation.resume(returning: .failure(error))
+                    outcome = .failure(error)
                 }
+                respond?(outcome)
+                continuation.resume(returning: outcome)
             }
         }
         return try outcome.get()

@@ -69,18 +69,19 @@ public final class TaskRunRegistry: Sendable {
         return TaskStartResult(taskRunUUID: uuid, runDirectory: directory, errors: errors.isEmpty ? nil : errors)
     }
 
-    /// `step.start`.
-    public func startStep(_ params: StepParams) async throws(TaskRunError) -> StepResult {
+    /// `step.start`. `respond`, when given, gets the outcome on the run's queue first (the
+    /// daemon answers from there); it is not called when the run is unknown (that throws).
+    public func startStep(_ params: StepParams, respond: (@Sendable (Result<StepResult, TaskRunError>) -> Void)? = nil) async throws(TaskRunError) -> StepResult {
         let run = try run(params.taskRunUUID)
         let path = params.stepPath
-        return try await run.perform { () throws(TaskRunError) -> StepResult in try run.startStep(path) }
+        return try await run.perform(respond: respond) { () throws(TaskRunError) -> StepResult in try run.startStep(path) }
     }
 
-    /// `step.finish`.
-    public func finishStep(_ params: StepParams) async throws(TaskRunError) -> StepResult {
+    /// `step.finish`; `respond` as for `startStep`.
+    public func finishStep(_ params: StepParams, respond: (@Sendable (Result<StepResult, TaskRunError>) -> Void)? = nil) async throws(TaskRunError) -> StepResult {
         let run = try run(params.taskRunUUID)
         let path = params.stepPath
-        return try await run.perform { () throws(TaskRunError) -> StepResult in try run.finishStep(path) }
+        return try await run.perform(respond: respond) { () throws(TaskRunError) -> StepResult in try run.finishStep(path) }
     }
 
     /// Ends a run with `status` and removes it; returns its final result.
