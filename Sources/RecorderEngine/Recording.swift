@@ -15,7 +15,8 @@ final class Recording: @unchecked Sendable {
 
     let configuration: AsyncActionConfiguration
     let device: Device
-    let types: [SensorType]
+    /// The sensor types recorded (checked against the device when it starts).
+    var types: [SensorType]
     let queue: DispatchQueue
     let clock: any RecorderClock
     let directory: String
@@ -79,13 +80,21 @@ final class Recording: @unchecked Sendable {
     }
 
     /// Starts recording at `uptime`: creates the file, writes the first marker, attaches to the ring.
-    func start(uptime: Double, date: Date) throws(RecordingStartError) {
+    /// Returns the wanted sensor types the device turned out not to have.
+    func start(uptime: Double, date: Date) throws(RecordingStartError) -> [SensorType] {
         do {
             try arm()
         } catch {
             throw .device(error)
         }
-        guard let ring = device.ring else { throw .device(.unavailable(device.name, reason: "not opened")) }
+        guard let ring = device.ring, let caps = device.capabilities else { throw .device(.unavailable(device.name, reason: "not opened")) }
+        let missing = types.filter { !caps.sensorTypes.contains($0) }
+        types.removeAll { missing.contains($0) }
+        guard !types.isEmpty else {
+            lease?.release()
+            lease = nil
+            throw .device(.unsupportedSensor(device.name, missing[0]))
+        }
         let writer: RecordFileWriter
         do {
             writer = try RecordFileWriter(path: directory + "/" + relativePath)
@@ -108,6 +117,7 @@ final class Recording: @unchecked Sendable {
         flushEncoder()
         reader = ring.addReader(fromUptime: lowerBound) { [weak self] in self?.scheduleDrain() }
         scheduleDrain()
+        return missing
     }
 
     /// The step path changes at `uptime`; a marker is written before the first record measured

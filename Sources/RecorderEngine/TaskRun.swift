@@ -69,25 +69,33 @@ public final class TaskRun: @unchecked Sendable {
         for action in actions {
             do throws(DeviceError) {
                 let device = try devices.device(for: action)
-                guard device.probe(), let caps = device.capabilities else {
-                    throw DeviceError.unavailable(device.name, reason: device.info.error ?? "not opened")
-                }
                 let wanted: [SensorType]
                 switch action.options {
                 case .motion(let o): wanted = o.recorderTypes
                 case .distance: wanted = [.location]
                 case .microphone: wanted = [.soundLevel]
                 }
-                let types = wanted.filter(caps.sensorTypes.contains)
-                for missing in wanted where !caps.sensorTypes.contains(missing) {
-                    errors.append(ErrorResult(identifier: action.identifier + "_error",
-                                              errorDescription: DeviceError.unsupportedSensor(device.name, missing).description))
+                // An unavailable device is tried again when the recorder starts (it may be back by
+                // then); one that is open is checked for the sensors now.
+                var types = wanted
+                if device.probe(), let caps = device.capabilities {
+                    types = wanted.filter(caps.sensorTypes.contains)
+                    for missing in wanted where !caps.sensorTypes.contains(missing) {
+                        errors.append(ErrorResult(identifier: action.identifier + "_error",
+                                                  errorDescription: DeviceError.unsupportedSensor(device.name, missing).description))
+                    }
+                    if types.isEmpty { continue }
                 }
-                if types.isEmpty { continue }
                 let recording = Recording(configuration: action, device: device, types: types, directory: directory,
                                           stepPath: rules.currentStepPath, queue: queue, clock: clock)
                 recording.onFailure = { [unowned self] in persist() }
-                if recording.preRollSeconds > 0 { try recording.arm() }
+                if recording.preRollSeconds > 0 {
+                    do throws(DeviceError) {
+                        try recording.arm()
+                    } catch {
+                        logger.warning("pre-roll not armed", metadata: ["taskRun": "\(uuid)", "recorder": "\(action.identifier)", "error": "\(error)"])
+                    }
+                }
                 recordings.append(recording)
             } catch {
                 errors.append(ErrorResult(identifier: action.identifier + "_error", errorDescription: error.description))
@@ -115,7 +123,8 @@ public final class TaskRun: @unchecked Sendable {
             case .startRecorder(let id):
                 guard let r = recording(id) else { continue }
                 do {
-                    try r.start(uptime: uptime, date: date)
+                    let missing = try r.start(uptime: uptime, date: date)
+                    for type in missing { addError(identifier: id, description: DeviceError.unsupportedSensor(r.device.name, type).description) }
                     started.append(id)
                 } catch {
                     logger.warning("recorder did not start", metadata: ["taskRun": "\(uuid)", "recorder": "\(id)", "error": "\(error)"])

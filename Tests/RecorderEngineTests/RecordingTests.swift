@@ -179,6 +179,28 @@ struct RecordingTests {
         await #expect(throws: TaskRunError.shuttingDown) { _ = try await s.runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: [])) }
     }
 
+    @Test func aDeviceUnavailableAtTaskStartIsTriedAgainAtTheStartStep() async throws {
+        let dir = try Fixtures.temporaryDirectory()
+        var configuration = DaemonConfiguration()
+        configuration.devices = [Fixtures.replayDevice(file: dir + "/later.csv", speed: 4)]
+        let devices = DeviceRegistry(configuration: configuration, backends: [ReplayBackend()], baseDirectory: "/", logger: Fixtures.logger)
+        #expect(devices.probeAll() == 0)
+        let runs = TaskRunRegistry(dataDirectory: dir + "/data", devices: devices, ringSeconds: 30, logger: Fixtures.logger)
+        let start = try await runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: [
+            .motion("late", startStepIdentifier: "walk"),
+            .motion("never", startStepIdentifier: "walk", device: "imu0", options: MotionOptions(recorderTypes: [.magnetometer])),
+        ]))
+        #expect(start.errors == nil)
+        try FileManager.default.copyItem(atPath: Fixtures.shortWalk, toPath: dir + "/later.csv")
+        let step = try await runs.startStep(StepParams(taskRunUUID: start.taskRunUUID, stepPath: "t/walk"))
+        #expect(step.startedRecorders == ["late"])
+        try await Fixtures.waitForFrames(try devices.device(named: "imu0"), 100)
+        let result = try await runs.finish(start.taskRunUUID)
+        #expect(result.asyncResults.compactMap(\.file).map(\.identifier) == ["late"])
+        #expect(result.asyncResults.compactMap(\.error).map(\.errorDescription) == ["device \"imu0\" has no magnetometer"])
+        #expect((result.asyncResults.compactMap(\.file).first?.sampleCount ?? 0) > 0)
+    }
+
     @Test func replayLoadsCSVAndJSONLinesAndRejectsBadFiles() throws {
         let configuration = try Fixtures.replayDevice().json.decode(ReplayConfiguration.self)
         let csv = try ReplayData.load(path: Fixtures.shortWalk, configuration: configuration)
