@@ -232,3 +232,63 @@ extension JSONLinesEncoder {
         if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
     }
 }
+
+extension JSONLinesEncoder {
+    /// Appends any decoded record in the files' key order, omitting unset fields (live tail
+    /// output, re-encoding without `JSONEncoder`).
+    public mutating func appendRecord(_ r: Record) {
+        var first = true
+        func key(_ name: StaticString) {
+            appendStatic(first ? "{\"" : ",\"")
+            first = false
+            appendStatic(name)
+            appendStatic("\":")
+        }
+        func number(_ name: StaticString, _ value: Double?) {
+            guard let value else { return }
+            key(name)
+            appendNumber(value)
+        }
+        func string(_ name: StaticString, _ value: String?) {
+            guard let value else { return }
+            key(name)
+            appendString(value)
+        }
+        // Markers carry `timestampDate` after `timestamp`; location records after `sensorType`.
+        let isLocation = r.sensorType == SensorType.location.rawValue
+        number("uptime", r.uptime)
+        number("timestamp", r.timestamp)
+        if !isLocation { string("timestampDate", r.timestampDate) }
+        string("stepPath", r.stepPath)
+        string("event", r.event)
+        string("sensorType", r.sensorType)
+        if isLocation { string("timestampDate", r.timestampDate) }
+        number("x", r.x)
+        number("y", r.y)
+        number("z", r.z)
+        if let d = r.droppedSamples {
+            key("droppedSamples")
+            appendInteger(d)
+        }
+        string("errorDescription", r.errorDescription)
+        number("latitude", r.latitude)
+        number("longitude", r.longitude)
+        number("horizontalAccuracy", r.horizontalAccuracy)
+        number("verticalAccuracy", r.verticalAccuracy)
+        number("altitude", r.altitude)
+        number("course", r.course)
+        number("speed", r.speed)
+        number("relativeDistance", r.relativeDistance)
+        number("totalDistance", r.totalDistance)
+        string("mode", r.mode)
+        if let s = r.satellitesUsed {
+            key("satellitesUsed")
+            appendInteger(s)
+        }
+        number("timeInterval", r.timeInterval)
+        number("average", r.average)
+        number("peak", r.peak)
+        string("unit", r.unit)
+        appendStatic(first ? "{}\n" : "}\n")
+    }
+}

@@ -59,14 +59,15 @@ struct TailCommand: AsyncParsableCommand {
         }
         let client = try await socket.connect()
         let stream = try await client.subscribe(device: device, sensorTypes: types.isEmpty ? nil : types, rate: rate)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var encoder = JSONLinesEncoder(reservingCapacity: 4096)
         if !json { print("    uptime   sensor             x          y          z") }
         var printed = 0
         for try await records in stream {
             for r in records {
                 if json {
-                    print(String(decoding: try encoder.encode(r), as: UTF8.self))
+                    encoder.removeAll()
+                    encoder.appendRecord(r)
+                    FileHandle.standardOutput.write(Data(encoder.bytes))
                 } else if r.isGap {
                     print(String(format: "%10.3f   ", r.uptime ?? 0) + "\(r.sensorType ?? "") gap: \(r.droppedSamples ?? 0) samples lost")
                 } else {

@@ -42,6 +42,23 @@ struct JSONLinesEncoderTests {
         }
     }
 
+    @Test func decodedRecordsReencodeToTheSameLine() throws {
+        var e = JSONLinesEncoder()
+        e.appendMarker(uptime: 3.25, timestamp: 0, timestampDate: "2026-01-02T03:04:05.006+00:00", stepPath: JSONString("t/a \"b\""))
+        e.appendMotion(uptime: 3.5, timestamp: 0.25, stepPath: JSONString("t/a"), sensorType: .gyro, vector: Vector3(x: 1e-300, y: -0.1, z: 7))
+        e.appendGap(uptime: 4, timestamp: 0.75, stepPath: nil, sensorType: .accelerometer, droppedSamples: 3)
+        e.appendError(uptime: 5, timestamp: 1.75, stepPath: JSONString("t"), description: "gone\n")
+        e.appendSoundLevel(SoundLevel(uptime: 6, timeInterval: 1, average: -30.5, peak: -3), timestamp: 2.75, stepPath: nil)
+        e.appendLocation(LocationFix(uptime: 7, latitude: 1.5, longitude: 2.5, horizontalAccuracy: 4, altitude: 12, course: 90, speed: 1.25, mode: 3, satellitesUsed: 9),
+                         timestamp: 3.75, stepPath: JSONString("t"), timestampDate: "2026-01-02T03:04:06.000+00:00",
+                         relativeDistance: 1, totalDistance: 10, saveCoordinates: true)
+        for line in lines(e).dropLast() {
+            var again = JSONLinesEncoder()
+            again.appendRecord(try JSONDecoder().decode(Record.self, from: Data(line.utf8)))
+            #expect(String(decoding: again.bytes, as: UTF8.self) == line + "\n")
+        }
+    }
+
     @Test func nonFiniteNumbersAreNull() throws {
         var e = JSONLinesEncoder()
         e.appendMotion(uptime: 1, timestamp: 0, stepPath: nil, sensorType: .magnetometer, vector: Vector3(x: .nan, y: .infinity, z: -.infinity))
