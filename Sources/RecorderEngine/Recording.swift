@@ -182,7 +182,7 @@ final class Recording: @unchecked Sendable {
         while let next = pendingSteps.first, next.uptime <= uptime {
             pendingSteps.removeFirst()
             stepPath = next.path
-            let date = Date(timeIntervalSinceNow: next.uptime - clock.uptime())
+            let date = clock.now().addingTimeInterval(next.uptime - clock.uptime())
             encoder.appendMarker(uptime: next.uptime, timestamp: next.uptime - startUptime,
                                  timestampDate: ISO8601Timestamp.string(from: date), stepPath: stepPath)
         }

@@ -203,7 +203,6 @@ public final class TaskRun: @unchecked Sendable {
         result.endDate = date
         queue.asyncAfter(deadline: .now() + Recording.stopGrace) { [self] in
             for r in recordings { r.finalize(date: clock.now()) }
-            for r in recordings where r.lease != nil { r.detach() }
             let final = snapshot()
             persistQueue.sync {
                 pendingPersist.withLock { $0 = nil }

@@ -81,7 +81,7 @@ extension JSONValue: Codable {
 
 extension JSONValue {
     /// Decodes a typed value from this JSON value (control plane only, not per sample).
-    public func decode<T: Decodable>(_ type: T.Type, codingPathPrefix: String = "") throws -> T {
+    public func decode<T: Decodable>(_ type: T.Type) throws -> T {
         let data = try JSONEncoder().encode(self)
         return try JSONDecoder().decode(T.self, from: data)
     }
