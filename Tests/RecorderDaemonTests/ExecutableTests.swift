@@ -142,7 +142,11 @@ struct ExecutableTests {
         #expect(result.status == .finished)
         #expect(result.stepHistory.map(\.stepPath) == ["instruction", "countdown", "walking.outbound", "walking.return", "walking.rest", "conclusion"].map { "gait-balance/" + $0 })
         let motion = try #require(result.asyncResults.compactMap(\.file).first)
-        // Outbound, return and rest: 1.5 s at 100 Hz, two sensor types.
-        #expect(motion.sampleCount >= 280 && motion.sampleCount <= 306)
+        // From the start of outbound to the end of rest at 100 Hz, two sensor types.
+        let span = try #require(result.stepHistory[4].endUptime) - result.stepHistory[2].startUptime
+        #expect(span >= 1.5)
+        #expect(abs(Double(motion.sampleCount) - span * 200) <= 8)
+        #expect(motion.startUptime == result.stepHistory[2].startUptime)
+        #expect(motion.endUptime == result.stepHistory[4].endUptime)
     }
 }
