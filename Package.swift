@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Layering (dependencies point one way):
-// RecorderModel <- RecorderEngine <- backends (IIOSensors, GPSSensors, AudioSensors) <- RecorderDaemon <- recorderd
+// RecorderModel <- RecorderEngine <- backends (GPSSensors; IIOSensors, AudioSensors to come) <- RecorderDaemon <- recorderd
 // RecorderModel <- RecorderClient <- recorderctl
 let package = Package(
     name: "recorderd",
@@ -34,11 +34,21 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .systemLibrary(
+            name: "CLibGPS",
+            pkgConfig: "libgps",
+            providers: [.apt(["libgps-dev"])]
+        ),
+        .target(
+            name: "GPSSensors",
+            dependencies: ["RecorderModel", "RecorderEngine", "CLibGPS"]
+        ),
         .target(
             name: "RecorderDaemon",
             dependencies: [
                 "RecorderModel",
                 "RecorderEngine",
+                "GPSSensors",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
@@ -74,6 +84,10 @@ let package = Package(
         ),
         .testTarget(name: "RecorderModelTests", dependencies: ["RecorderModel"]),
         .testTarget(name: "RecorderEngineTests", dependencies: ["RecorderEngine", "RecorderModel", "RecorderTestSupport"]),
+        .testTarget(
+            name: "GPSSensorsTests",
+            dependencies: ["GPSSensors", "RecorderEngine", "RecorderModel", "RecorderTestSupport"]
+        ),
         .testTarget(
             name: "RecorderDaemonTests",
             dependencies: ["RecorderDaemon", "RecorderClient", "RecorderModel", "RecorderEngine", "RecorderTestSupport",

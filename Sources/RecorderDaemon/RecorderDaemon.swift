@@ -1,4 +1,5 @@
 import Foundation
+import GPSSensors
 import Logging
 import RecorderEngine
 import RecorderModel
@@ -16,7 +17,7 @@ public struct RecorderDaemon: Sendable {
     let logger: Logger
 
     /// The backends this build knows.
-    public static let backends: [any SensorBackend] = [ReplayBackend()]
+    public static let backends: [any SensorBackend] = [ReplayBackend(), GPSDBackend()]
 
     /// Builds the daemon. `baseDirectory` resolves relative device files (the configuration's folder).
     public init(configuration: DaemonConfiguration, baseDirectory: String, clock: any RecorderClock = SystemClock(), logger: Logger) {

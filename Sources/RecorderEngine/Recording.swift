@@ -41,6 +41,8 @@ final class Recording: @unchecked Sendable {
     /// Counts of the records in `encoder` not yet written: added to the file result only once
     /// their bytes are in the file.
     var pending = PendingCounts()
+    /// Distance walked, for location recordings (resets per recording).
+    var distance = DistanceTracker()
 
     struct PendingCounts {
         var samples = 0
@@ -205,8 +207,9 @@ final class Recording: @unchecked Sendable {
         case .location(let fix):
             guard types.contains(.location) else { return }
             let date = fix.fixTime.map { ISO8601Timestamp.string(from: Date(timeIntervalSince1970: $0)) }
+            let walked = distance.add(fix)
             encoder.appendLocation(fix, timestamp: timestamp, stepPath: stepPath, timestampDate: date,
-                                   relativeDistance: nil, totalDistance: nil, saveCoordinates: saveCoordinates)
+                                   relativeDistance: walked.relative, totalDistance: walked.total, saveCoordinates: saveCoordinates)
             pending.samples += 1
         case .soundLevel(let level):
             guard types.contains(.soundLevel) else { return }

@@ -35,14 +35,6 @@ struct InProcessDaemon {
     }
 }
 
-/// Runs a blocking call on a Dispatch thread: tests must not block the cooperative pool, which
-/// the in-process server needs.
-func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
-    }
-}
-
 /// A raw connection to the control socket: bytes in, lines out, with a timeout on every read.
 /// Its async methods do the blocking socket calls on a Dispatch thread.
 final class RawConnection: @unchecked Sendable {
@@ -116,70 +108,6 @@ final class RawConnection: @unchecked Sendable {
             if object["method"] == nil { return object }
         }
         return nil
-    }
-}
-
-/// A child process with a deadline, stopped by its PID.
-final class ChildProcess: @unchecked Sendable {
-    // @unchecked: Process is used from one test at a time.
-    let process = Process()
-    let output = Pipe()
-
-    init(_ executable: String, _ arguments: [String]) throws {
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-    }
-
-    var pid: Int32 { process.processIdentifier }
-
-    /// Sends `signal` and waits for the exit (at most `timeout` s, then SIGKILL).
-    @discardableResult
-    func stop(signal: Int32 = SIGTERM, timeout: Double = 15) async throws -> Int32 {
-        if process.isRunning { kill(pid, signal) }
-        return try await wait(timeout: timeout)
-    }
-
-    /// Waits for the exit (at most `timeout` s, then SIGKILL); returns the status.
-    @discardableResult
-    func wait(timeout: Double) async throws -> Int32 {
-        try await offPool { self.waitBlocking(timeout: timeout) }
-    }
-
-    func waitBlocking(timeout: Double) -> Int32 {
-        let done = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async { [process] in
-            process.waitUntilExit()
-            done.signal()
-        }
-        if done.wait(timeout: .now() + timeout) == .timedOut {
-            Issue.record("process \(pid) did not exit within \(timeout) s")
-            kill(pid, SIGKILL)
-            done.wait()
-        }
-        return process.terminationStatus
-    }
-
-    /// Everything the process printed (after it exited).
-    var printed: String {
-        String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    }
-
-    deinit {
-        if process.isRunning { kill(pid, SIGKILL) }
-    }
-
-    /// The built executable `name` (beside the test bundle).
-    static func executable(_ name: String) -> String {
-        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            if FileManager.default.isExecutableFile(atPath: dir.appendingPathComponent(name).path) { return dir.appendingPathComponent(name).path }
-            dir = dir.deletingLastPathComponent()
-        }
-        let built = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.build/debug/\(name)").standardized.path
-        return built
     }
 }
 

@@ -1,0 +1,19 @@
+import RecorderEngine
+import RecorderModel
+
+/// The `gpsd` backend: location fixes from a gpsd through libgps.
+public struct GPSDBackend: SensorBackend {
+    public init() {}
+
+    public var kind: String { "gpsd" }
+
+    public var servedActionTypes: Set<AsyncActionType> { [.distance] }
+
+    public func makeSource(configuration: DeviceConfiguration, baseDirectory: String) throws(ConfigurationError) -> any SensorSource {
+        do {
+            return GPSDSource(configuration: try configuration.json.decode(GPSDConfiguration.self))
+        } catch {
+            throw ConfigurationError(DecodingErrorDescription.describe(error))
+        }
+    }
+}

@@ -1,0 +1,216 @@
+import Foundation
+import GPSSensors
+import RecorderEngine
+import RecorderModel
+import RecorderTestSupport
+import Testing
+
+/// A real gpsd (started by gpsfake) replaying a real receiver log on a free port.
+struct FakeGPSD {
+    let process: ChildProcess
+    let port: Int
+
+    static let logs = Fixtures.root + "/gps"
+
+    static func freePort() -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Starts `gpsfake` on a free port (or `port`); `delay` seconds per sentence.
+    static func start(log: String, delay: Double = 0.005, port: Int? = nil) throws -> FakeGPSD {
+        let port = port ?? freePort()
+        let process = try ChildProcess("/usr/bin/gpsfake", ["-1", "-q", "-P", "\(port)", "-c", "\(delay)", "-W", "2", logs + "/" + log])
+        return FakeGPSD(process: process, port: port)
+    }
+
+    /// Stops gpsfake and the gpsd it started (gpsfake leaves it running), each by its PID.
+    func stop() async throws {
+        // gpsfake does not act on SIGTERM while it waits out its -W delay.
+        try await process.stop(signal: SIGKILL)
+        // gpsd 3.22 ignores SIGTERM while gpsfake's control socket is gone: stop it for good.
+        for pid in Self.gpsdPIDs(port: port) {
+            kill(pid, SIGKILL)
+        }
+    }
+
+    /// PIDs of gpsd processes serving `port` (from /proc).
+    static func gpsdPIDs(port: Int) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry -> Int32? in
+            guard let pid = Int32(entry),
+                  let raw = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { return nil }
+            let arguments = raw.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            guard arguments.first?.hasSuffix("gpsd") == true,
+                  let i = arguments.firstIndex(of: "-S"), i + 1 < arguments.count, arguments[i + 1] == "\(port)" else { return nil }
+            return pid
+        }
+    }
+
+    /// gpsd's own TPV reports for the log, by time of day (the date may be week-rollover corrected).
+    static func goldenTPVs(_ log: String) throws -> [String: [[String: Any]]] {
+        var byTime: [String: [[String: Any]]] = [:]
+        // Split on bytes: the file mixes CRLF and LF, and Swift reads "\r\n" as one Character.
+        for line in try Data(contentsOf: URL(fileURLWithPath: logs + "/" + log + ".chk")).split(separator: UInt8(ascii: "\n")) {
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any],
+                  object["class"] as? String == "TPV", let time = object["time"] as? String else { continue }
+            byTime[timeOfDay(time), default: []].append(object)
+        }
+        return byTime
+    }
+
+    /// `HH:MM:SS.mmm` of an ISO-8601 time.
+    static func timeOfDay(_ iso: String) -> String {
+        let t = iso.split(separator: "T")[1]
+        return String(t.prefix(12))
+    }
+}
+
+@Suite("gpsd source against a real gpsd (gpsfake)", .serialized)
+struct GPSDSourceTests {
+    func device(port: Int, name: String = "gps0") -> DeviceConfiguration {
+        DeviceConfiguration(name: name, kind: "gpsd", json: .object([
+            "name": .string(name), "kind": .string("gpsd"), "host": .string("127.0.0.1"), "port": .number(Double(port)),
+        ]))
+    }
+
+    func registries(port: Int) throws -> (DeviceRegistry, TaskRunRegistry, String) {
+        var configuration = DaemonConfiguration()
+        configuration.devices = [device(port: port)]
+        let devices = DeviceRegistry(configuration: configuration, backends: [GPSDBackend()], baseDirectory: "/", logger: Fixtures.logger)
+        #expect(devices.probeAll() == 1)
+        let data = try Fixtures.temporaryDirectory()
+        return (devices, TaskRunRegistry(dataDirectory: data, devices: devices, ringSeconds: 30, logger: Fixtures.logger), data)
+    }
+
+    /// Waits for `count` location fixes from the device (an event, not a sleep).
+    func waitForFixes(_ device: Device, _ count: Int) async throws {
+        let lease = try device.acquire()
+        defer { lease.release() }
+        let (signals, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let reader = device.ring!.addReader(fromUptime: nil) { continuation.yield() }
+        defer { reader.close() }
+        var fixes = 0
+        var scratch: [SensorFrame] = []
+        for await _ in signals {
+            scratch.removeAll()
+            _ = reader.read(into: &scratch)
+            fixes += scratch.filter { if case .location(let f) = $0 { return f.mode >= 2 } else { return false } }.count
+            if fixes >= count { return }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func everyRecordedFixAgreesWithGpsdsOwnTPV() async throws {
+        let gpsd = try FakeGPSD.start(log: "ublox-neo-m9n-nmea.log")
+        defer { kill(gpsd.process.pid, SIGTERM); for pid in FakeGPSD.gpsdPIDs(port: gpsd.port) { kill(pid, SIGKILL) } }
+        let (devices, runs, _) = try registries(port: gpsd.port)
+        let start = try await runs.start(TaskStartParams(taskIdentifier: "walk", asyncActions: [
+            AsyncActionConfiguration(identifier: "location", options: .distance(DistanceOptions(saveCoordinates: true))),
+            AsyncActionConfiguration(identifier: "private", options: .distance(DistanceOptions())),
+        ]))
+        #expect(start.errors == nil)
+        try await waitForFixes(try devices.device(named: "gps0"), 1)
+        // The peer: gpspipe reading the same gpsd, from now on.
+        let peerOutput = try Fixtures.temporaryDirectory() + "/gpspipe.json"
+        let peer = try ChildProcess("/usr/bin/gpspipe", ["-w", "-o", peerOutput, "127.0.0.1:\(gpsd.port)"])
+        try await waitForFixes(try devices.device(named: "gps0"), 30)
+        let result = try await runs.finish(start.taskRunUUID)
+        // gpspipe waits for data through SIGTERM: end gpsd, and it exits at EOF with its output flushed.
+        try await gpsd.stop()
+        _ = try await peer.wait(timeout: 15)
+        var live: [String: [[String: Any]]] = [:]
+        for line in try Data(contentsOf: URL(fileURLWithPath: peerOutput)).split(separator: UInt8(ascii: "\n")) {
+            guard let tpv = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any],
+                  tpv["class"] as? String == "TPV", let time = tpv["time"] as? String else { continue }
+            live[FakeGPSD.timeOfDay(time), default: []].append(tpv)
+        }
+        #expect(live.count >= 15)
+        #expect(result.asyncResults.compactMap(\.file).count == 2)
+
+        let golden = try FakeGPSD.goldenTPVs("ublox-neo-m9n-nmea.log")
+        let records = try Fixtures.records(start.runDirectory + "/location.jsonl").filter(\.isSample)
+        #expect(records.count >= 30)
+        func agrees(_ r: Record, _ tpv: [String: Any], keys: [(String, Double?)]) -> Bool {
+            keys.allSatisfy { key, value in
+                guard let expected = tpv[key] as? Double else { return value == nil }
+                return value.map { abs($0 - expected) < 1e-6 } ?? false
+            }
+        }
+        var matchedGolden = 0
+        var matchedLive = 0
+        for r in records {
+            guard let date = r.timestampDate else { continue }
+            let time = FakeGPSD.timeOfDay(date)
+            // gpsd's stored output for this log: position, speed, course, altitude, vertical accuracy
+            // (its eph depends on sentence timing, so it is compared with the live peer below).
+            let candidates = try #require(golden[time], "no TPV at \(date)")
+            let stable: [(String, Double?)] = [("speed", r.speed), ("track", r.course), ("epv", r.verticalAccuracy),
+                                               ("altMSL", r.altitude), ("lat", r.latitude), ("lon", r.longitude)]
+            #expect(candidates.contains { agrees(r, $0, keys: stable) }, "fix at \(date) matches none of gpsd's stored TPVs")
+            matchedGolden += 1
+            if let peerTPVs = live[time] {
+                #expect(peerTPVs.contains { agrees(r, $0, keys: stable + [("eph", r.horizontalAccuracy)]) },
+                        "fix at \(date) matches none of the TPVs gpspipe read from the same gpsd")
+                matchedLive += 1
+            }
+        }
+        #expect(matchedGolden >= 25)
+        #expect(matchedLive >= 15)
+        #expect(records.allSatisfy { $0.x == nil })
+        // Coordinates only where asked.
+        let unasked = try Fixtures.records(start.runDirectory + "/private.jsonl").filter(\.isSample)
+        #expect(unasked.count == records.count)
+        #expect(unasked.allSatisfy { $0.latitude == nil && $0.longitude == nil })
+
+        // Distance against an independent computation (equirectangular: exact enough at these
+        // centimetre-to-metre steps, and a different formula from the recorder's haversine).
+        var total = 0.0
+        var previous: (Double, Double)?
+        for r in records {
+            guard r.mode != "none", let lat = r.latitude, let lon = r.longitude, let eph = r.horizontalAccuracy, eph < 20 else {
+                #expect(r.relativeDistance == nil)
+                continue
+            }
+            if let (plat, plon) = previous {
+                let x = (lon - plon) * .pi / 180 * cos((lat + plat) / 2 * .pi / 180)
+                let y = (lat - plat) * .pi / 180
+                total += 6_371_008.8 * (x * x + y * y).squareRoot()
+            }
+            previous = (lat, lon)
+            #expect(abs((r.totalDistance ?? -1) - total) < 1e-6)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func withoutGpsdTheRecordingCarriesAnErrorMarker() async throws {
+        let port = FakeGPSD.freePort()
+        let (devices, runs, _) = try registries(port: port)
+        let device = try devices.device(named: "gps0")
+        let start = try await runs.start(TaskStartParams(taskIdentifier: "walk", asyncActions: [
+            AsyncActionConfiguration(identifier: "location", options: .distance(DistanceOptions())),
+        ]))
+        // The fault frame is what the source delivers first when gpsd is absent.
+        let (signals, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let reader = device.ring!.addReader(fromUptime: 0) { continuation.yield() }
+        var scratch: [SensorFrame] = []
+        _ = reader.read(into: &scratch)
+        if scratch.isEmpty { for await _ in signals { _ = reader.read(into: &scratch); if !scratch.isEmpty { break } } }
+        reader.close()
+        let result = try await runs.finish(start.taskRunUUID)
+        let records = try Fixtures.records(start.runDirectory + "/location.jsonl")
+        let errors = records.filter { $0.event == "error" }
+        #expect(errors.count == 1)
+        #expect(errors.first?.errorDescription?.contains("gpsd not reachable at 127.0.0.1:\(port)") == true)
+        #expect(result.asyncResults.first?.file?.errorCount == 1)
+        #expect(device.info.details?["connection"]?.hasPrefix("not connected") == true)
+    }
+}
