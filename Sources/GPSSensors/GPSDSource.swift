@@ -22,6 +22,7 @@ public final class GPSDSource: SensorSource {
         /// The connected socket, for `shutdown` from `stop()`.
         let socket = Mutex<Int32?>(nil)
         let status = Mutex<String>("not connected")
+        let fixMode = Mutex<String?>(nil)
 
         /// Sleeps up to `seconds`, or until stopped.
         func pause(_ seconds: Double) {
@@ -54,6 +55,12 @@ public final class GPSDSource: SensorSource {
         // Connection is lazy (when a recording or subscriber needs fixes): the device is usable
         // even while gpsd is down, and recordings then carry an error marker.
         return DeviceCapabilities(sensorTypes: [.location], rate: 1, details: details)
+    }
+
+    public var liveDetails: [String: String] {
+        var details = ["connection": control.withLock { $0?.status.withLock { $0 } } ?? lastStatus.value.withLock { $0 }]
+        if let mode = control.withLock({ $0?.fixMode.withLock { $0 } }) { details["fixMode"] = mode }
+        return details
     }
 
     public func start(sink: any FrameSink) throws {
@@ -121,6 +128,7 @@ public final class GPSDSource: SensorSource {
                 }
                 faulted = false
                 if let fix = Self.fix(from: data, uptime: uptime) {
+                    control.fixMode.withLock { $0 = fix.mode >= 3 ? "3D" : fix.mode == 2 ? "2D" : "no fix" }
                     if let last = lastFixUptime, fix.mode >= 2, uptime - last > 0.05 { interval = min(interval, uptime - last) }
                     frames.append(.location(fix))
                     if fix.mode >= 2 { lastFixUptime = uptime }

@@ -140,13 +140,14 @@ public final class Device: Sendable {
 
     /// The device as `devices.list` shows it.
     public var info: DeviceInfo {
-        state.withLock { s in
+        let live = source.liveDetails
+        return state.withLock { s in
             DeviceInfo(
                 name: name, kind: kind,
                 state: s.capabilities == nil ? .unavailable : (s.sampling ? .sampling : .available),
                 sensorTypes: s.capabilities?.sensorTypes ?? [],
                 rate: s.capabilities?.rate, rates: s.capabilities?.availableRates,
-                error: s.lastError, details: s.capabilities?.details, users: s.leases)
+                error: s.lastError, details: s.capabilities.map { $0.details.merging(live) { $1 } }, users: s.leases)
         }
     }
 }

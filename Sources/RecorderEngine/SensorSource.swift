@@ -38,6 +38,13 @@ public protocol SensorSource: AnyObject, Sendable {
     func start(sink: any FrameSink) throws
     /// Stops sampling; returns after the last delivery.
     func stop()
+    /// State that changes while sampling (connection, fix mode…), shown by `devices.list`.
+    var liveDetails: [String: String] { get }
+}
+
+extension SensorSource {
+    /// No live details by default.
+    public var liveDetails: [String: String] { [:] }
 }
 
 /// Makes sensor sources of one device kind from their configuration.

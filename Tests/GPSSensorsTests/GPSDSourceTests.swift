@@ -190,6 +190,51 @@ struct GPSDSourceTests {
         }
     }
 
+    /// Waits for a frame matching `predicate` from the device (holding a lease meanwhile).
+    func waitFor(_ device: Device, _ predicate: @escaping (SensorFrame) -> Bool) async throws {
+        let lease = try device.acquire()
+        defer { lease.release() }
+        let (signals, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let reader = device.ring!.addReader(fromUptime: nil) { continuation.yield() }
+        defer { reader.close() }
+        var scratch: [SensorFrame] = []
+        for await _ in signals {
+            scratch.removeAll()
+            _ = reader.read(into: &scratch)
+            if scratch.contains(where: predicate) { return }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func gpsdKilledAndRestartedGivesAnErrorMarkerAGapAndFixesAgain() async throws {
+        let first = try FakeGPSD.start(log: "ublox-neo-m9n-nmea.log")
+        let (devices, runs, _) = try registries(port: first.port)
+        let device = try devices.device(named: "gps0")
+        let start = try await runs.start(TaskStartParams(taskIdentifier: "walk", asyncActions: [
+            AsyncActionConfiguration(identifier: "location", options: .distance(DistanceOptions())),
+        ]))
+        try await waitForFixes(device, 10)
+        try await first.stop()
+        try await waitFor(device) { if case .fault = $0 { return true } else { return false } }
+        let second = try FakeGPSD.start(log: "ublox-neo-m9n-nmea.log", port: first.port)
+        defer { kill(second.process.pid, SIGKILL); for pid in FakeGPSD.gpsdPIDs(port: second.port) { kill(pid, SIGKILL) } }
+        try await waitFor(device) { if case .gap = $0 { return true } else { return false } }
+        try await waitForFixes(device, 5)
+        #expect(device.info.details?["connection"] == "connected")
+        #expect(device.info.details?["fixMode"] == "3D")
+        _ = try await runs.finish(start.taskRunUUID)
+        try await second.stop()
+
+        let records = try Fixtures.records(start.runDirectory + "/location.jsonl")
+        // (A first marker may say gpsd was not reachable yet: gpsfake's gpsd listens ~0.5 s in.)
+        let errorIndex = try #require(records.firstIndex { $0.errorDescription == "gpsd connection lost" })
+        let gapIndex = try #require(records.firstIndex { $0.isGap })
+        #expect(gapIndex > errorIndex)
+        #expect((records[gapIndex].droppedSamples ?? 0) > 0)
+        #expect(records[..<errorIndex].filter(\.isSample).count >= 10)
+        #expect(records[gapIndex...].filter(\.isSample).count >= 5)
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func withoutGpsdTheRecordingCarriesAnErrorMarker() async throws {
         let port = FakeGPSD.freePort()
