@@ -43,6 +43,8 @@ final class Recording: @unchecked Sendable {
     var pending = PendingCounts()
     /// Distance walked, for location recordings (resets per recording).
     var distance = DistanceTracker()
+    /// Metres walked in each step path (location recordings).
+    var distanceByStep: [String: Double] = [:]
 
     struct PendingCounts {
         var samples = 0
@@ -63,7 +65,12 @@ final class Recording: @unchecked Sendable {
         self.queue = queue
         self.clock = clock
         self.stepPath = JSONString(stepPath)
-        if case .distance(let o) = configuration.options { saveCoordinates = o.saveCoordinates } else { saveCoordinates = false }
+        if case .distance(let o) = configuration.options {
+            saveCoordinates = o.saveCoordinates
+            distance = DistanceTracker(accuracyThreshold: o.horizontalAccuracyThreshold)
+        } else {
+            saveCoordinates = false
+        }
         scratch.reserveCapacity(4096)
     }
 
@@ -208,6 +215,7 @@ final class Recording: @unchecked Sendable {
             guard types.contains(.location) else { return }
             let date = fix.fixTime.map { ISO8601Timestamp.string(from: Date(timeIntervalSince1970: $0)) }
             let walked = distance.add(fix)
+            if let step = walked.relative { distanceByStep[stepPath.value, default: 0] += step }
             encoder.appendLocation(fix, timestamp: timestamp, stepPath: stepPath, timestampDate: date,
                                    relativeDistance: walked.relative, totalDistance: walked.total, saveCoordinates: saveCoordinates)
             pending.samples += 1
@@ -290,6 +298,10 @@ final class Recording: @unchecked Sendable {
     /// The file result as of now.
     var currentFileResult: FileResult? {
         guard var result = fileResult else { return nil }
+        if types.contains(.location) {
+            result.totalDistance = distance.total
+            result.distanceByStep = distanceByStep
+        }
         if !isFinalized, let writer { result.sha256 = writer.sha256 }
         return result
     }

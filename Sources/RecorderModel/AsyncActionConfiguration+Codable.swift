@@ -2,7 +2,7 @@ extension AsyncActionConfiguration: Codable {
     enum CodingKeys: String, CodingKey {
         case identifier, type, startStepIdentifier, stopStepIdentifier, requiresBackgroundAudio, device
         case recorderTypes, frequency, shouldDeletePrevious, preRollSeconds
-        case saveCoordinates, motionStepIdentifier
+        case saveCoordinates, motionStepIdentifier, horizontalAccuracyThreshold
         case saveAudioFile, levelInterval, sampleRate, channels
     }
 
@@ -63,6 +63,12 @@ extension AsyncActionConfiguration: Codable {
             var o = DistanceOptions()
             o.saveCoordinates = try c.decodeIfPresent(Bool.self, forKey: .saveCoordinates) ?? false
             o.motionStepIdentifier = try c.decodeIfPresent(String.self, forKey: .motionStepIdentifier)
+            if let t = try c.decodeIfPresent(Double.self, forKey: .horizontalAccuracyThreshold) {
+                guard t > 0 else {
+                    throw DecodingError.dataCorruptedError(forKey: .horizontalAccuracyThreshold, in: c, debugDescription: "expected metres > 0")
+                }
+                o.horizontalAccuracyThreshold = t
+            }
             options = .distance(o)
         case .microphone:
             var o = MicrophoneOptions()
@@ -106,6 +112,7 @@ extension AsyncActionConfiguration: Codable {
         case .distance(let o):
             try c.encode(o.saveCoordinates, forKey: .saveCoordinates)
             try c.encodeIfPresent(o.motionStepIdentifier, forKey: .motionStepIdentifier)
+            try c.encode(o.horizontalAccuracyThreshold, forKey: .horizontalAccuracyThreshold)
         case .microphone(let o):
             try c.encode(o.saveAudioFile, forKey: .saveAudioFile)
             try c.encode(o.levelInterval, forKey: .levelInterval)

@@ -51,10 +51,13 @@ public struct DistanceOptions: Sendable, Equatable {
     /// Write latitude and longitude (default false, as SageResearch).
     public var saveCoordinates: Bool = false
     public var motionStepIdentifier: String?
+    /// Fixes count for distance only when their horizontal accuracy is better than this (m; ours, default 20).
+    public var horizontalAccuracyThreshold: Double = 20
 
-    public init(saveCoordinates: Bool = false, motionStepIdentifier: String? = nil) {
+    public init(saveCoordinates: Bool = false, motionStepIdentifier: String? = nil, horizontalAccuracyThreshold: Double = 20) {
         self.saveCoordinates = saveCoordinates
         self.motionStepIdentifier = motionStepIdentifier
+        self.horizontalAccuracyThreshold = horizontalAccuracyThreshold
     }
 }
 

@@ -45,6 +45,9 @@ public struct FileResult: Sendable, Equatable, Codable {
     /// The device's actual sampling rate in Hz.
     public var frequency: Double?
     public var requestedFrequency: Double?
+    /// Location recordings: metres walked in all, and in each step (by step path).
+    public var totalDistance: Double?
+    public var distanceByStep: [String: Double]?
 
     public init(identifier: String, relativePath: String, contentType: String = "application/x-ndjson", device: String? = nil,
                 startDate: Date, startUptime: Double, units: [String: String]) {

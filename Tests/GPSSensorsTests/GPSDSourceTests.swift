@@ -122,7 +122,11 @@ struct GPSDSourceTests {
         // The peer: gpspipe reading the same gpsd, from now on.
         let peerOutput = try Fixtures.temporaryDirectory() + "/gpspipe.json"
         let peer = try ChildProcess("/usr/bin/gpspipe", ["-w", "-o", peerOutput, "127.0.0.1:\(gpsd.port)"])
-        try await waitForFixes(try devices.device(named: "gps0"), 30)
+        for step in ["walk/walking.outbound", "walk/walking.return"] {
+            _ = try await runs.startStep(StepParams(taskRunUUID: start.taskRunUUID, stepPath: step))
+            try await waitForFixes(try devices.device(named: "gps0"), 15)
+            _ = try await runs.finishStep(StepParams(taskRunUUID: start.taskRunUUID, stepPath: step))
+        }
         let result = try await runs.finish(start.taskRunUUID)
         // gpspipe waits for data through SIGTERM: end gpsd, and it exits at EOF with its output flushed.
         try await gpsd.stop()
@@ -166,6 +170,13 @@ struct GPSDSourceTests {
         #expect(matchedGolden >= 25)
         #expect(matchedLive >= 15)
         #expect(records.allSatisfy { $0.x == nil })
+        // Distance per step in the task result equals the records' relative distances in that step.
+        let file = try #require(result.asyncResults.compactMap(\.file).first { $0.identifier == "location" })
+        for step in ["walk/walking.outbound", "walk/walking.return"] {
+            let walked = records.filter { $0.stepPath == step }.compactMap(\.relativeDistance).reduce(0, +)
+            #expect(abs((file.distanceByStep?[step] ?? -1) - walked) < 1e-9)
+        }
+        #expect(abs((file.totalDistance ?? -1) - (records.last?.totalDistance ?? -2)) < 1e-9)
         // Coordinates only where asked.
         let unasked = try Fixtures.records(start.runDirectory + "/private.jsonl").filter(\.isSample)
         #expect(unasked.count == records.count)

@@ -43,9 +43,9 @@ struct AsyncActionConfigurationTests {
     }
 
     @Test func locationIsAnAliasOfDistance() throws {
-        let c = try decode(#"{"identifier": "location", "type": "location", "saveCoordinates": true, "motionStepIdentifier": "walk"}"#)
+        let c = try decode(#"{"identifier": "location", "type": "location", "saveCoordinates": true, "motionStepIdentifier": "walk", "horizontalAccuracyThreshold": 10}"#)
         #expect(c.type == .distance)
-        #expect(c.options == .distance(DistanceOptions(saveCoordinates: true, motionStepIdentifier: "walk")))
+        #expect(c.options == .distance(DistanceOptions(saveCoordinates: true, motionStepIdentifier: "walk", horizontalAccuracyThreshold: 10)))
     }
 
     @Test func microphoneOptions() throws {
