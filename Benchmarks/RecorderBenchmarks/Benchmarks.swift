@@ -33,6 +33,10 @@ enum Benchmarks {
             for speed in [10_000.0, 2_000.0, 1_000.0] { await endToEnd(file: root, speed: speed) }
         }
         if only == nil || only == "step" { await stepRoundTrip(file: root) }
+        if only == nil || only == "gps" {
+            let log = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Tests/Fixtures/gps/ublox-neo-m9n-nmea.log").standardized.path
+            await GPSBenchmark.run(log: log)
+        }
     }
 
     /// SHA-256 throughput (every byte written is hashed), with `sha256sum` as the peer.

@@ -1,3 +1,4 @@
+import Foundation
 import RecorderModel
 import Synchronization
 
@@ -87,7 +88,8 @@ public final class LiveStream: @unchecked Sendable {
             case .location(let fix):
                 guard types.contains(.location) else { continue }
                 separator()
-                encoder.appendLocation(fix, timestamp: timestamp, stepPath: nil, timestampDate: nil, relativeDistance: nil, totalDistance: nil, saveCoordinates: false)
+                let date = fix.fixTime.map { ISO8601Timestamp.string(from: Date(timeIntervalSince1970: $0)) }
+                encoder.appendLocation(fix, timestamp: timestamp, stepPath: nil, timestampDate: date, relativeDistance: nil, totalDistance: nil, saveCoordinates: false)
                 encoder.removeLastNewline()
             case .soundLevel(let level):
                 guard types.contains(.soundLevel) else { continue }

@@ -122,6 +122,9 @@ struct GPSDSourceTests {
         // The peer: gpspipe reading the same gpsd, from now on.
         let peerOutput = try Fixtures.temporaryDirectory() + "/gpspipe.json"
         let peer = try ChildProcess("/usr/bin/gpspipe", ["-w", "-o", peerOutput, "127.0.0.1:\(gpsd.port)"])
+        // A live subscriber, read after the run: the same record objects as the file.
+        let subscriber = try LiveStream(subscription: 1, device: try devices.device(named: "gps0"), types: nil, rate: nil, clock: SystemClock()) {}
+        defer { subscriber.close() }
         for step in ["walk/walking.outbound", "walk/walking.return"] {
             _ = try await runs.startStep(StepParams(taskRunUUID: start.taskRunUUID, stepPath: step))
             try await waitForFixes(try devices.device(named: "gps0"), 15)
@@ -131,6 +134,13 @@ struct GPSDSourceTests {
         // gpspipe waits for data through SIGTERM: end gpsd, and it exits at EOF with its output flushed.
         try await gpsd.stop()
         _ = try await peer.wait(timeout: 15)
+        let notification = try #require(try JSONSerialization.jsonObject(with: Data(subscriber.drain())) as? [String: Any])
+        let streamed = try #require((notification["params"] as? [String: Any])?["records"] as? [[String: Any]])
+        #expect(streamed.count >= 20)
+        // (Drained after gpsd was stopped: the stream also holds its "connection lost" marker.)
+        let streamedFixes = streamed.filter { $0["event"] == nil }
+        #expect(streamedFixes.allSatisfy { $0["sensorType"] as? String == "location" && $0["stepPath"] == nil && $0["latitude"] == nil }, "\(streamed.prefix(3))")
+        #expect(streamed.filter { $0["timestampDate"] != nil }.count >= 20)
         var live: [String: [[String: Any]]] = [:]
         for line in try Data(contentsOf: URL(fileURLWithPath: peerOutput)).split(separator: UInt8(ascii: "\n")) {
             guard let tpv = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any],

@@ -1,0 +1,113 @@
+import Foundation
+import Logging
+import RecorderClient
+import RecorderDaemon
+import RecorderEngine
+import RecorderModel
+import Synchronization
+
+/// gpsd → recorderd latency, side by side with `gpspipe -w` on the same gpsd (gpsfake replaying
+/// a real u-blox log): per TPV, arrival at a recorderd live subscriber minus arrival at gpspipe,
+/// and record `uptime` (when recorderd's source read it) minus arrival at gpspipe; CPU per fix.
+enum GPSBenchmark {
+    static func run(log: String) async {
+        var logger = Logger(label: "bench")
+        logger.logLevel = .error
+        let port = 20000 + Int(getpid() % 20000)
+        let gpsfake = Process()
+        gpsfake.executableURL = URL(fileURLWithPath: "/usr/bin/gpsfake")
+        gpsfake.arguments = ["-1", "-q", "-P", "\(port)", "-c", "0.02", "-W", "2", log]
+        gpsfake.standardOutput = FileHandle.nullDevice
+        gpsfake.standardError = FileHandle.nullDevice
+        try! gpsfake.run()
+        defer { kill(gpsfake.processIdentifier, SIGKILL) }
+
+        let directory = Benchmarks.temporaryDirectory()
+        var configuration = DaemonConfiguration()
+        configuration.socket = directory + "/control.sock"
+        configuration.dataDirectory = directory + "/data"
+        configuration.devices = [DeviceConfiguration(name: "gps0", kind: "gpsd", json: .object([
+            "name": .string("gps0"), "kind": .string("gpsd"), "port": .number(Double(port)),
+        ]))]
+        let daemon = RecorderDaemon(configuration: configuration, baseDirectory: "/", logger: logger)
+        try! await daemon.prepare()
+        let client = try! await RecorderClient.connect(socketPath: configuration.socket)
+        let run = try! await client.startTask(identifier: "gps", asyncActions: [
+            AsyncActionConfiguration(identifier: "location", options: .distance(DistanceOptions())),
+        ])
+        let stream = try! await client.subscribe(device: "gps0")
+        var iterator = stream.makeAsyncIterator()
+
+        // The peer: gpspipe, its lines timestamped on arrival on a reader thread.
+        try? await Task.sleep(for: .seconds(1))
+        let peer = Process()
+        let pipe = Pipe()
+        peer.executableURL = URL(fileURLWithPath: "/usr/bin/gpspipe")
+        peer.arguments = ["-w", "127.0.0.1:\(port)"]
+        peer.standardOutput = pipe
+        try! peer.run()
+        // Raw chunks with their arrival time; parsed after the run (parsing is not recorderd's CPU).
+        let peerChunks = Mutex<[(Double, Data)]>([])
+        let reader = Thread {
+            let handle = pipe.fileHandleForReading
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                let now = SystemClock.monotonicUptime()
+                peerChunks.withLock { $0.append((now, chunk)) }
+            }
+        }
+        reader.start()
+
+        let cpu0 = Benchmarks.cpuSeconds()
+        var subscriberArrivals: [(key: String, arrival: Double, uptime: Double)] = []
+        let deadline = SystemClock.monotonicUptime() + 20
+        while let records = try? await iterator.next() {
+            let now = SystemClock.monotonicUptime()
+            for r in records where r.isSample && r.mode != "none" {
+                guard let date = r.timestampDate, let uptime = r.uptime else { continue }
+                let key = String(date.split(separator: "T")[1].prefix(12)) + "/" + (r.horizontalAccuracy.map { String($0) } ?? "")
+                subscriberArrivals.append((key, now, uptime))
+            }
+            if subscriberArrivals.count >= 40 || now > deadline { break }
+        }
+        let cpu = Benchmarks.cpuSeconds() - cpu0
+        let result = try! await run.finish()
+        let fixes = result.asyncResults.first?.file?.sampleCount ?? 0
+        kill(peer.processIdentifier, SIGKILL)
+        peer.waitUntilExit()
+        var peers: [String: Double] = [:]
+        var buffer = Data()
+        for (arrival, chunk) in peerChunks.withLock({ $0 }) {
+            buffer.append(chunk)
+            while let nl = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = buffer[buffer.startIndex..<nl]
+                buffer.removeSubrange(buffer.startIndex...nl)
+                guard let o = try? JSONSerialization.jsonObject(with: line) as? [String: Any], o["class"] as? String == "TPV",
+                      let time = o["time"] as? String, (o["mode"] as? Int ?? 0) >= 2 else { continue }
+                let key = String(time.split(separator: "T")[1].prefix(12)) + "/" + ((o["eph"] as? Double).map { String($0) } ?? "")
+                if peers[key] == nil { peers[key] = arrival }
+            }
+        }
+        var subscriberLag: [Double] = []
+        var sourceLag: [Double] = []
+        for s in subscriberArrivals {
+            guard let p = peers[s.key] else { continue }
+            subscriberLag.append((s.arrival - p) * 1e6)
+            sourceLag.append((s.uptime - p) * 1e6)
+        }
+        subscriberLag.sort()
+        sourceLag.sort()
+        func pct(_ a: [Double], _ q: Double) -> Double { a.isEmpty ? .nan : a[min(a.count - 1, Int(Double(a.count) * q))] }
+        Benchmarks.say(String(format: "gpsd: %d fixes matched with gpspipe; recorderd subscriber minus gpspipe: p50 %.0f µs, p99 %.0f µs; recorderd source read minus gpspipe: p50 %.0f µs, p99 %.0f µs; %.0f µs CPU per fix (%d fixes recorded)",
+                            subscriberLag.count, pct(subscriberLag, 0.5), pct(subscriberLag, 0.99), pct(sourceLag, 0.5), pct(sourceLag, 0.99),
+                            cpu / Double(max(1, fixes)) * 1e6, fixes))
+        client.close()
+        await daemon.shutdown()
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = Int32(entry), let raw = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { continue }
+            let args = raw.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            if args.first?.hasSuffix("gpsd") == true, let i = args.firstIndex(of: "-S"), i + 1 < args.count, args[i + 1] == "\(port)" { kill(pid, SIGKILL) }
+        }
+    }
+}
