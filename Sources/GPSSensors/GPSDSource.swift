@@ -23,6 +23,8 @@ public final class GPSDSource: SensorSource {
         let socket = Mutex<Int32?>(nil)
         let status = Mutex<String>("not connected")
         let fixMode = Mutex<String?>(nil)
+        /// Receiver paths seen in TPV reports.
+        let receivers = Mutex<Set<String>>([])
 
         /// Sleeps up to `seconds`, or until stopped.
         func pause(_ seconds: Double) {
@@ -60,6 +62,9 @@ public final class GPSDSource: SensorSource {
     public var liveDetails: [String: String] {
         var details = ["connection": control.withLock { $0?.status.withLock { $0 } } ?? lastStatus.value.withLock { $0 }]
         if let mode = control.withLock({ $0?.fixMode.withLock { $0 } }) { details["fixMode"] = mode }
+        if let receivers = control.withLock({ $0?.receivers.withLock { $0 } }), !receivers.isEmpty {
+            details["receivers"] = receivers.sorted().joined(separator: ",")
+        }
         return details
     }
 
@@ -121,6 +126,8 @@ public final class GPSDSource: SensorSource {
                 if n < 0 { break }
                 guard n > 0, strstr(message, "\"class\":\"TPV\"") != nil else { continue }
                 let uptime = SystemClock.monotonicUptime()
+                let path = withUnsafeBytes(of: data.dev.path) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                if !path.isEmpty { _ = control.receivers.withLock { $0.insert(path) } }
                 var frames: [SensorFrame] = []
                 if faulted, let last = lastFixUptime {
                     let lost = Int(((uptime - last) / interval).rounded()) - 1

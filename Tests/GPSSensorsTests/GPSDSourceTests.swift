@@ -257,6 +257,45 @@ struct GPSDSourceTests {
     }
 
     @Test(.timeLimit(.minutes(1)))
+    func gpsDeviceWatchesOnlyThatReceiver() async throws {
+        let gpsd = try FakeGPSD.start(log: "ublox-neo-m9n-nmea.log")
+        defer { kill(gpsd.process.pid, SIGKILL); for pid in FakeGPSD.gpsdPIDs(port: gpsd.port) { kill(pid, SIGKILL) } }
+        func device(_ name: String, _ gpsDevice: String?) -> DeviceConfiguration {
+            var json: [String: JSONValue] = ["name": .string(name), "kind": .string("gpsd"), "port": .number(Double(gpsd.port))]
+            if let gpsDevice { json["gpsDevice"] = .string(gpsDevice) }
+            return DeviceConfiguration(name: name, kind: "gpsd", json: .object(json))
+        }
+        // gpsd is serving once an unfiltered device has a fix; devices.list then shows the
+        // receiver's path (from gpsd's TPV reports).
+        var first = DaemonConfiguration()
+        first.devices = [device("any", nil), device("wrong", "/dev/ttyNONE")]
+        let devices = DeviceRegistry(configuration: first, backends: [GPSDBackend()], baseDirectory: "/", logger: Fixtures.logger)
+        #expect(devices.probeAll() == 2)
+        let wrong = try devices.device(named: "wrong")
+        let wrongLease = try wrong.acquire()
+        defer { wrongLease.release() }
+        let wrongReader = wrong.ring!.addReader(fromUptime: nil) {}
+        defer { wrongReader.close() }
+        let anyLease = try devices.device(named: "any").acquire()
+        defer { anyLease.release() }
+        try await waitForFixes(try devices.device(named: "any"), 1)
+        let any = try devices.device(named: "any")
+        let receiver = try #require(any.info.details?["receivers"], "no receiver path in devices.list")
+        #expect(receiver.hasPrefix("/dev/"))
+        #expect(any.info.details?["connection"] == "connected")
+        var second = DaemonConfiguration()
+        second.devices = [device("right", receiver)]
+        let filtered = DeviceRegistry(configuration: second, backends: [GPSDBackend()], baseDirectory: "/", logger: Fixtures.logger)
+        #expect(filtered.probeAll() == 1)
+        try await waitForFixes(try filtered.device(named: "right"), 10)
+        var frames: [SensorFrame] = []
+        _ = wrongReader.read(into: &frames)
+        #expect(!frames.contains { if case .location = $0 { return true } else { return false } })
+        #expect(wrong.info.details?["gpsDevice"] == "/dev/ttyNONE")
+        try await gpsd.stop()
+    }
+
+    @Test(.timeLimit(.minutes(1)))
     func withoutGpsdTheRecordingCarriesAnErrorMarker() async throws {
         let port = FakeGPSD.freePort()
         let (devices, runs, _) = try registries(port: port)

@@ -164,6 +164,41 @@ struct ControlProtocolTests {
         await d.stop()
     }
 
+    @Test func withoutGpsdALocationRecorderGetsAnErrorMarkerAndTheDaemonStaysHealthy() async throws {
+        // A port nothing listens on (bound and closed at once).
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        close(fd)
+        let port = Double(UInt16(bigEndian: address.sin_port))
+        let gps = DeviceConfiguration(name: "gps0", kind: "gpsd", json: .object([
+            "name": .string("gps0"), "kind": .string("gpsd"), "port": .number(port)]))
+        let d = try await InProcessDaemon.start(extraDevices: [gps])
+        let client = try await d.client()
+        let run = try await client.startTask(identifier: "walk", asyncActions: [
+            .motion("motion"),
+            AsyncActionConfiguration(identifier: "location", options: .distance(DistanceOptions())),
+        ])
+        #expect(run.errors.isEmpty)
+        // The daemon answers and records motion meanwhile.
+        try await awaitRecords(client, count: 50)
+        let devices = try await client.devices()
+        #expect(devices.first { $0.name == "gps0" }?.details?["connection"]?.hasPrefix("not connected") == true)
+        let result = try await run.finish()
+        let location = try #require(result.asyncResults.compactMap(\.file).first { $0.identifier == "location" })
+        #expect(location.errorCount == 1)
+        #expect(location.sampleCount == 0)
+        let records = try Fixtures.records(run.runDirectory + "/location.jsonl")
+        #expect(records.contains { $0.event == "error" && $0.errorDescription?.contains("gpsd not reachable") == true })
+        #expect((result.asyncResults.compactMap(\.file).first { $0.identifier == "motion" }?.sampleCount ?? 0) >= 100)
+        client.close()
+        await d.stop()
+    }
+
     @Test func aClientThatDisconnectsLeavesItsRunRecording() async throws {
         let d = try await InProcessDaemon.start()
         let first = try await d.client()

@@ -14,13 +14,13 @@ struct InProcessDaemon {
     var socket: String { daemon.configuration.socket }
     var dataDirectory: String { daemon.configuration.dataDirectory }
 
-    static func start(speed: Double = 1, orphanTimeout: Double = 600) async throws -> InProcessDaemon {
+    static func start(speed: Double = 1, orphanTimeout: Double = 600, extraDevices: [DeviceConfiguration] = []) async throws -> InProcessDaemon {
         let directory = try Fixtures.temporaryDirectory()
         var configuration = DaemonConfiguration()
         configuration.socket = directory + "/control.sock"
         configuration.dataDirectory = directory + "/data"
         configuration.orphanTimeout = orphanTimeout
-        configuration.devices = [Fixtures.replayDevice(file: Fixtures.shortWalk, speed: speed)]
+        configuration.devices = [Fixtures.replayDevice(file: Fixtures.shortWalk, speed: speed)] + extraDevices
         let daemon = RecorderDaemon(configuration: configuration, baseDirectory: directory, logger: Fixtures.logger)
         try await daemon.prepare()
         return InProcessDaemon(daemon: daemon, directory: directory)
