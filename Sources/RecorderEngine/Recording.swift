@@ -301,6 +301,7 @@ final class Recording: @unchecked Sendable {
         if types.contains(.location) {
             result.totalDistance = distance.total
             result.distanceByStep = distanceByStep
+            result.unusedFixes = distance.unusedFixes
         }
         if !isFinalized, let writer { result.sha256 = writer.sha256 }
         return result

@@ -48,6 +48,9 @@ public struct FileResult: Sendable, Equatable, Codable {
     /// Location recordings: metres walked in all, and in each step (by step path).
     public var totalDistance: Double?
     public var distanceByStep: [String: Double]?
+    /// Location recordings: fixes not used for distance (no valid position, or accuracy not
+    /// better than the threshold).
+    public var unusedFixes: Int?
 
     public init(identifier: String, relativePath: String, contentType: String = "application/x-ndjson", device: String? = nil,
                 startDate: Date, startUptime: Double, units: [String: String]) {

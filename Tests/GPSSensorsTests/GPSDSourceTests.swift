@@ -187,6 +187,8 @@ struct GPSDSourceTests {
             #expect(abs((file.distanceByStep?[step] ?? -1) - walked) < 1e-9)
         }
         #expect(abs((file.totalDistance ?? -1) - (records.last?.totalDistance ?? -2)) < 1e-9)
+        #expect(file.unusedFixes == records.filter { $0.relativeDistance == nil }.count)
+        #expect(file.unusedFixes == records.filter { $0.mode == "none" || $0.latitude == nil || ($0.horizontalAccuracy ?? 99) >= 20 }.count)
         // Coordinates only where asked.
         let unasked = try Fixtures.records(start.runDirectory + "/private.jsonl").filter(\.isSample)
         #expect(unasked.count == records.count)
