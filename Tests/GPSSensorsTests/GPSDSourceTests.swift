@@ -91,21 +91,9 @@ struct GPSDSourceTests {
         return (devices, TaskRunRegistry(dataDirectory: data, devices: devices, ringSeconds: 30, logger: Fixtures.logger), data)
     }
 
-    /// Waits for `count` location fixes from the device (an event, not a sleep).
+    /// Waits for `count` location fixes (mode 2D or 3D) from the device.
     func waitForFixes(_ device: Device, _ count: Int) async throws {
-        let lease = try device.acquire()
-        defer { lease.release() }
-        let (signals, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let reader = device.ring!.addReader(fromUptime: nil) { continuation.yield() }
-        defer { reader.close() }
-        var fixes = 0
-        var scratch: [SensorFrame] = []
-        for await _ in signals {
-            scratch.removeAll()
-            _ = reader.read(into: &scratch)
-            fixes += scratch.filter { if case .location(let f) = $0 { return f.mode >= 2 } else { return false } }.count
-            if fixes >= count { return }
-        }
+        try await Fixtures.waitForFrames(device, count) { if case .location(let f) = $0 { return f.mode >= 2 } else { return false } }
     }
 
     @Test(.timeLimit(.minutes(1)))
@@ -213,19 +201,9 @@ struct GPSDSourceTests {
         }
     }
 
-    /// Waits for a frame matching `predicate` from the device (holding a lease meanwhile).
+    /// Waits for a frame matching `predicate` from the device.
     func waitFor(_ device: Device, _ predicate: @escaping (SensorFrame) -> Bool) async throws {
-        let lease = try device.acquire()
-        defer { lease.release() }
-        let (signals, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let reader = device.ring!.addReader(fromUptime: nil) { continuation.yield() }
-        defer { reader.close() }
-        var scratch: [SensorFrame] = []
-        for await _ in signals {
-            scratch.removeAll()
-            _ = reader.read(into: &scratch)
-            if scratch.contains(where: predicate) { return }
-        }
+        try await Fixtures.waitForFrames(device, 1, matching: predicate)
     }
 
     @Test(.timeLimit(.minutes(1)))

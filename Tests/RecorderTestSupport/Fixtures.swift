@@ -50,9 +50,9 @@ public enum Fixtures {
 }
 
 extension Fixtures {
-    /// Waits until `device` has written `count` more frames: an event, not a sleep. Holds a
-    /// lease meanwhile, so the device samples even if its recordings stop.
-    public static func waitForFrames(_ device: Device, _ count: Int) async throws {
+    /// Waits until `device` has written `count` more frames (that match `predicate`): an event,
+    /// not a sleep. Holds a lease meanwhile, so the device samples even if its recordings stop.
+    public static func waitForFrames(_ device: Device, _ count: Int, matching predicate: (SensorFrame) -> Bool = { _ in true }) async throws {
         let lease = try device.acquire()
         defer { lease.release() }
         let (signals, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -63,7 +63,7 @@ extension Fixtures {
         for await _ in signals {
             scratch.removeAll()
             _ = reader.read(into: &scratch)
-            seen += scratch.count
+            seen += scratch.filter(predicate).count
             if seen >= count { return }
         }
     }
