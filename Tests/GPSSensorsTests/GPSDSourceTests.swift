@@ -40,6 +40,25 @@ struct FakeGPSD {
         for pid in Self.gpsdPIDs(port: port) {
             kill(pid, SIGKILL)
         }
+        // Returns once nothing listens on the port any more (at most 5 s).
+        let deadline = Date().addingTimeInterval(5)
+        while Self.isListening(port: port), Date() < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(!Self.isListening(port: port), "gpsd still listens on \(port)")
+    }
+
+    /// True when something accepts connections on 127.0.0.1:`port`.
+    static func isListening(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        } == 0
     }
 
     /// PIDs of gpsd processes serving `port` (from /proc).
@@ -201,9 +220,9 @@ struct GPSDSourceTests {
         }
     }
 
-    /// Waits for a frame matching `predicate` from the device.
-    func waitFor(_ device: Device, _ predicate: @escaping (SensorFrame) -> Bool) async throws {
-        try await Fixtures.waitForFrames(device, 1, matching: predicate)
+    /// Waits for a frame measured since `since` that matches `predicate`.
+    func waitFor(_ device: Device, since: Double, _ predicate: @escaping (SensorFrame) -> Bool) async throws {
+        try await Fixtures.waitForFrames(device, 1, since: since, matching: predicate)
     }
 
     @Test(.timeLimit(.minutes(1)))
@@ -215,11 +234,15 @@ struct GPSDSourceTests {
             AsyncActionConfiguration(identifier: "location", options: .distance(DistanceOptions())),
         ]))
         try await waitForFixes(device, 10)
+        // Frames are looked for from before the stop: the source reports the loss at once.
+        let stopped = SystemClock.monotonicUptime()
         try await first.stop()
-        try await waitFor(device) { if case .fault = $0 { return true } else { return false } }
-        let second = try FakeGPSD.start(log: "ublox-neo-m9n-nmea.log", port: first.port)
+        try await waitFor(device, since: stopped) { if case .fault = $0 { return true } else { return false } }
+        // A slower replay (~28 s): the source's back-off (0.5 s doubling to 8 s) may reconnect
+        // several seconds in on a loaded machine, and fixes must still be coming then.
+        let second = try FakeGPSD.start(log: "ublox-neo-m9n-nmea.log", delay: 0.02, port: first.port)
         defer { kill(second.process.pid, SIGKILL); for pid in FakeGPSD.gpsdPIDs(port: second.port) { kill(pid, SIGKILL) } }
-        try await waitFor(device) { if case .gap = $0 { return true } else { return false } }
+        try await waitFor(device, since: stopped) { if case .gap = $0 { return true } else { return false } }
         try await waitForFixes(device, 5)
         #expect(device.info.details?["connection"] == "connected")
         #expect(device.info.details?["fixMode"] == "3D")

@@ -52,14 +52,17 @@ public enum Fixtures {
 extension Fixtures {
     /// Waits until `device` has written `count` more frames (that match `predicate`): an event,
     /// not a sleep. Holds a lease meanwhile, so the device samples even if its recordings stop.
-    public static func waitForFrames(_ device: Device, _ count: Int, matching predicate: (SensorFrame) -> Bool = { _ in true }) async throws {
+    /// `since`: count frames measured from that uptime on (still in the ring), not only new ones.
+    public static func waitForFrames(_ device: Device, _ count: Int, since: Double? = nil,
+                                     matching predicate: (SensorFrame) -> Bool = { _ in true }) async throws {
         let lease = try device.acquire()
         defer { lease.release() }
         let (signals, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let reader = device.ring!.addReader(fromUptime: nil) { continuation.yield() }
+        let reader = device.ring!.addReader(fromUptime: since) { continuation.yield() }
         defer { reader.close() }
         var seen = 0
         var scratch: [SensorFrame] = []
+        if since != nil { continuation.yield() }
         for await _ in signals {
             scratch.removeAll()
             _ = reader.read(into: &scratch)
