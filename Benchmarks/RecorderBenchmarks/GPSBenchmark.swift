@@ -10,6 +10,26 @@ import Synchronization
 /// a real u-blox log): per TPV, arrival at a recorderd live subscriber minus arrival at gpspipe,
 /// and record `uptime` (when recorderd's source read it) minus arrival at gpspipe; CPU per fix.
 enum GPSBenchmark {
+    /// Identifies one TPV across clients: time of day (the date may be rollover-corrected) and eph.
+    static func fixKey(time: String, eph: Double?) -> String {
+        String(time.split(separator: "T")[1].prefix(12)) + "/" + (eph.map { String($0) } ?? "")
+    }
+
+    /// Splits timestamped chunks into lines; the first arrival time of each key `key` gives.
+    static func firstArrivals(_ chunks: [(Double, Data)], key: (Data) -> String?) -> [String: Double] {
+        var arrivals: [String: Double] = [:]
+        var buffer = Data()
+        for (arrival, chunk) in chunks {
+            buffer.append(chunk)
+            while let nl = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = Data(buffer[buffer.startIndex..<nl])
+                buffer.removeSubrange(buffer.startIndex...nl)
+                if let k = key(line), arrivals[k] == nil { arrivals[k] = arrival }
+            }
+        }
+        return arrivals
+    }
+
     static func run(log: String) async {
         var logger = Logger(label: "bench")
         logger.logLevel = .error
@@ -81,8 +101,7 @@ enum GPSBenchmark {
             let now = SystemClock.monotonicUptime()
             for r in records where r.isSample && r.mode != "none" {
                 guard let date = r.timestampDate, let uptime = r.uptime else { continue }
-                let key = String(date.split(separator: "T")[1].prefix(12)) + "/" + (r.horizontalAccuracy.map { String($0) } ?? "")
-                subscriberArrivals.append((key, now, uptime))
+                subscriberArrivals.append((fixKey(time: date, eph: r.horizontalAccuracy), now, uptime))
             }
             if subscriberArrivals.count >= 40 || now > deadline { break }
         }
@@ -91,31 +110,15 @@ enum GPSBenchmark {
         let fixes = result.asyncResults.first?.file?.sampleCount ?? 0
         kill(peer.processIdentifier, SIGKILL)
         peer.waitUntilExit()
-        var peers: [String: Double] = [:]
-        var buffer = Data()
-        for (arrival, chunk) in peerChunks.withLock({ $0 }) {
-            buffer.append(chunk)
-            while let nl = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = buffer[buffer.startIndex..<nl]
-                buffer.removeSubrange(buffer.startIndex...nl)
-                guard let o = try? JSONSerialization.jsonObject(with: line) as? [String: Any], o["class"] as? String == "TPV",
-                      let time = o["time"] as? String, (o["mode"] as? Int ?? 0) >= 2 else { continue }
-                let key = String(time.split(separator: "T")[1].prefix(12)) + "/" + ((o["eph"] as? Double).map { String($0) } ?? "")
-                if peers[key] == nil { peers[key] = arrival }
-            }
+        let peers = firstArrivals(peerChunks.withLock { $0 }) { line in
+            guard let o = try? JSONSerialization.jsonObject(with: line) as? [String: Any], o["class"] as? String == "TPV",
+                  let time = o["time"] as? String, (o["mode"] as? Int ?? 0) >= 2 else { return nil }
+            return fixKey(time: time, eph: o["eph"] as? Double)
         }
         close(inotify)
-        var fileArrivals: [String: Double] = [:]
-        var fileBuffer = Data()
-        for (arrival, chunk) in fileChunks.withLock({ $0 }) {
-            fileBuffer.append(chunk)
-            while let nl = fileBuffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = fileBuffer[fileBuffer.startIndex..<nl]
-                fileBuffer.removeSubrange(fileBuffer.startIndex...nl)
-                guard let r = try? JSONDecoder().decode(Record.self, from: line), r.isSample, let date = r.timestampDate else { continue }
-                let key = String(date.split(separator: "T")[1].prefix(12)) + "/" + (r.horizontalAccuracy.map { String($0) } ?? "")
-                if fileArrivals[key] == nil { fileArrivals[key] = arrival }
-            }
+        let fileArrivals = firstArrivals(fileChunks.withLock { $0 }) { line in
+            guard let r = try? JSONDecoder().decode(Record.self, from: line), r.isSample, let date = r.timestampDate else { return nil }
+            return fixKey(time: date, eph: r.horizontalAccuracy)
         }
         var subscriberLag: [Double] = []
         var sourceLag: [Double] = []
