@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Layering (dependencies point one way):
-// RecorderModel <- RecorderEngine <- backends (GPSSensors; IIOSensors, AudioSensors to come) <- RecorderDaemon <- recorderd
+// RecorderModel <- RecorderEngine <- backends (GPSSensors, IIOSensors; AudioSensors to come) <- RecorderDaemon <- recorderd
 // RecorderModel <- RecorderClient <- recorderctl
 let package = Package(
     name: "recorderd",
@@ -43,12 +43,22 @@ let package = Package(
             name: "GPSSensors",
             dependencies: ["RecorderModel", "RecorderEngine", "CLibGPS"]
         ),
+        .systemLibrary(
+            name: "CLibIIO",
+            pkgConfig: "libiio",
+            providers: [.apt(["libiio-dev"])]
+        ),
+        .target(
+            name: "IIOSensors",
+            dependencies: ["RecorderModel", "RecorderEngine", "CLibIIO", .product(name: "Logging", package: "swift-log")]
+        ),
         .target(
             name: "RecorderDaemon",
             dependencies: [
                 "RecorderModel",
                 "RecorderEngine",
                 "GPSSensors",
+                "IIOSensors",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),

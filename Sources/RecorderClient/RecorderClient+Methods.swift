@@ -9,8 +9,12 @@ extension RecorderClient {
 
     /// `devices.list`.
     public func devices() async throws(RecorderClientError) -> [DeviceInfo] {
-        let result: DevicesListResult = try await call(.devicesList, JSONValue.object([:]))
-        return result.devices
+        try await devicesList().devices
+    }
+
+    /// `devices.list` in full: the configured devices and the hardware the backends found.
+    public func devicesList() async throws(RecorderClientError) -> DevicesListResult {
+        try await call(.devicesList, JSONValue.object([:]))
     }
 
     /// `task.start`: starts a task run with these async actions.

@@ -1,5 +1,6 @@
 import Foundation
 import GPSSensors
+import IIOSensors
 import Logging
 import RecorderEngine
 import RecorderModel
@@ -17,13 +18,15 @@ public struct RecorderDaemon: Sendable {
     let logger: Logger
 
     /// The backends this build knows.
-    public static let backends: [any SensorBackend] = [ReplayBackend(), GPSDBackend()]
+    public static func backends(retryInterval: Double, logger: Logger) -> [any SensorBackend] {
+        [ReplayBackend(), GPSDBackend(), IIOBackend(retryInterval: retryInterval, logger: logger)]
+    }
 
     /// Builds the daemon. `baseDirectory` resolves relative device files (the configuration's folder).
     public init(configuration: DaemonConfiguration, baseDirectory: String, clock: any RecorderClock = SystemClock(), logger: Logger) {
         self.configuration = configuration
         self.logger = logger
-        devices = DeviceRegistry(configuration: configuration, backends: Self.backends, baseDirectory: baseDirectory, logger: logger)
+        devices = DeviceRegistry(configuration: configuration, backends: Self.backends(retryInterval: configuration.retryInterval, logger: logger), baseDirectory: baseDirectory, logger: logger)
         runs = TaskRunRegistry(dataDirectory: configuration.dataDirectory, devices: devices, ringSeconds: configuration.ringSeconds, clock: clock, logger: logger)
         let router = RequestRouter(runs: runs, devices: devices, startUptime: clock.uptime(), clock: clock)
         server = ControlServer(socketPath: configuration.socket, socketMode: configuration.socketMode, router: router, logger: logger)

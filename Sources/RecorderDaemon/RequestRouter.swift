@@ -39,7 +39,8 @@ struct RequestRouter: Sendable {
                 pid: getpid(), dataDirectory: runs.dataDirectory, devices: devices.infos, taskRuns: await runs.active())
             return try ResponseEncoding.success(id: id, result: status)
         case .devicesList:
-            return try ResponseEncoding.success(id: id, result: DevicesListResult(devices: devices.infos))
+            let hardware = await SupervisorService.onBlockingQueue { [devices] in devices.discoverHardware() }
+            return try ResponseEncoding.success(id: id, result: DevicesListResult(devices: devices.infos, hardware: hardware))
         case .taskStart:
             let params = try Self.params(TaskStartParams.self, request.params)
             return try ResponseEncoding.success(id: id, result: try await mapped { () async throws(TaskRunError) in try await runs.start(params) })

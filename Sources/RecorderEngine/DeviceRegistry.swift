@@ -8,6 +8,8 @@ public final class DeviceRegistry: Sendable {
     public let invalid: [DeviceInfo]
     /// The action types each device kind serves, from the backends.
     let served: [String: Set<AsyncActionType>]
+    let backends: [any SensorBackend]
+    let configurations: [DeviceConfiguration]
 
     public init(configuration: DaemonConfiguration, backends: [any SensorBackend], baseDirectory: String, logger: Logger) {
         var devices: [Device] = []
@@ -31,6 +33,8 @@ public final class DeviceRegistry: Sendable {
         }
         self.devices = devices
         self.invalid = invalid
+        self.backends = backends
+        configurations = configuration.devices
         served = Dictionary(backends.map { ($0.kind, $0.servedActionTypes) }, uniquingKeysWith: { $0.union($1) })
     }
 
@@ -52,6 +56,11 @@ public final class DeviceRegistry: Sendable {
         if let name = action.device { return try device(named: name) }
         guard let device = devices.first(where: { served[$0.kind]?.contains(action.type) == true }) else { throw .noDevice(action.type) }
         return device
+    }
+
+    /// The hardware every backend finds (blocking: call off the cooperative pool).
+    public func discoverHardware() -> [HardwareDevice] {
+        backends.flatMap { backend in backend.discover(configurations: configurations.filter { $0.kind == backend.kind }) }
     }
 
     /// Every device as `devices.list` shows it.

@@ -56,4 +56,12 @@ public protocol SensorBackend: Sendable {
     var servedActionTypes: Set<AsyncActionType> { get }
     /// Decodes `configuration` and makes its source. Relative paths resolve against `baseDirectory`.
     func makeSource(configuration: DeviceConfiguration, baseDirectory: String) throws(ConfigurationError) -> any SensorSource
+    /// The devices of this kind found on the machine, configured or not (`configurations`: the
+    /// configured devices of this kind, e.g. for their URIs). Blocking; call off the cooperative pool.
+    func discover(configurations: [DeviceConfiguration]) -> [HardwareDevice]
+}
+
+extension SensorBackend {
+    /// Nothing to discover by default.
+    public func discover(configurations: [DeviceConfiguration]) -> [HardwareDevice] { [] }
 }

@@ -35,11 +35,24 @@ struct DevicesCommand: AsyncParsableCommand {
         return s
     }
 
+    static func line(_ h: HardwareDevice) -> String {
+        if let error = h.error { return "\(h.kind) \(h.source): \(error)" }
+        var s = "\(h.kind) \(h.source) \(h.id)"
+        if let name = h.name { s += " \(name)" }
+        if let channels = h.channels { s += " [\(channels.joined(separator: ","))]" }
+        if let rates = h.rates, !rates.isEmpty { s += " rates \(rates.map { $0 == $0.rounded() ? String(Int($0)) : String($0) }.joined(separator: " ")) Hz" }
+        for (k, v) in (h.details ?? [:]).sorted(by: { $0.key < $1.key }) { s += " \(k)=\(v)" }
+        return s
+    }
+
     func run() async throws {
         let client = try await socket.connect()
-        let devices = try await client.devices()
-        if json { return try Output.json(DevicesListResult(devices: devices)) }
-        for d in devices { print(Self.line(d)) }
+        let list = try await client.devicesList()
+        if json { return try Output.json(list) }
+        for d in list.devices { print(Self.line(d)) }
+        guard let hardware = list.hardware, !hardware.isEmpty else { return }
+        print("found:")
+        for h in hardware { print("  " + Self.line(h)) }
     }
 }
 

@@ -1,0 +1,26 @@
+import Logging
+import RecorderEngine
+import RecorderModel
+
+/// The `iio` backend: IMUs (accelerometer, gyroscope, magnetometer) through libiio.
+public struct IIOBackend: SensorBackend {
+    let retryInterval: Double
+    let logger: Logger
+
+    public init(retryInterval: Double = 1, logger: Logger = Logger(label: "recorderd.iio")) {
+        self.retryInterval = retryInterval
+        self.logger = logger
+    }
+
+    public var kind: String { "iio" }
+
+    public var servedActionTypes: Set<AsyncActionType> { [.motion] }
+
+    public func makeSource(configuration: DeviceConfiguration, baseDirectory: String) throws(ConfigurationError) -> any SensorSource {
+        do {
+            return IIOSource(configuration: try configuration.json.decode(IIOConfiguration.self), retryInterval: retryInterval, logger: logger)
+        } catch {
+            throw ConfigurationError(DecodingErrorDescription.describe(error))
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import RecorderModel
+
+/// An `iio` device: `{"name":"imu0","kind":"iio","uri":"local:","device":"lsm6dsox","frequency":100}`.
+///
+/// `uri` is any libiio URI (`local:`, `ip:HOST[:PORT]`, `usb:…`); absent, libiio's default
+/// context (which honours `IIOD_REMOTE`). `device` is an IIO device name or id; absent, the first
+/// device with buffered accelerometer channels. `gyroDevice` names a second IIO device for the
+/// gyroscope (many IMUs expose accelerometer and gyroscope as two devices); its samples are
+/// interleaved with the first device's in time order.
+public struct IIOConfiguration: Sendable, Equatable, Decodable {
+    public var name: String
+    public var uri: String?
+    public var device: String?
+    public var gyroDevice: String?
+    /// Requested sampling frequency in Hz; the nearest value in `sampling_frequency_available` is
+    /// used. Absent: the device's current rate.
+    public var frequency: Double?
+    /// Sensor types to record (default: every motion type the device has).
+    public var sensorTypes: [SensorType]?
+
+    enum CodingKeys: String, CodingKey { case name, uri, device, gyroDevice, frequency, sensorTypes }
+
+    public init(name: String, uri: String? = nil, device: String? = nil, gyroDevice: String? = nil,
+                frequency: Double? = nil, sensorTypes: [SensorType]? = nil) {
+        self.name = name
+        self.uri = uri
+        self.device = device
+        self.gyroDevice = gyroDevice
+        self.frequency = frequency
+        self.sensorTypes = sensorTypes
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        name = try c.decode(String.self, forKey: .name)
+        uri = try c.decodeIfPresent(String.self, forKey: .uri)
+        if let uri, uri.isEmpty || uri.utf8.count > 512 || uri.contains("\0") {
+            throw DecodingError.dataCorruptedError(forKey: .uri, in: c, debugDescription: "expected a libiio URI such as local: or ip:HOST")
+        }
+        device = try c.decodeIfPresent(String.self, forKey: .device)
+        gyroDevice = try c.decodeIfPresent(String.self, forKey: .gyroDevice)
+        for (key, value) in [(CodingKeys.device, device), (.gyroDevice, gyroDevice)] {
+            if let value, value.isEmpty || value.utf8.count > 128 || value.contains("\0") {
+                throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "expected an IIO device name or id")
+            }
+        }
+        frequency = try c.decodeIfPresent(Double.self, forKey: .frequency)
+        if let f = frequency, !(f > 0 && f <= 100_000) {
+            throw DecodingError.dataCorruptedError(forKey: .frequency, in: c, debugDescription: "expected a frequency in Hz, > 0 and <= 100000")
+        }
+        if let names = try c.decodeIfPresent([String].self, forKey: .sensorTypes) {
+            sensorTypes = try names.map { name in
+                guard let type = SensorType(rawValue: name), SensorType.motionTypes.contains(type) else {
+                    throw DecodingError.dataCorruptedError(forKey: .sensorTypes, in: c, debugDescription: "unknown sensor type \(name.debugDescription): expected accelerometer, gyro or magnetometer")
+                }
+                return type
+            }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import RecorderEngine
+import RecorderModel
+
+/// One connection to the configured IIO device(s): a context and one stream per device (the
+/// motion device and, when configured, a separate gyroscope device).
+final class IIOSession {
+    let context: IIOContext
+    let streams: [IIOStream]
+
+    private init(context: IIOContext, streams: [IIOStream]) {
+        self.context = context
+        self.streams = streams
+    }
+
+    /// Seconds of samples one refill holds (the latency of a live tail).
+    static let refillSeconds = 0.02
+
+    /// Opens the context and sets the device(s) up (rate, clock, channels); no buffer yet.
+    static func open(_ configuration: IIOConfiguration) throws(IIOError) -> IIOSession {
+        let context = try IIOContext.open(uri: configuration.uri)
+        let primary: IIODevice
+        if let name = configuration.device {
+            guard let found = context.device(name) else {
+                throw IIOError("no IIO device named \(name.debugDescription)", code: ENODEV, detail: Self.inventory(context))
+            }
+            primary = found
+        } else {
+            guard let found = context.devices.first(where: { d in
+                d.bufferedChannels.contains { IIOChannelRole(channelID: $0.id) == .axis(.accelerometer, 0) }
+            }) else {
+                throw IIOError("no IIO device with buffered accelerometer channels", code: ENODEV, detail: Self.inventory(context))
+            }
+            primary = found
+        }
+        let wanted = configuration.sensorTypes.map(Set.init)
+        var primaryTypes = wanted
+        var streams: [IIOStream] = []
+        if let gyroName = configuration.gyroDevice {
+            guard let gyro = context.device(gyroName) else {
+                throw IIOError("no IIO device named \(gyroName.debugDescription) (gyroDevice)", code: ENODEV, detail: Self.inventory(context))
+            }
+            primaryTypes = (wanted ?? Set(SensorType.motionTypes)).subtracting([.gyro])
+            if wanted?.contains(.gyro) ?? true {
+                streams.append(try IIOStream.configure(gyro, types: [.gyro], requestedRate: configuration.frequency))
+            }
+        }
+        if primaryTypes?.isEmpty != true {
+            streams.insert(try IIOStream.configure(primary, types: primaryTypes, requestedRate: configuration.frequency), at: 0)
+        }
+        return IIOSession(context: context, streams: streams)
+    }
+
+    /// `id name` of every device, for errors.
+    static func inventory(_ context: IIOContext) -> String {
+        let devices = context.devices.map(\.label)
+        return "devices: " + (devices.isEmpty ? "none" : devices.joined(separator: ", "))
+    }
+
+    /// The sensor types of all streams, in record order.
+    var sensorTypes: [SensorType] {
+        SensorType.motionTypes.filter { t in streams.contains { $0.sensorTypes.contains(t) } }
+    }
+
+    /// The rate of the first stream (recordings' `frequency`).
+    var rate: Double { streams[0].rate }
+
+    /// What `devices.list` shows of a configured device.
+    var details: [String: String] {
+        var d: [String: String] = ["uri": context.attribute("uri") ?? context.uri ?? "default", "backend": context.backendName]
+        for (i, s) in streams.enumerated() {
+            let key = i == 0 ? "" : "gyro"
+            d[key.isEmpty ? "device" : "gyroDevice"] = s.device.label
+            d[key.isEmpty ? "channels" : "gyroChannels"] = (s.axes.map { $0.channel.id } + (s.timestampChannel.map { [$0.id] } ?? [])).joined(separator: ",")
+            d[key.isEmpty ? "timestampClock" : "gyroTimestampClock"] = s.clock ?? (s.timestampChannel == nil ? "none (refill time)" : "realtime")
+            if i > 0 { d["gyroRate"] = IIOSampleRate.attributeValue(s.rate) }
+        }
+        return d
+    }
+
+    /// Sets the refill timeout from the slowest stream: four refills' worth, at least 1 s.
+    func setTimeout(bufferSamples: [Int]) throws(IIOError) {
+        let seconds = zip(streams, bufferSamples).map { Double($1) / $0.rate }.max() ?? 0
+        try context.setTimeout(milliseconds: UInt32(min(60_000, max(1000, (4 * seconds * 1000).rounded(.up)))))
+    }
+}

@@ -1,0 +1,90 @@
+import Dispatch
+import Foundation
+import Logging
+import RecorderEngine
+import RecorderModel
+import Synchronization
+
+/// Motion samples from an IIO device (or an accelerometer and a gyroscope device) through libiio.
+///
+/// `open()` probes: it creates a context, sets the rate and clock and reports the capabilities.
+/// Sampling runs on the source's own thread: refills of about 20 ms, decoded with each channel's
+/// format, offset and scale, timestamps from `in_timestamp`, frames of two devices merged in time
+/// order. A device that fails (read error, timeout, ENODEV) gives one fault frame; the thread
+/// retries every `retryInterval` seconds and, once the device is back, delivers a gap with the
+/// estimated number of samples lost. `stop()` cancels the blocked refill with `iio_buffer_cancel`.
+public final class IIOSource: SensorSource {
+    public let configuration: IIOConfiguration
+    let retryInterval: Double
+    let logger: Logger
+
+    /// The shared state of one sampling thread and its controller.
+    final class Run: Sendable {
+        let wake = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        /// The buffers a refill may block on; cancelled by `stop()`. Registration and the stop
+        /// flag share the lock, so a buffer made while stopping is cancelled too.
+        let cancellers = Mutex<(stopped: Bool, buffers: [IIOBufferCanceller])>((false, []))
+        let status = Mutex<String>("starting")
+
+        var isStopped: Bool { cancellers.withLock { $0.stopped } }
+
+        /// Registers a buffer; false when already stopped.
+        func register(_ canceller: IIOBufferCanceller) -> Bool {
+            cancellers.withLock { c in
+                if c.stopped { return false }
+                c.buffers.append(canceller)
+                return true
+            }
+        }
+
+        func unregisterAll() { cancellers.withLock { $0.buffers.removeAll() } }
+
+        func stop() {
+            cancellers.withLock { c in
+                c.stopped = true
+                for b in c.buffers { b.cancel() }
+            }
+            wake.signal()
+        }
+
+        /// Sleeps up to `seconds`, or until stopped.
+        func pause(_ seconds: Double) { _ = wake.wait(timeout: .now() + seconds) }
+    }
+
+    private let run = Mutex<Run?>(nil)
+
+    public init(configuration: IIOConfiguration, retryInterval: Double = 1, logger: Logger) {
+        self.configuration = configuration
+        self.retryInterval = retryInterval
+        self.logger = logger
+    }
+
+    public func open() throws -> DeviceCapabilities {
+        let session = try IIOSession.open(configuration)
+        return DeviceCapabilities(sensorTypes: session.sensorTypes, rate: session.rate,
+                                  availableRates: session.streams[0].availableRates.isEmpty ? nil : session.streams[0].availableRates,
+                                  details: session.details)
+    }
+
+    public var liveDetails: [String: String] {
+        ["stream": run.withLock { $0?.status.withLock { $0 } } ?? "idle"]
+    }
+
+    public func start(sink: any FrameSink) throws {
+        let newRun = Run()
+        run.withLock { $0 = newRun }
+        let thread = Thread { [configuration, retryInterval, logger] in
+            IIOSampler(configuration: configuration, retryInterval: retryInterval, sink: sink, run: newRun, logger: logger).sample()
+            newRun.done.signal()
+        }
+        thread.name = "recorderd.iio.\(configuration.name)"
+        thread.start()
+    }
+
+    public func stop() {
+        guard let current = run.withLock({ r -> Run? in defer { r = nil }; return r }) else { return }
+        current.stop()
+        current.done.wait()
+    }
+}

@@ -1,0 +1,204 @@
+import CLibIIO
+import Foundation
+import RecorderModel
+
+/// One IIO device set up for streaming: its recorded channels with offset and scale, its
+/// timestamp channel, its actual rate and timestamp clock; after `openBuffer`, it decodes refills
+/// into motion frames.
+final class IIOStream {
+    /// A recorded axis: `value = (raw + offset) × scale` in the file unit.
+    struct Axis {
+        let channel: IIOChannel
+        let format: iio_data_format
+        let type: SensorType
+        let axis: Int
+        let scale: Double
+        let offset: Double
+    }
+
+    let device: IIODevice
+    let axes: [Axis]
+    let timestampChannel: IIOChannel?
+    let sensorTypes: [SensorType]
+    let rate: Double
+    let availableRates: [Double]
+    /// `current_timestamp_clock` after recorderd asked for `monotonic` (nil: the device has none).
+    let clock: String?
+    private(set) var buffer: IIOBuffer?
+    private(set) var timeline: IIOTimeline
+    /// Device clock → CLOCK_MONOTONIC for a device on another machine: the smallest observed
+    /// (refill completion − last timestamp).
+    private var remoteOffset: Double?
+
+    private init(device: IIODevice, axes: [Axis], timestampChannel: IIOChannel?, sensorTypes: [SensorType],
+                 rate: Double, availableRates: [Double], clock: String?) {
+        self.device = device
+        self.axes = axes
+        self.timestampChannel = timestampChannel
+        self.sensorTypes = sensorTypes
+        self.rate = rate
+        self.availableRates = availableRates
+        self.clock = clock
+        timeline = IIOTimeline(rate: rate)
+    }
+
+    /// Sets `device` up: sampling rate nearest to `requestedRate`, timestamp clock `monotonic`
+    /// where writable, channels of `types` (nil: every motion type with three axes) enabled.
+    static func configure(_ device: IIODevice, types wanted: Set<SensorType>?, requestedRate: Double?) throws(IIOError) -> IIOStream {
+        let channels = device.bufferedChannels
+        var byType: [SensorType: [Int: IIOChannel]] = [:]
+        var timestamp: IIOChannel?
+        for channel in channels {
+            switch IIOChannelRole(channelID: channel.id) {
+            case .axis(let type, let axis)?: byType[type, default: [:]][axis] = channel
+            case .timestamp?: timestamp = channel
+            case nil: break
+            }
+        }
+        let complete = SensorType.motionTypes.filter { byType[$0]?.count == 3 }
+        let types = complete.filter { wanted?.contains($0) ?? true }
+        guard !types.isEmpty else {
+            let found = channels.map(\.id).joined(separator: ", ")
+            let asked = (wanted.map { Array($0) } ?? SensorType.motionTypes).map(\.rawValue).sorted().joined(separator: ", ")
+            throw IIOError("\(device.label) has no buffered x/y/z channels for \(asked)", detail: "buffered channels: \(found.isEmpty ? "none" : found)")
+        }
+
+        let available = device.attribute("sampling_frequency_available").map(IIOSampleRate.parseAvailable) ?? []
+        if let requested = requestedRate, device.hasAttribute("sampling_frequency") {
+            let chosen = IIOSampleRate.nearest(to: requested, in: available)
+            try device.writeAttribute("sampling_frequency", IIOSampleRate.attributeValue(chosen))
+        }
+        guard let rateText = device.attribute("sampling_frequency"), let rate = Double(rateText), rate > 0 else {
+            throw IIOError("\(device.label) reports no sampling_frequency")
+        }
+
+        var clock: String?
+        if device.hasAttribute("current_timestamp_clock") {
+            // Where writable, the kernel's in_timestamp is then directly CLOCK_MONOTONIC.
+            if device.attribute("current_timestamp_clock") != "monotonic" {
+                try? device.writeAttribute("current_timestamp_clock", "monotonic")
+            }
+            clock = device.attribute("current_timestamp_clock")
+        }
+
+        var axes: [Axis] = []
+        for channel in channels { channel.disable() }
+        for type in types {
+            for axis in 0..<3 {
+                let channel = byType[type]![axis]!
+                channel.enable()
+                let scale = channel.attribute("scale").flatMap(Double.init) ?? 1
+                let offset = channel.attribute("offset").flatMap(Double.init) ?? 0
+                axes.append(Axis(channel: channel, format: channel.format, type: type, axis: axis,
+                                 scale: scale * IIOChannelRole.unitFactor(type), offset: offset))
+            }
+        }
+        timestamp?.enable()
+        return IIOStream(device: device, axes: axes, timestampChannel: timestamp, sensorTypes: types,
+                         rate: rate, availableRates: available, clock: clock)
+    }
+
+    /// Scans per refill: about `seconds` of samples (at least one).
+    static func bufferSamples(rate: Double, seconds: Double) -> Int {
+        max(1, Int((rate * seconds).rounded()))
+    }
+
+    /// Creates the buffer (enables the device's buffer).
+    func openBuffer(samples: Int) throws(IIOError) -> IIOBuffer {
+        let made = try device.makeBuffer(samples: samples)
+        buffer = made
+        return made
+    }
+
+    /// Destroys the buffer and forgets the last timestamp (loss across a reconnect is estimated
+    /// by the sampler).
+    func closeBuffer() {
+        buffer = nil
+        timeline.reset()
+        remoteOffset = nil
+    }
+
+    /// Decodes the buffer's last refill (completed at `completion`, CLOCK_MONOTONIC seconds) into
+    /// motion frames and gap frames, appended to `frames`.
+    func decode(completion: Double, sharesHostClocks: Bool, into frames: inout [SensorFrame]) {
+        guard let buffer, let end = buffer.end, let first = axes.first.flatMap({ buffer.first($0.channel) }) else { return }
+        let step = buffer.step
+        guard step > 0 else { return }
+        let count = (end - first) / step
+        guard count > 0 else { return }
+        let starts = axes.map { buffer.first($0.channel)! }
+        let stamp: (channel: IIOChannel, format: iio_data_format, start: UnsafeRawPointer)? =
+            timestampChannel.flatMap { c in buffer.first(c).map { (c, c.format, $0) } }
+
+        var offset = 0.0
+        if let stamp {
+            if sharesHostClocks {
+                offset = IIOStream.clockOffset(clock)
+            } else {
+                let last = stamp.channel.convert(stamp.start + (count - 1) * step, format: stamp.format)
+                let estimate = completion - Double(last) * 1e-9
+                remoteOffset = min(remoteOffset ?? estimate, estimate)
+                offset = remoteOffset!
+            }
+        }
+        var values = [Double](repeating: 0, count: 9)
+        for k in 0..<count {
+            let uptime: Double
+            if let stamp {
+                let ts = stamp.channel.convert(stamp.start + k * step, format: stamp.format)
+                let lost = timeline.lost(before: ts)
+                uptime = timeline.uptime(timestamp: ts, offset: offset)
+                if lost > 0 { frames.append(.gap(uptime: uptime, sensorTypes: sensorTypes, droppedSamples: lost)) }
+            } else {
+                uptime = timeline.uptime(index: k, of: count, completion: completion)
+            }
+            for (i, a) in axes.enumerated() {
+                let raw = a.channel.convert(starts[i] + k * step, format: a.format)
+                values[Self.slot(a.type) * 3 + a.axis] = (Double(raw) + a.offset) * a.scale
+            }
+            var frame = MotionFrame(uptime: uptime)
+            for type in sensorTypes {
+                let s = Self.slot(type) * 3
+                let v = Vector3(x: values[s], y: values[s + 1], z: values[s + 2])
+                switch type {
+                case .accelerometer: frame.accelerometer = v
+                case .gyro: frame.gyro = v
+                default: frame.magnetometer = v
+                }
+            }
+            frames.append(.motion(frame))
+        }
+    }
+
+    @inline(__always)
+    static func slot(_ type: SensorType) -> Int {
+        switch type {
+        case .accelerometer: return 0
+        case .gyro: return 1
+        default: return 2
+        }
+    }
+
+    /// CLOCK_MONOTONIC minus the device's timestamp clock, in seconds (0 for `monotonic`).
+    static func clockOffset(_ clock: String?) -> Double {
+        let id: clockid_t
+        switch clock {
+        case "realtime": id = CLOCK_REALTIME
+        case "monotonic_raw": id = CLOCK_MONOTONIC_RAW
+        case "realtime_coarse": id = CLOCK_REALTIME_COARSE
+        case "monotonic_coarse": id = CLOCK_MONOTONIC_COARSE
+        case "boottime": id = CLOCK_BOOTTIME
+        case "tai": id = CLOCK_TAI
+        case nil:
+            // Kernels without the attribute stamp IIO samples with CLOCK_REALTIME.
+            id = CLOCK_REALTIME
+        default: return 0
+        }
+        var before = timespec(), device = timespec(), after = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &before)
+        clock_gettime(id, &device)
+        clock_gettime(CLOCK_MONOTONIC, &after)
+        func seconds(_ t: timespec) -> Double { Double(t.tv_sec) + Double(t.tv_nsec) * 1e-9 }
+        return (seconds(before) + seconds(after)) / 2 - seconds(device)
+    }
+}
