@@ -92,11 +92,18 @@ let package = Package(
             dependencies: ["RecorderEngine", "RecorderModel", .product(name: "Logging", package: "swift-log")],
             path: "Tests/RecorderTestSupport"
         ),
+        .target(name: "FakeIIO", path: "Tests/FakeIIO"),
+        .executableTarget(name: "FakeIIOGenerator", dependencies: ["FakeIIO"], path: "Tests/FakeIIOGenerator"),
         .testTarget(name: "RecorderModelTests", dependencies: ["RecorderModel"]),
         .testTarget(name: "RecorderEngineTests", dependencies: ["RecorderEngine", "RecorderModel", "RecorderTestSupport"]),
         .testTarget(
             name: "GPSSensorsTests",
             dependencies: ["GPSSensors", "RecorderEngine", "RecorderModel", "RecorderTestSupport"]
+        ),
+        .testTarget(
+            name: "IIOSensorsTests",
+            dependencies: ["IIOSensors", "FakeIIO", "RecorderClient", "RecorderModel", "RecorderTestSupport",
+                           "recorderd", "FakeIIOGenerator"]
         ),
         .testTarget(
             name: "RecorderDaemonTests",

@@ -1,0 +1,89 @@
+import FakeIIO
+import Foundation
+import IIOSensors
+import RecorderClient
+import RecorderModel
+import RecorderTestSupport
+import Testing
+
+/// recorderd against the real libiio (local backend and iiod), with a fake IIO device in a
+/// private namespace as the input. Needs root; under CI these always run.
+@Suite(.serialized) struct IIORecordingTests {
+    static let gravity = IIOChannelRole.standardGravity
+
+    /// The value recorderd must write for a raw count of channel `c` of `device`.
+    static func expected(_ raw: Int64, _ c: FakeIIOChannel, _ device: FakeIIODevice) -> Double {
+        let type: SensorType = c.id.hasPrefix("accel") ? .accelerometer : c.id.hasPrefix("anglvel") ? .gyro : .magnetometer
+        return (Double(raw) + device.offset(of: c.id)) * (device.scale(of: c.id) * IIOChannelRole.unitFactor(type))
+    }
+
+    /// Checks every sample of `records` against the counter pattern of the stream that produced it;
+    /// returns the number checked.
+    static func checkCounter(_ records: [Record], device: FakeIIODevice, stream: GeneratorStream,
+                             sourceLocation: SourceLocation = #_sourceLocation) -> Int {
+        var checked = 0
+        for r in records where r.isSample {
+            let uptime = try! #require(r.uptime)
+            let scan = stream.scan(uptime: uptime)
+            let exactUptime = Double(FakeIIOPattern.timestamp(scan: scan, t0: stream.t0, rate: stream.rate)) * 1e-9
+            #expect(abs(uptime - exactUptime) < 1e-6, "uptime \(uptime) is not in_timestamp \(exactUptime)", sourceLocation: sourceLocation)
+            let prefix = r.sensorType == "accelerometer" ? "accel" : r.sensorType == "gyro" ? "anglvel" : "magn"
+            for (axis, value) in ["x", "y", "z"].enumerated().map({ ($0.element, [r.x, r.y, r.z][$0.offset]) }) {
+                guard let c = device.channels.first(where: { $0.id == "\(prefix)_\(axis)" }) else {
+                    Issue.record("unexpected sensor \(r.sensorType ?? "")", sourceLocation: sourceLocation)
+                    continue
+                }
+                let want = expected(FakeIIOPattern.counter(scan: scan, channel: c), c, device)
+                if abs((value ?? .nan) - want) > 1e-12 * max(1, abs(want)) {
+                    Issue.record("scan \(scan) \(c.id): recorded \(value ?? .nan), generated \(want)", sourceLocation: sourceLocation)
+                    return checked
+                }
+            }
+            checked += 1
+        }
+        return checked
+    }
+
+    @Test(arguments: IIOPath.allCases)
+    func recordedValuesAreTheGeneratorsScaledWithTimestampsFromInTimestamp(path: IIOPath) async throws {
+        guard iioTestsEnabled("IIO recording over \(path)") else { return }
+        let device = FakeIIODevice(offsets: ["anglvel": 3])
+        let h = try IIODaemonHarness(devices: [device], path: path)
+        do {
+            try h.startGenerator()
+            let client = try await h.startDaemon(devices: [["name": "imu0", "device": "lsm6dsox", "frequency": 100]])
+            // The nearest available rate to 100 Hz is written; the clock is made monotonic.
+            #expect(h.tree.attribute("iio:device0", "sampling_frequency") == "104")
+            #expect(h.tree.attribute("iio:device0", "current_timestamp_clock") == "monotonic")
+            let list = try await client.devicesList()
+            let info = try #require(list.devices.first { $0.name == "imu0" })
+            #expect(info.state != .unavailable, "\(info)")
+            #expect(info.rate == 104)
+            #expect(info.sensorTypes == [.accelerometer, .gyro])
+            #expect(info.details?["timestampClock"] == "monotonic")
+            let found = try #require(list.hardware?.first { $0.kind == "iio" && $0.id == "iio:device0" })
+            #expect(found.name == "lsm6dsox")
+            #expect(found.channels == ["accel_x", "accel_y", "accel_z", "anglvel_x", "anglvel_y", "anglvel_z", "timestamp"])
+            #expect(found.rates?.contains(10000) == true)
+            #expect(found.details?["timestampClock"] == "monotonic")
+
+            let (records, result) = try await h.record(count: 300)
+            let output = try await h.stopGenerator()
+            let stream = try #require(GeneratorStream.parse(output).last)
+            #expect(stream.rate == 104 && stream.clock == "monotonic")
+            let samples = records.filter(\.isSample)
+            #expect(samples.filter { $0.sensorType == "accelerometer" }.count == samples.filter { $0.sensorType == "gyro" }.count)
+            let checked = Self.checkCounter(records, device: device, stream: stream)
+            #expect(checked >= 300, "checked \(checked) samples")
+            #expect(!records.contains { $0.isGap || $0.event == "error" })
+            let file = try #require(result.asyncResults.compactMap(\.file).first)
+            #expect(file.frequency == 104)
+            #expect(file.sampleCount == samples.count)
+            #expect(file.droppedSamples == 0)
+        } catch {
+            try await h.stop()
+            throw error
+        }
+        try await h.stop()
+    }
+}
