@@ -88,14 +88,20 @@ final class IIODaemonHarness: @unchecked Sendable {
         throw IIOHarnessError("recorderd did not listen on \(socket)")
     }
 
+    /// Stops recorderd (SIGTERM to the namespace's init, which passes it on) and waits for it.
+    func stopDaemon() async throws {
+        client?.close()
+        client = nil
+        guard let daemon else { return }
+        self.daemon = nil
+        if let pid = FakeIIOTree.initPID(unsharePID: daemon.pid) { kill(pid, SIGTERM) }
+        let status = try await daemon.wait(timeout: 15)
+        #expect(status == 0, "recorderd's namespace exited with \(status)")
+    }
+
     /// Stops everything by PID (the namespace dies with its first process) and removes the tree.
     func stop() async throws {
-        client?.close()
-        if let daemon {
-            // SIGTERM to the namespace's init, which passes it to recorderd; unshare then exits.
-            if let pid = FakeIIOTree.initPID(unsharePID: daemon.pid) { kill(pid, SIGTERM) }
-            try await daemon.wait(timeout: 15)
-        }
+        try await stopDaemon()
         for id in generators.keys { try await stopGenerator(id) }
         tree.remove()
     }
