@@ -84,7 +84,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "RecorderBenchmarks",
-            dependencies: ["RecorderModel", "RecorderEngine", "RecorderClient", "RecorderDaemon"],
+            dependencies: ["RecorderModel", "RecorderEngine", "RecorderClient", "RecorderDaemon", "FakeIIO"],
             path: "Benchmarks/RecorderBenchmarks"
         ),
         .target(

@@ -37,6 +37,7 @@ enum Benchmarks {
             let log = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Tests/Fixtures/gps/ublox-neo-m9n-nmea.log").standardized.path
             await GPSBenchmark.run(log: log)
         }
+        if only == nil || only == "iio" { await IIOBenchmark.run() }
     }
 
     /// SHA-256 throughput (every byte written is hashed), with `sha256sum` as the peer.

@@ -1,0 +1,197 @@
+import FakeIIO
+import Foundation
+import RecorderClient
+import RecorderEngine
+import RecorderModel
+
+/// recorderd's IIO backend on the fake device (real libiio, local backend, in a private
+/// namespace) side by side with libiio's own `iio_readdev` on the same device in the same run:
+/// CPU seconds per million scans at 10 kHz and unthrottled, loss, and the latency from a
+/// sample's `in_timestamp` to its arrival at a `stream.subscribe` client at 100 Hz.
+/// Needs root (the namespace).
+enum IIOBenchmark {
+    static let seconds = 6.0
+
+    static var generator: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("FakeIIOGenerator").path
+    }
+
+    static var recorderd: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("recorderd").path
+    }
+
+    static func run() async {
+        guard geteuid() == 0 else { return Benchmarks.say("iio: skipped (needs root for the namespace)") }
+        guard FileManager.default.isExecutableFile(atPath: generator), FileManager.default.isExecutableFile(atPath: recorderd) else {
+            return Benchmarks.say("iio: skipped (build FakeIIOGenerator and recorderd in the same configuration first: swift build -c release)")
+        }
+        Benchmarks.say("iio: \(seconds) s per measurement, scans of 6 × s16 + s64 (24 bytes)")
+        for unthrottled in [false, true] {
+            let label = unthrottled ? "unthrottled" : "10 kHz"
+            let ours = await recorderdCPU(unthrottled: unthrottled)
+            let peer = readdevCPU(unthrottled: unthrottled)
+            Benchmarks.say(String(format: "iio %@: recorderd %.0f scans/s, %.3f CPU s per million scans, lost %d (gap records), generator overruns %d",
+                                  label, ours.rate, ours.cpuPerMillion, ours.lost, ours.overruns))
+            Benchmarks.say(String(format: "iio %@: iio_readdev %.0f scans/s, %.3f CPU s per million scans, generator overruns %d",
+                                  label, peer.rate, peer.cpuPerMillion, peer.overruns))
+            Benchmarks.say(String(format: "iio %@: ratio recorderd / iio_readdev CPU per scan %.2f×", label, ours.cpuPerMillion / peer.cpuPerMillion))
+        }
+        await latency()
+    }
+
+    struct Figures {
+        var rate = 0.0
+        var cpuPerMillion = 0.0
+        var lost = 0
+        var overruns = 0
+    }
+
+    static func device() -> FakeIIODevice {
+        FakeIIODevice(availableFrequencies: [100, 1000, 10000], timestampClock: "monotonic")
+    }
+
+    /// Starts `payload` in the namespace of `tree`; returns the unshare process.
+    static func namespace(_ tree: FakeIIOTree, _ payload: [String], output: FileHandle? = nil) -> Process {
+        let p = Process()
+        let command = tree.namespaceCommand(payload, generator: generator)
+        p.executableURL = URL(fileURLWithPath: command[0])
+        p.arguments = Array(command.dropFirst())
+        p.standardOutput = output ?? FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try! p.run()
+        return p
+    }
+
+    static func startGenerator(_ tree: FakeIIOTree, unthrottled: Bool) -> (Process, Pipe) {
+        let p = Process()
+        let pipe = Pipe()
+        p.executableURL = URL(fileURLWithPath: generator)
+        p.arguments = ["--device-dir", tree.directory("iio:device0"), "--fifo", tree.fifo("iio:device0")] + (unthrottled ? ["--unthrottled"] : [])
+        p.standardOutput = pipe
+        try! p.run()
+        return (p, pipe)
+    }
+
+    /// Kills by PID and returns the generator's overrun count (scans the reader could not take).
+    static func stopGenerator(_ g: (Process, Pipe)) -> Int {
+        kill(g.0.processIdentifier, SIGKILL)
+        g.0.waitUntilExit()
+        let text = String(decoding: g.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return text.split(separator: "\n").filter { $0.hasPrefix("disable") }.compactMap { line in
+            line.split(separator: " ").first { $0.hasPrefix("overrun=") }.flatMap { Int($0.dropFirst(8)) }
+        }.reduce(0, +)
+    }
+
+    /// Stops the namespace: SIGTERM to its init (passed on to the payload), then waits.
+    static func stop(_ p: Process) {
+        if let pid = FakeIIOTree.initPID(unsharePID: p.processIdentifier) { kill(pid, SIGTERM) }
+        let deadline = Date().addingTimeInterval(15)
+        while p.isRunning, Date() < deadline { usleep(10_000) }
+        if p.isRunning { kill(p.processIdentifier, SIGKILL) }
+        p.waitUntilExit()
+    }
+
+    /// CPU seconds (user + system, all threads) of the namespace's payload process.
+    static func payloadCPU(_ p: Process) -> Double {
+        guard let initPID = FakeIIOTree.initPID(unsharePID: p.processIdentifier),
+              let child = FakeIIOTree.initPID(unsharePID: initPID),
+              let stat = try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return .nan }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // After the command: state(0) … utime(11) stime(12), in clock ticks.
+        let ticks = (Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)
+        return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    static func recorderdCPU(unthrottled: Bool) async -> Figures {
+        let tree = try! FakeIIOTree(devices: [device()])
+        defer { tree.remove() }
+        let g = startGenerator(tree, unthrottled: unthrottled)
+        let config = tree.root + "/recorderd.json"
+        let json = #"{"socket":"\#(tree.root)/control.sock","dataDirectory":"\#(tree.root)/data","ringSeconds":2,"devices":[{"name":"imu0","kind":"iio","uri":"local:","frequency":10000}]}"#
+        try! json.write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = namespace(tree, [recorderd, "--config", config, "--log-level", "error"])
+        var client: RecorderClient?
+        for _ in 0..<1000 where client == nil {
+            client = try? await RecorderClient.connect(socketPath: tree.root + "/control.sock")
+            if client == nil { try? await Task.sleep(for: .milliseconds(10)) }
+        }
+        guard let client else { fatalError("recorderd did not start") }
+        let run = try! await client.startTask(identifier: "bench", asyncActions: [.motion("motion", options: MotionOptions(frequency: 10000))])
+        try? await Task.sleep(for: .seconds(1))  // steady state before the window
+        let cpu0 = payloadCPU(daemon)
+        let t0 = Date()
+        try? await Task.sleep(for: .seconds(seconds))
+        let cpu = payloadCPU(daemon) - cpu0
+        let elapsed = Date().timeIntervalSince(t0)
+        let result = try! await run.finish()
+        let file = result.asyncResults.compactMap(\.file).first!
+        let total = Double(file.sampleCount) / 2
+        let duration = (file.endUptime ?? 0) - file.startUptime
+        client.close()
+        stop(daemon)
+        let overruns = stopGenerator(g)
+        // Scans in the window, from the whole recording's rate.
+        let rate = total / duration
+        return Figures(rate: rate, cpuPerMillion: cpu / (rate * elapsed) * 1e6, lost: file.droppedSamples / 2, overruns: overruns)
+    }
+
+    static func readdevCPU(unthrottled: Bool) -> Figures {
+        let tree = try! FakeIIOTree(devices: [device()])
+        defer { tree.remove() }
+        try! "10000\n".write(toFile: tree.directory("iio:device0") + "/sampling_frequency", atomically: false, encoding: .utf8)
+        let g = startGenerator(tree, unthrottled: unthrottled)
+        let output = tree.root + "/readdev.bin"
+        FileManager.default.createFile(atPath: output, contents: nil)
+        let handle = FileHandle(forWritingAtPath: output)!
+        // The same 20 ms buffer recorderd uses at 10 kHz.
+        let peer = namespace(tree, ["/usr/bin/iio_readdev", "-b", "200", "iio:device0"], output: handle)
+        usleep(1_000_000)
+        let cpu0 = payloadCPU(peer)
+        let size0 = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
+        let t0 = Date()
+        usleep(UInt32(seconds * 1e6))
+        let cpu = payloadCPU(peer) - cpu0
+        let size1 = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
+        let elapsed = Date().timeIntervalSince(t0)
+        stop(peer)
+        try? handle.close()
+        let overruns = stopGenerator(g)
+        let rate = Double(size1 - size0) / 24 / elapsed
+        return Figures(rate: rate, cpuPerMillion: cpu / (rate * elapsed) * 1e6, overruns: overruns)
+    }
+
+    /// `in_timestamp` → arrival at a live subscriber, at 100 Hz (the device clock is monotonic).
+    static func latency() async {
+        let tree = try! FakeIIOTree(devices: [device()])
+        defer { tree.remove() }
+        let g = startGenerator(tree, unthrottled: false)
+        let config = tree.root + "/recorderd.json"
+        let json = #"{"socket":"\#(tree.root)/control.sock","dataDirectory":"\#(tree.root)/data","devices":[{"name":"imu0","kind":"iio","uri":"local:","frequency":100}]}"#
+        try! json.write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = namespace(tree, [recorderd, "--config", config, "--log-level", "error"])
+        var client: RecorderClient?
+        for _ in 0..<1000 where client == nil {
+            client = try? await RecorderClient.connect(socketPath: tree.root + "/control.sock")
+            if client == nil { try? await Task.sleep(for: .milliseconds(10)) }
+        }
+        guard let client else { fatalError("recorderd did not start") }
+        var latencies: [Double] = []
+        let stream = try! await client.subscribe(device: "imu0", sensorTypes: [.accelerometer])
+        let deadline = SystemClock.monotonicUptime() + seconds + 1
+        do {
+            for try await batch in stream {
+                let now = SystemClock.monotonicUptime()
+                for r in batch where r.isSample { latencies.append(now - r.uptime!) }
+                if now > deadline { break }
+            }
+        } catch {}
+        client.close()
+        stop(daemon)
+        _ = stopGenerator(g)
+        let steady = latencies.dropFirst(100).sorted()
+        func p(_ q: Double) -> Double { steady[min(steady.count - 1, Int(Double(steady.count) * q))] * 1000 }
+        Benchmarks.say(String(format: "iio 100 Hz tail latency (in_timestamp → subscriber), %d samples: p50 %.1f ms, p99 %.1f ms, max %.1f ms",
+                              steady.count, p(0.5), p(0.99), steady.last! * 1000))
+    }
+}
