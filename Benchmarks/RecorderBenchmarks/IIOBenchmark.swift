@@ -142,7 +142,7 @@ enum IIOBenchmark {
         try! "10000\n".write(toFile: tree.directory("iio:device0") + "/sampling_frequency", atomically: false, encoding: .utf8)
         let g = startGenerator(tree, unthrottled: unthrottled)
         let output = tree.root + "/readdev.bin"
-        FileManager.default.createFile(atPath: output, contents: nil)
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
         let handle = FileHandle(forWritingAtPath: output)!
         // The same 20 ms buffer recorderd uses at 10 kHz.
         let peer = namespace(tree, ["/usr/bin/iio_readdev", "-b", "200", "iio:device0"], output: handle)

@@ -139,10 +139,9 @@ public final class FakeIIOTree: Sendable {
     "$@" &
     child=$!
     trap 'kill -TERM "$child" 2>/dev/null' TERM INT
-    status=0
-    while kill -0 "$child" 2>/dev/null; do
-      wait "$child" && status=0 || status=$?
-    done
-    exit "$status"
+    # A trapped signal interrupts wait (status 128+n): wait again until the child is gone, then
+    # once more for its own exit status (bash keeps it).
+    while kill -0 "$child" 2>/dev/null; do wait "$child" || true; done
+    wait "$child"
     """#
 }

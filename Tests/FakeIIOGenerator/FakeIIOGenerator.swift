@@ -6,8 +6,9 @@ import Foundation
 /// Each time a reader opens the FIFO and `buffer/enable` becomes 1, it reads the enabled channels,
 /// `sampling_frequency`, the scales and `current_timestamp_clock` from sysfs and writes scans at
 /// that rate (or as fast as the reader takes them with `--unthrottled`) until the buffer is
-/// disabled or the reader goes away. Scans the reader cannot take in time are dropped, as a
-/// kernel FIFO overrun does (the timestamps show the loss). Prints one line per stream to stdout.
+/// disabled or the reader goes away. Like a kfifo it holds `buffer/length` scans, wakes the reader
+/// once `buffer/watermark` scans are in, and drops the newest scans when full (the timestamps
+/// show the loss). Prints one line per stream to stdout.
 ///
 ///     FakeIIOGenerator --device-dir DIR --fifo PATH [--csv FILE] [--drop-every N --drop-count K]
 ///                      [--unthrottled] [--scans N]
@@ -54,10 +55,17 @@ struct FakeIIOGenerator {
         let t0 = now(clockID)
         let start = now(CLOCK_MONOTONIC)
         say("enable t0=\(t0) rate=\(rate) clock=\(clockName) scan=\(layout.scanSize) channels=\(layout.channels.map(\.id).joined(separator: ","))")
+        // Like a kfifo: capacity `buffer/length` scans, the reader woken once `buffer/watermark`
+        // scans are in, the newest scans dropped when it is full (the timestamps show the loss).
+        let watermark = max(1, Int(read(dir + "/buffer/watermark") ?? "") ?? 1)
+        if let length = Int(read(dir + "/buffer/length") ?? ""), length > 0 {
+            _ = fcntl(fd, Self.setPipeSize, Int32(max(4096, length * layout.scanSize)))
+        }
+        let capacity = Int(fcntl(fd, Self.getPipeSize))
         if !options.unthrottled { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
 
-        let chunk = max(1, 4096 / layout.scanSize)
-        var buffer = [UInt8](repeating: 0, count: chunk * layout.scanSize)
+        let group = options.unthrottled ? max(1, 65536 / layout.scanSize) : watermark
+        var buffer = [UInt8](repeating: 0, count: group * layout.scanSize)
         var next = 0, written = 0, dropped = 0, overrun = 0
         var lastEnableCheck = start
         streaming: while true {
@@ -66,40 +74,49 @@ struct FakeIIOGenerator {
                 lastEnableCheck = nowNs
                 if read(dir + "/buffer/enable") != "1" { break }
             }
-            var due = options.unthrottled ? next + chunk : Int(Double(nowNs - start) * 1e-9 * rate) + 1
+            var due = options.unthrottled ? next + group : Int(Double(nowNs - start) * 1e-9 * rate) + 1
             if let limit = options.scans { due = min(due, limit) }
+            let finishing = options.scans.map { due >= $0 } ?? false
+            if !options.unthrottled, due - next < group, !finishing {
+                // Not yet a watermark's worth: sleep until it is (at most 10 ms, to see a disable).
+                let wait = Double(start) * 1e-9 + Double(next + group - 1) / rate - Double(now(CLOCK_MONOTONIC)) * 1e-9
+                usleep(UInt32(max(100, min(10_000, wait * 1e6))))
+                continue
+            }
             while next < due {
-                let n = min(chunk, due - next)
-                var bytes = 0
+                let n = min(group, due - next)
+                var count = 0
                 buffer.withUnsafeMutableBytes { raw in
                     for i in next..<(next + n) {
                         if options.dropEvery > 0, i % options.dropEvery >= options.dropEvery - options.dropCount {
                             dropped += 1
                             continue
                         }
-                        let scan = UnsafeMutableRawBufferPointer(rebasing: raw[bytes..<(bytes + layout.scanSize)])
+                        let scan = UnsafeMutableRawBufferPointer(rebasing: raw[(count * layout.scanSize)..<((count + 1) * layout.scanSize)])
                         for b in scan.indices { scan[b] = 0 }
                         for (k, c) in layout.channels.enumerated() {
                             layout.store(value(scan: i, channel: c, t0: t0, rate: rate, rows: rows, scale: scales[c.id]!), channel: k, into: scan)
                         }
-                        bytes += layout.scanSize
+                        count += 1
                     }
                 }
-                let result = buffer.withUnsafeBytes { writeAll(fd, $0.baseAddress!, bytes, blocking: options.unthrottled) }
-                switch result {
-                case .written: written += (bytes / layout.scanSize)
-                case .full: overrun += bytes / layout.scanSize
-                case .closed: break streaming
+                var fit = count
+                if !options.unthrottled {
+                    var queued: Int32 = 0
+                    _ = ioctl(fd, UInt(FIONREAD), &queued)
+                    fit = min(count, max(0, capacity - Int(queued)) / layout.scanSize)
                 }
+                if fit > 0 {
+                    let ok = buffer.withUnsafeBytes { writeAll(fd, $0.baseAddress!, fit * layout.scanSize) }
+                    guard ok else { break streaming }
+                }
+                written += fit
+                overrun += count - fit
                 next += n
             }
             if let limit = options.scans, next >= limit {
                 _ = waitForEnable(dir, false, seconds: 3600)
                 break
-            }
-            if !options.unthrottled {
-                let wait = Double(start) * 1e-9 + Double(next) / rate - Double(now(CLOCK_MONOTONIC)) * 1e-9
-                usleep(UInt32(max(200, min(2000, wait * 1e6))))
             }
         }
         say("disable scans=\(written) dropped=\(dropped) overrun=\(overrun)")
@@ -118,22 +135,23 @@ struct FakeIIOGenerator {
         return FakeIIOPattern.counter(scan: scan, channel: c)
     }
 
-    enum WriteResult { case written, full, closed }
+    /// Linux's F_SETPIPE_SZ / F_GETPIPE_SZ (not exported to Swift without _GNU_SOURCE).
+    static let setPipeSize: Int32 = 1031
+    static let getPipeSize: Int32 = 1032
 
-    /// Writes whole scans: blocking (unthrottled) or all-or-nothing (a write of at most PIPE_BUF
-    /// bytes to a non-blocking FIFO is atomic; a full FIFO drops the scans, like a kfifo overrun).
-    static func writeAll(_ fd: Int32, _ base: UnsafeRawPointer, _ count: Int, blocking: Bool) -> WriteResult {
+    /// Writes all bytes (the caller made sure they fit when the FIFO is non-blocking); false when
+    /// the reader went away.
+    static func writeAll(_ fd: Int32, _ base: UnsafeRawPointer, _ count: Int) -> Bool {
         var done = 0
         while done < count {
             let n = write(fd, base + done, count - done)
             if n < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN && !blocking { return .full }
-                return .closed
+                if errno == EINTR || errno == EAGAIN { continue }
+                return false
             }
             done += n
         }
-        return .written
+        return true
     }
 
     /// The enabled scan elements of the device, from `scan_elements/in_<id>_{en,index,type}`.
