@@ -158,8 +158,13 @@ public struct JSONLinesEncoder: Sendable {
             appendInteger(Int(value))
             return
         }
-        var text = value.description
-        text.withUTF8 { bytes.append(contentsOf: $0) }
+        // The shortest round-trip text, as `description` gives it, written straight into the
+        // buffer: the standard library hands floating-point text to `_writeASCII` without
+        // making a String (a heap allocation per number otherwise).
+        var sink = ASCIISink()
+        swap(&sink.bytes, &bytes)
+        value.write(to: &sink)
+        swap(&sink.bytes, &bytes)
     }
 
     /// Appends a decimal integer.
@@ -291,4 +296,13 @@ extension JSONLinesEncoder {
         string("unit", r.unit)
         appendStatic(first ? "{}\n" : "}\n")
     }
+}
+
+/// Collects the ASCII text the standard library writes for a number (see `appendNumber`).
+struct ASCIISink: TextOutputStream {
+    var bytes: [UInt8] = []
+
+    mutating func write(_ string: String) { bytes.append(contentsOf: string.utf8) }
+
+    mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) { bytes.append(contentsOf: buffer) }
 }

@@ -24,6 +24,19 @@ struct JSONLinesEncoderTests {
             #"{"uptime":4,"timestamp":1,"stepPath":"t","event":"gap","sensorType":"gyro","droppedSamples":17}"#, ""])
     }
 
+    /// Numbers are written as `description` writes them (shortest round-trip text), without the
+    /// String it would allocate.
+    @Test func numbersAreWrittenAsTheirDescription() {
+        var generator = SystemRandomNumberGenerator()
+        var values: [Double] = [0.1, -0.05085322578046536, 1e-7, 1.7976931348623157e308, Double.leastNonzeroMagnitude, 123456.789, -2.5e-300, 1e15 + 0.5]
+        for _ in 0..<2000 { values.append(Double(bitPattern: generator.next()) ) }
+        for v in values where v.isFinite && v != v.rounded(.towardZero) {
+            var e = JSONLinesEncoder()
+            e.appendNumber(v)
+            #expect(String(decoding: e.bytes, as: UTF8.self) == v.description)
+        }
+    }
+
     @Test func numbersRoundTripExactly() throws {
         var generator = SystemRandomNumberGenerator()
         var e = JSONLinesEncoder()
