@@ -89,7 +89,7 @@ struct IIODevice {
         var buffer = [CChar](repeating: 0, count: 1024)
         let n = iio_device_attr_read(pointer, name, &buffer, buffer.count)
         guard n >= 0 else { return nil }
-        return String(cString: buffer).trimmingCharacters(in: .whitespacesAndNewlines)
+        return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     func writeAttribute(_ name: String, _ value: String) throws(IIOError) {
@@ -123,7 +123,7 @@ struct IIOChannel {
         var buffer = [CChar](repeating: 0, count: 256)
         let n = iio_channel_attr_read(pointer, name, &buffer, buffer.count)
         guard n >= 0 else { return nil }
-        return String(cString: buffer).trimmingCharacters(in: .whitespacesAndNewlines)
+        return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     func enable() { iio_channel_enable(pointer) }

@@ -25,9 +25,4 @@ public struct IIOError: Error, Sendable, Equatable, CustomStringConvertible {
         if code != 0 { s += ": " + String(cString: strerror(code)) }
         return s
     }
-
-    /// The device went away or its stream broke: the recorder retries.
-    public var isDeviceLoss: Bool {
-        [ENODEV, EIO, ETIMEDOUT, EPIPE, ECONNRESET, ENOENT, ENXIO, EBADF].contains(code)
-    }
 }

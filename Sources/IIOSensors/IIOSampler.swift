@@ -73,12 +73,18 @@ struct IIOSampler {
         for i in pending.indices { pending[i].reserveCapacity(4096) }
         batch.reserveCapacity(4096)
         while !run.isStopped {
-            for (i, stream) in session.streams.enumerated() {
-                _ = try stream.buffer!.refill()
-                stream.decode(completion: SystemClock.monotonicUptime(), sharesHostClocks: sharesClocks, into: &pending[i])
-            }
             batch.removeAll(keepingCapacity: true)
-            Self.merge(&pending, into: &batch)
+            if session.streams.count == 1 {
+                // One device: its frames are already in time order.
+                _ = try session.streams[0].buffer!.refill()
+                session.streams[0].decode(completion: SystemClock.monotonicUptime(), sharesHostClocks: sharesClocks, into: &batch)
+            } else {
+                for (i, stream) in session.streams.enumerated() {
+                    _ = try stream.buffer!.refill()
+                    stream.decode(completion: SystemClock.monotonicUptime(), sharesHostClocks: sharesClocks, into: &pending[i])
+                }
+                Self.merge(&pending, into: &batch)
+            }
             guard let first = batch.first else { continue }
             if let lost = outage {
                 // Samples resumed: estimate what the outage lost from the last sample before it.
@@ -95,13 +101,8 @@ struct IIOSampler {
     }
 
     /// Moves the frames every stream has reached (up to the earliest of their last uptimes) from
-    /// `pending` to `batch`, in time order. One stream: everything.
+    /// `pending` to `batch`, in time order.
     static func merge(_ pending: inout [[SensorFrame]], into batch: inout [SensorFrame]) {
-        if pending.count == 1 {
-            batch.append(contentsOf: pending[0])
-            pending[0].removeAll(keepingCapacity: true)
-            return
-        }
         guard let limit = pending.map({ $0.last?.uptime ?? -.infinity }).min(), limit > -.infinity else { return }
         var cursors = [Int](repeating: 0, count: pending.count)
         while true {

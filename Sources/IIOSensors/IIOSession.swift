@@ -68,12 +68,13 @@ final class IIOSession {
     /// What `devices.list` shows of a configured device.
     var details: [String: String] {
         var d: [String: String] = ["uri": context.attribute("uri") ?? context.uri ?? "default", "backend": context.backendName]
-        for (i, s) in streams.enumerated() {
-            let key = i == 0 ? "" : "gyro"
-            d[key.isEmpty ? "device" : "gyroDevice"] = s.device.label
-            d[key.isEmpty ? "channels" : "gyroChannels"] = (s.axes.map { $0.channel.id } + (s.timestampChannel.map { [$0.id] } ?? [])).joined(separator: ",")
-            d[key.isEmpty ? "timestampClock" : "gyroTimestampClock"] = s.clock ?? (s.timestampChannel == nil ? "none (refill time)" : "realtime")
-            if i > 0 { d["gyroRate"] = IIOSampleRate.attributeValue(s.rate) }
+        for (i, stream) in streams.enumerated() {
+            // The motion device's keys are plain; a separate gyroscope device's are prefixed.
+            func key(_ name: String) -> String { i == 0 ? name : "gyro" + name.prefix(1).uppercased() + name.dropFirst() }
+            d[key("device")] = stream.device.label
+            d[key("channels")] = (stream.axes.map { $0.channel.id } + (stream.timestampChannel.map { [$0.id] } ?? [])).joined(separator: ",")
+            d[key("timestampClock")] = stream.clock ?? (stream.timestampChannel == nil ? "none (refill time)" : "realtime")
+            if i > 0 { d["gyroRate"] = IIOSampleRate.attributeValue(stream.rate) }
         }
         return d
     }

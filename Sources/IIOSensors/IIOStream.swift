@@ -14,6 +14,8 @@ final class IIOStream {
         let axis: Int
         let scale: Double
         let offset: Double
+        /// Index of this axis in a scan's 9 values (accelerometer, gyro, magnetometer × x, y, z).
+        var slot: Int { IIOStream.slot(type) * 3 + axis }
     }
 
     let device: IIODevice
@@ -141,32 +143,37 @@ final class IIOStream {
                 offset = remoteOffset!
             }
         }
-        var values = [Double](repeating: 0, count: 9)
-        for k in 0..<count {
-            let uptime: Double
-            if let stamp {
-                let ts = stamp.channel.convert(stamp.start + k * step, format: stamp.format)
-                let lost = timeline.lost(before: ts)
-                uptime = timeline.uptime(timestamp: ts, offset: offset)
-                if lost > 0 { frames.append(.gap(uptime: uptime, sensorTypes: sensorTypes, droppedSamples: lost)) }
-            } else {
-                uptime = timeline.uptime(index: k, of: count, completion: completion)
-            }
-            for (i, a) in axes.enumerated() {
-                let raw = a.channel.convert(starts[i] + k * step, format: a.format)
-                values[Self.slot(a.type) * 3 + a.axis] = (Double(raw) + a.offset) * a.scale
-            }
-            var frame = MotionFrame(uptime: uptime)
-            for type in sensorTypes {
-                let s = Self.slot(type) * 3
-                let v = Vector3(x: values[s], y: values[s + 1], z: values[s + 2])
-                switch type {
-                case .accelerometer: frame.accelerometer = v
-                case .gyro: frame.gyro = v
-                default: frame.magnetometer = v
+        frames.reserveCapacity(frames.count + count + 4)
+        let hasAccelerometer = sensorTypes.contains(.accelerometer)
+        let hasGyro = sensorTypes.contains(.gyro)
+        let hasMagnetometer = sensorTypes.contains(.magnetometer)
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: 9) { values in
+            values.initialize(repeating: 0)
+            axes.withUnsafeBufferPointer { axes in
+                starts.withUnsafeBufferPointer { starts in
+                    for k in 0..<count {
+                        let uptime: Double
+                        if let stamp {
+                            let ts = stamp.channel.convert(stamp.start + k * step, format: stamp.format)
+                            let lost = timeline.lost(before: ts)
+                            uptime = timeline.uptime(timestamp: ts, offset: offset)
+                            if lost > 0 { frames.append(.gap(uptime: uptime, sensorTypes: sensorTypes, droppedSamples: lost)) }
+                        } else {
+                            uptime = timeline.uptime(index: k, of: count, completion: completion)
+                        }
+                        for i in 0..<axes.count {
+                            let a = axes[i]
+                            let raw = a.channel.convert(starts[i] + k * step, format: a.format)
+                            values[a.slot] = (Double(raw) + a.offset) * a.scale
+                        }
+                        frames.append(.motion(MotionFrame(
+                            uptime: uptime,
+                            accelerometer: hasAccelerometer ? Vector3(x: values[0], y: values[1], z: values[2]) : nil,
+                            gyro: hasGyro ? Vector3(x: values[3], y: values[4], z: values[5]) : nil,
+                            magnetometer: hasMagnetometer ? Vector3(x: values[6], y: values[7], z: values[8]) : nil)))
+                    }
                 }
             }
-            frames.append(.motion(frame))
         }
     }
 
