@@ -42,6 +42,11 @@ enum IIOBenchmark {
                                   label, peer.rate, peer.cpuPerMillion, peer.overruns))
             Benchmarks.say(String(format: "iio %@: ratio recorderd / iio_readdev CPU per scan %.2f×", label, ours.cpuPerMillion / peer.cpuPerMillion))
         }
+        // The device written every ~1 ms (no watermark): both readers wake ~10× per refill.
+        let eagerOurs = await recorderdCPU(unthrottled: false, eager: true)
+        let eagerPeer = readdevCPU(unthrottled: false, eager: true)
+        Benchmarks.say(String(format: "iio 10 kHz, device written every 1 ms: recorderd %.3f, iio_readdev %.3f CPU s per million scans, ratio %.2f×, lost %d",
+                              eagerOurs.cpuPerMillion, eagerPeer.cpuPerMillion, eagerOurs.cpuPerMillion / eagerPeer.cpuPerMillion, eagerOurs.lost))
         await latency()
     }
 
@@ -68,14 +73,28 @@ enum IIOBenchmark {
         return p
     }
 
-    static func startGenerator(_ tree: FakeIIOTree, unthrottled: Bool) -> (Process, Pipe) {
+    static func startGenerator(_ tree: FakeIIOTree, unthrottled: Bool, eager: Bool = false) -> (Process, Pipe) {
         let p = Process()
         let pipe = Pipe()
         p.executableURL = URL(fileURLWithPath: generator)
-        p.arguments = ["--device-dir", tree.directory("iio:device0"), "--fifo", tree.fifo("iio:device0")] + (unthrottled ? ["--unthrottled"] : [])
+        p.arguments = ["--device-dir", tree.directory("iio:device0"), "--fifo", tree.fifo("iio:device0")] + (unthrottled ? ["--unthrottled"] : []) + (eager ? ["--eager"] : [])
         p.standardOutput = pipe
         try! p.run()
         return (p, pipe)
+    }
+
+    /// Starts recorderd in the tree's namespace with one `iio` device at `frequency`; returns the
+    /// namespace's process and a connected client.
+    static func startRecorderd(_ tree: FakeIIOTree, frequency: Double, ringSeconds: Double) async -> (Process, RecorderClient) {
+        let config = tree.root + "/recorderd.json"
+        let json = #"{"socket":"\#(tree.root)/control.sock","dataDirectory":"\#(tree.root)/data","ringSeconds":\#(ringSeconds),"devices":[{"name":"imu0","kind":"iio","uri":"local:","frequency":\#(frequency)}]}"#
+        try! json.write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = namespace(tree, [recorderd, "--config", config, "--log-level", "error"])
+        for _ in 0..<1000 {
+            if let client = try? await RecorderClient.connect(socketPath: tree.root + "/control.sock") { return (daemon, client) }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        fatalError("recorderd did not start")
     }
 
     /// Kills by PID and returns the generator's overrun count (scans the reader could not take).
@@ -112,20 +131,11 @@ enum IIOBenchmark {
 
     /// recorderd's CPU per scan while it records to a file (`recording`) or only samples into the
     /// ring for a 1 Hz live subscriber (10 kHz only: the scan rate is then the device's).
-    static func recorderdCPU(unthrottled: Bool, recording: Bool = true) async -> Figures {
+    static func recorderdCPU(unthrottled: Bool, recording: Bool = true, eager: Bool = false) async -> Figures {
         let tree = try! FakeIIOTree(devices: [device()])
         defer { tree.remove() }
-        let g = startGenerator(tree, unthrottled: unthrottled)
-        let config = tree.root + "/recorderd.json"
-        let json = #"{"socket":"\#(tree.root)/control.sock","dataDirectory":"\#(tree.root)/data","ringSeconds":2,"devices":[{"name":"imu0","kind":"iio","uri":"local:","frequency":10000}]}"#
-        try! json.write(toFile: config, atomically: true, encoding: .utf8)
-        let daemon = namespace(tree, [recorderd, "--config", config, "--log-level", "error"])
-        var client: RecorderClient?
-        for _ in 0..<1000 where client == nil {
-            client = try? await RecorderClient.connect(socketPath: tree.root + "/control.sock")
-            if client == nil { try? await Task.sleep(for: .milliseconds(10)) }
-        }
-        guard let client else { fatalError("recorderd did not start") }
+        let g = startGenerator(tree, unthrottled: unthrottled, eager: eager)
+        let (daemon, client) = await startRecorderd(tree, frequency: 10000, ringSeconds: 2)
         if !recording {
             let stream = try! await client.subscribe(device: "imu0", sensorTypes: [.accelerometer], rate: 1)
             let reader = Task { for try await _ in stream {} }
@@ -159,11 +169,11 @@ enum IIOBenchmark {
         return Figures(rate: rate, cpuPerMillion: cpu / (rate * elapsed) * 1e6, lost: file.droppedSamples / 2, overruns: overruns)
     }
 
-    static func readdevCPU(unthrottled: Bool) -> Figures {
+    static func readdevCPU(unthrottled: Bool, eager: Bool = false) -> Figures {
         let tree = try! FakeIIOTree(devices: [device()])
         defer { tree.remove() }
         try! "10000\n".write(toFile: tree.directory("iio:device0") + "/sampling_frequency", atomically: false, encoding: .utf8)
-        let g = startGenerator(tree, unthrottled: unthrottled)
+        let g = startGenerator(tree, unthrottled: unthrottled, eager: eager)
         let output = tree.root + "/readdev.bin"
         _ = FileManager.default.createFile(atPath: output, contents: nil)
         let handle = FileHandle(forWritingAtPath: output)!
@@ -189,16 +199,7 @@ enum IIOBenchmark {
         let tree = try! FakeIIOTree(devices: [device()])
         defer { tree.remove() }
         let g = startGenerator(tree, unthrottled: false)
-        let config = tree.root + "/recorderd.json"
-        let json = #"{"socket":"\#(tree.root)/control.sock","dataDirectory":"\#(tree.root)/data","devices":[{"name":"imu0","kind":"iio","uri":"local:","frequency":100}]}"#
-        try! json.write(toFile: config, atomically: true, encoding: .utf8)
-        let daemon = namespace(tree, [recorderd, "--config", config, "--log-level", "error"])
-        var client: RecorderClient?
-        for _ in 0..<1000 where client == nil {
-            client = try? await RecorderClient.connect(socketPath: tree.root + "/control.sock")
-            if client == nil { try? await Task.sleep(for: .milliseconds(10)) }
-        }
-        guard let client else { fatalError("recorderd did not start") }
+        let (daemon, client) = await startRecorderd(tree, frequency: 100, ringSeconds: 30)
         var latencies: [Double] = []
         let stream = try! await client.subscribe(device: "imu0", sensorTypes: [.accelerometer])
         let deadline = SystemClock.monotonicUptime() + seconds + 1

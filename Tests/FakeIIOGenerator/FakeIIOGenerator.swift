@@ -8,10 +8,11 @@ import Foundation
 /// that rate (or as fast as the reader takes them with `--unthrottled`) until the buffer is
 /// disabled or the reader goes away. Like a kfifo it holds `buffer/length` scans, wakes the reader
 /// once `buffer/watermark` scans are in, and drops the newest scans when full (the timestamps
-/// show the loss). Prints one line per stream to stdout.
+/// show the loss). `--eager` writes every ~1 ms instead, waking the reader far more often than a
+/// kfifo would. Prints one line per stream to stdout.
 ///
 ///     FakeIIOGenerator --device-dir DIR --fifo PATH [--csv FILE] [--drop-every N --drop-count K]
-///                      [--unthrottled] [--scans N]
+///                      [--unthrottled | --eager] [--scans N]
 ///     FakeIIOGenerator --exec COMMAND…     (the namespace's init, with no signal blocked)
 @main
 struct FakeIIOGenerator {
@@ -23,6 +24,8 @@ struct FakeIIOGenerator {
         var dropCount = 0
         var unthrottled = false
         var scans: Int?
+        /// Write whatever is due every ~1 ms instead of waiting for the watermark.
+        var eager = false
     }
 
     static func main() {
@@ -64,7 +67,8 @@ struct FakeIIOGenerator {
         let capacity = Int(fcntl(fd, Self.getPipeSize))
         if !options.unthrottled { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
 
-        let group = options.unthrottled ? max(1, 65536 / layout.scanSize) : watermark
+        let eagerGroup = max(1, Int((rate / 1000).rounded(.up)))
+        let group = options.unthrottled ? max(1, 65536 / layout.scanSize) : options.eager ? min(watermark, eagerGroup) : watermark
         var buffer = [UInt8](repeating: 0, count: group * layout.scanSize)
         var next = 0, written = 0, dropped = 0, overrun = 0
         var lastEnableCheck = start
@@ -202,6 +206,7 @@ struct FakeIIOGenerator {
             case "--drop-count": o.dropCount = Int(value()) ?? 0
             case "--unthrottled": o.unthrottled = true
             case "--scans": o.scans = Int(value())
+            case "--eager": o.eager = true
             default: fail("unknown argument \(arguments[i])")
             }
             i += 1
