@@ -103,7 +103,7 @@ let package = Package(
         .testTarget(
             name: "IIOSensorsTests",
             dependencies: ["IIOSensors", "FakeIIO", "RecorderClient", "RecorderModel", "RecorderTestSupport",
-                           "recorderd", "FakeIIOGenerator"]
+                           "recorderd", "recorderctl", "FakeIIOGenerator"]
         ),
         .testTarget(
             name: "RecorderDaemonTests",

@@ -47,7 +47,8 @@ import Testing
     @Test(arguments: IIOPath.allCases)
     func recordedValuesAreTheGeneratorsScaledWithTimestampsFromInTimestamp(path: IIOPath) async throws {
         guard iioTestsEnabled("IIO recording over \(path)") else { return }
-        let device = FakeIIODevice(offsets: ["anglvel": 3])
+        // A 9-axis IMU: accelerometer (m/s² → g), gyroscope (rad/s, with an offset), magnetometer (gauss → µT).
+        let device = FakeIIODevice(channels: FakeIIOChannel.imu(magn: true), offsets: ["anglvel": 3])
         let h = try IIODaemonHarness(devices: [device], path: path)
         do {
             try h.startGenerator()
@@ -59,20 +60,29 @@ import Testing
             let info = try #require(list.devices.first { $0.name == "imu0" })
             #expect(info.state != .unavailable, "\(info)")
             #expect(info.rate == 104)
-            #expect(info.sensorTypes == [.accelerometer, .gyro])
+            #expect(info.sensorTypes == [.accelerometer, .gyro, .magnetometer])
             #expect(info.details?["timestampClock"] == "monotonic")
             let found = try #require(list.hardware?.first { $0.kind == "iio" && $0.id == "iio:device0" })
             #expect(found.name == "lsm6dsox")
-            #expect(found.channels == ["accel_x", "accel_y", "accel_z", "anglvel_x", "anglvel_y", "anglvel_z", "timestamp"])
+            #expect(found.channels == ["accel_x", "accel_y", "accel_z", "anglvel_x", "anglvel_y", "anglvel_z", "magn_x", "magn_y", "magn_z", "timestamp"])
             #expect(found.rates?.contains(10000) == true)
             #expect(found.details?["timestampClock"] == "monotonic")
 
-            let (records, result) = try await h.record(count: 300)
+            // recorderctl shows the same.
+            let ctl = try ChildProcess(ChildProcess.executable("recorderctl"), ["devices", "--socket", h.socket])
+            #expect(try await ctl.wait(timeout: 20) == 0)
+            let printed = ctl.printed
+            #expect(printed.contains("imu0"), "\(printed)")
+            #expect(printed.contains("iio:device0 lsm6dsox [accel_x,accel_y,accel_z,anglvel_x,anglvel_y,anglvel_z,magn_x,magn_y,magn_z,timestamp]"), "\(printed)")
+            #expect(printed.contains("timestampClock=monotonic"), "\(printed)")
+
+            let (records, result) = try await h.record(count: 300, types: [.accelerometer, .gyro, .magnetometer])
             let output = try await h.stopGenerator()
             let stream = try #require(GeneratorStream.parse(output).last)
             #expect(stream.rate == 104 && stream.clock == "monotonic")
             let samples = records.filter(\.isSample)
             #expect(samples.filter { $0.sensorType == "accelerometer" }.count == samples.filter { $0.sensorType == "gyro" }.count)
+            #expect(samples.filter { $0.sensorType == "accelerometer" }.count == samples.filter { $0.sensorType == "magnetometer" }.count)
             let checked = Self.checkCounter(records, device: device, stream: stream)
             #expect(checked >= 300, "checked \(checked) samples")
             #expect(!records.contains { $0.isGap || $0.event == "error" })
