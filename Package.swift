@@ -52,9 +52,15 @@ let package = Package(
             name: "IIOSensors",
             dependencies: ["RecorderModel", "RecorderEngine", "CLibIIO", .product(name: "Logging", package: "swift-log")]
         ),
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
         .target(
             name: "RecorderDaemon",
             dependencies: [
+                "CSystemd",
                 "RecorderModel",
                 "RecorderEngine",
                 "GPSSensors",
@@ -108,6 +114,7 @@ let package = Package(
         .testTarget(
             name: "RecorderDaemonTests",
             dependencies: ["RecorderDaemon", "RecorderClient", "RecorderModel", "RecorderEngine", "RecorderTestSupport",
+                           .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
                            "recorderd", "recorderctl"]
         ),
     ]

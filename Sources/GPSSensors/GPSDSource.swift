@@ -81,6 +81,9 @@ public final class GPSDSource: SensorSource {
         thread.start()
     }
 
+    /// The longest back-off pause (8 s) plus a connection attempt.
+    public var longestBlock: Double { 10 }
+
     public func stop() {
         guard let run = control.withLock({ c -> Control? in defer { c = nil }; return c }) else { return }
         run.stop()
@@ -97,6 +100,7 @@ public final class GPSDSource: SensorSource {
         let message = UnsafeMutablePointer<CChar>.allocate(capacity: 8192)
         defer { message.deallocate() }
         while !control.stopped.load(ordering: .acquiring) {
+            sink.heartbeat()
             var data = gps_data_t()
             guard gps_open(configuration.host, "\(configuration.port)", &data) == 0 else {
                 let reason = String(cString: gps_errstr(errno))
@@ -121,6 +125,7 @@ public final class GPSDSource: SensorSource {
             control.status.withLock { $0 = "connected" }
             backoff = 0.5
             while !control.stopped.load(ordering: .acquiring) {
+                sink.heartbeat()
                 guard gps_waiting(&data, 500_000) else { continue }
                 let n = gps_read(&data, message, 8192)
                 if n < 0 { break }

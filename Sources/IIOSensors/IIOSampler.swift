@@ -19,13 +19,15 @@ struct IIOSampler {
         var rate = configuration.frequency ?? 100
         var types = configuration.sensorTypes ?? [.accelerometer, .gyro]
         while !run.isStopped {
+            sink.heartbeat()
             let session: IIOSession
             do {
                 session = try IIOSession.open(configuration)
                 rate = session.rate
                 types = session.sensorTypes
                 let samples = session.streams.map { IIOStream.bufferSamples(rate: $0.rate, seconds: IIOSession.refillSeconds) }
-                try session.setTimeout(bufferSamples: samples)
+                let timeout = try session.setTimeout(bufferSamples: samples)
+                run.timeout.withLock { $0 = max(5, timeout) }
                 for (stream, count) in zip(session.streams, samples) {
                     let buffer = try stream.openBuffer(samples: count)
                     if !run.register(buffer.canceller) { break }
@@ -73,6 +75,7 @@ struct IIOSampler {
         for i in pending.indices { pending[i].reserveCapacity(4096) }
         batch.reserveCapacity(4096)
         while !run.isStopped {
+            sink.heartbeat()
             batch.removeAll(keepingCapacity: true)
             if session.streams.count == 1 {
                 // One device: its frames are already in time order.

@@ -79,9 +79,13 @@ final class IIOSession {
         return d
     }
 
-    /// Sets the refill timeout from the slowest stream: four refills' worth, at least 1 s.
-    func setTimeout(bufferSamples: [Int]) throws(IIOError) {
+    /// Sets the refill timeout from the slowest stream: four refills' worth, at least 1 s, at most
+    /// 60 s; returns it in seconds.
+    @discardableResult
+    func setTimeout(bufferSamples: [Int]) throws(IIOError) -> Double {
         let seconds = zip(streams, bufferSamples).map { Double($1) / $0.rate }.max() ?? 0
-        try context.setTimeout(milliseconds: UInt32(min(60_000, max(1000, (4 * seconds * 1000).rounded(.up)))))
+        let milliseconds = min(60_000, max(1000, (4 * seconds * 1000).rounded(.up)))
+        try context.setTimeout(milliseconds: UInt32(milliseconds))
+        return milliseconds / 1000
     }
 }

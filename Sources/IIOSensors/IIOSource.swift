@@ -26,6 +26,8 @@ public final class IIOSource: SensorSource {
         /// flag share the lock, so a buffer made while stopping is cancelled too.
         let cancellers = Mutex<(stopped: Bool, buffers: [IIOBufferCanceller])>((false, []))
         let status = Mutex<String>("starting")
+        /// The refill timeout of the current session, seconds.
+        let timeout = Mutex<Double>(5)
 
         var isStopped: Bool { cancellers.withLock { $0.stopped } }
 
@@ -70,6 +72,9 @@ public final class IIOSource: SensorSource {
     public var liveDetails: [String: String] {
         ["stream": run.withLock { $0?.status.withLock { $0 } } ?? "idle"]
     }
+
+    /// The refill timeout (or the time to open a context) and a second of margin.
+    public var longestBlock: Double { (run.withLock { $0?.timeout.withLock { $0 } } ?? 5) + 1 }
 
     public func start(sink: any FrameSink) throws {
         let newRun = Run()

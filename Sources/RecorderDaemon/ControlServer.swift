@@ -13,6 +13,8 @@ import Synchronization
 public final class ControlServer: Service, Sendable {
     let socketPath: String
     let socketMode: UInt16
+    /// A listening socket passed by systemd (socket activation); nil: bind `socketPath`.
+    let listenSocket: Int32?
     let router: RequestRouter
     let group: MultiThreadedEventLoopGroup
     let logger: Logger
@@ -20,21 +22,25 @@ public final class ControlServer: Service, Sendable {
     private let connections = Mutex<[ObjectIdentifier: ControlConnection]>([:])
     private let ready = Mutex<[CheckedContinuation<Void, Never>]?>([])
 
-    init(socketPath: String, socketMode: UInt16, router: RequestRouter, logger: Logger) {
+    init(socketPath: String, socketMode: UInt16, listenSocket: Int32? = nil, router: RequestRouter, logger: Logger) {
         self.socketPath = socketPath
         self.socketMode = socketMode
+        self.listenSocket = listenSocket
         self.router = router
         self.logger = logger
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     }
 
-    /// Binds the socket (replacing a stale socket file) and sets its mode.
+    /// Binds the socket (replacing a stale socket file) and sets its mode; with socket
+    /// activation, takes the passed socket as it is (systemd owns its path and mode).
     public func bind() async throws {
-        let directory = (socketPath as NSString).deletingLastPathComponent
-        if !directory.isEmpty { try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        if listenSocket == nil {
+            let directory = (socketPath as NSString).deletingLastPathComponent
+            if !directory.isEmpty { try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        }
         let router = self.router
         let logger = self.logger
-        let channel = try await ServerBootstrap(group: group)
+        let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 64)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { [weak self] channel in
@@ -46,11 +52,16 @@ public final class ControlServer: Service, Sendable {
                     self?.track(connection, channel: channel)
                 }
             }
-            .bind(unixDomainSocketPath: socketPath, cleanupExistingSocketFile: true)
-            .get()
-        chmod(socketPath, mode_t(socketMode))
+        let channel: any Channel
+        if let listenSocket {
+            channel = try await bootstrap.withBoundSocket(listenSocket).get()
+            logger.info("control socket passed by systemd", metadata: ["fd": "\(listenSocket)"])
+        } else {
+            channel = try await bootstrap.bind(unixDomainSocketPath: socketPath, cleanupExistingSocketFile: true).get()
+            chmod(socketPath, mode_t(socketMode))
+            logger.info("control socket listening", metadata: ["socket": "\(socketPath)"])
+        }
         serverChannel.withLock { $0 = channel }
-        logger.info("control socket listening", metadata: ["socket": "\(socketPath)"])
         let waiters = ready.withLock { r -> [CheckedContinuation<Void, Never>] in defer { r = nil }; return r ?? [] }
         for w in waiters { w.resume() }
     }
@@ -86,7 +97,7 @@ public final class ControlServer: Service, Sendable {
     public func close() async {
         if let channel = serverChannel.withLock({ c -> (any Channel)? in defer { c = nil }; return c }) {
             try? await channel.close()
-            unlink(socketPath)
+            if listenSocket == nil { unlink(socketPath) }
         }
         for connection in connections.withLock({ Array($0.values) }) { connection.close() }
         try? await group.shutdownGracefully()

@@ -15,6 +15,7 @@ public struct RecorderDaemon: Sendable {
     public let runs: TaskRunRegistry
     public let server: ControlServer
     let supervisor: SupervisorService
+    let notifier: SystemdNotifier
     let logger: Logger
 
     /// The backends this build knows.
@@ -23,32 +24,48 @@ public struct RecorderDaemon: Sendable {
     }
 
     /// Builds the daemon. `baseDirectory` resolves relative device files (the configuration's folder).
-    public init(configuration: DaemonConfiguration, baseDirectory: String, clock: any RecorderClock = SystemClock(), logger: Logger) {
+    /// `listenSocket`: an already listening control socket (systemd socket activation);
+    /// `notifier`: where READY/STATUS/WATCHDOG/STOPPING go (libsystemd's sd_notify by default).
+    public init(configuration: DaemonConfiguration, baseDirectory: String, clock: any RecorderClock = SystemClock(),
+                listenSocket: Int32? = nil, notifier: SystemdNotifier = .system, logger: Logger) {
         self.configuration = configuration
+        self.notifier = notifier
         self.logger = logger
         devices = DeviceRegistry(configuration: configuration, backends: Self.backends(retryInterval: configuration.retryInterval, logger: logger), baseDirectory: baseDirectory, logger: logger)
         runs = TaskRunRegistry(dataDirectory: configuration.dataDirectory, devices: devices, ringSeconds: configuration.ringSeconds, clock: clock, logger: logger)
         let router = RequestRouter(runs: runs, devices: devices, startUptime: clock.uptime(), clock: clock)
-        server = ControlServer(socketPath: configuration.socket, socketMode: configuration.socketMode, router: router, logger: logger)
+        server = ControlServer(socketPath: configuration.socket, socketMode: configuration.socketMode, listenSocket: listenSocket,
+                               router: router, logger: logger)
         supervisor = SupervisorService(devices: devices, runs: runs, retryInterval: configuration.retryInterval,
                                        orphanTimeout: configuration.orphanTimeout, logger: logger)
     }
 
     /// Recovers interrupted runs, probes devices, binds the socket: ready to serve.
     public func prepare() async throws {
+        try await recoverAndProbe()
+        try await server.bind()
+    }
+
+    /// Recovers interrupted runs and probes the devices (nothing is recording yet).
+    func recoverAndProbe() async throws {
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         RunRecovery.recover(dataDirectory: configuration.dataDirectory, logger: logger)
         let available = await SupervisorService.onBlockingQueue { [devices] in devices.probeAll() }
         logger.info("devices probed", metadata: ["available": "\(available)", "configured": "\(configuration.devices.count)"])
-        try await server.bind()
     }
 
-    /// Serves until SIGTERM or SIGINT (or `handleSignals: false` and task cancellation).
+    /// Serves until SIGTERM or SIGINT (or `handleSignals: false` and task cancellation). The socket
+    /// is bound inside the service group, whose signal handling is then in place; systemd gets
+    /// READY=1 once it listens and the devices are probed.
     public func run(handleSignals: Bool = true) async throws {
-        try await prepare()
+        try await recoverAndProbe()
+        let systemd = SystemdService(notifier: notifier, watchdogTimeout: SystemdNotifier.watchdogTimeout(), devices: devices, runs: runs,
+                                     listening: { [server] in await server.waitUntilListening() }, eventLoop: server.group.next(),
+                                     statusInterval: max(0.2, configuration.retryInterval),
+                                     minimumStall: configuration.stallTimeout, logger: logger)
         let group = ServiceGroup(
             configuration: .init(
-                services: [.init(service: supervisor), .init(service: server)],
+                services: [.init(service: supervisor), .init(service: server), .init(service: systemd)],
                 gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
                 logger: logger))
         try await group.run()

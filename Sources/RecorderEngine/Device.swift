@@ -104,6 +104,7 @@ public final class Device: Sendable {
             }
             guard mustStart, let ring else { return nil }
             do {
+                ring.heartbeat()
                 try source.start(sink: ring)
                 state.withLock { $0.sampling = true }
                 logger.debug("device sampling", metadata: ["device": "\(name)"])
@@ -136,6 +137,14 @@ public final class Device: Sendable {
                 logger.debug("device idle", metadata: ["device": "\(name)"])
             }
         }
+    }
+
+    /// Seconds since the sampling thread last showed life, when it is sampling and overdue by
+    /// more than `max(minimum, 2 × longestBlock)`: a wedged recorder. nil when healthy or idle.
+    public func stall(now: Double, minimum: Double) -> Double? {
+        guard let ring = state.withLock({ $0.sampling ? $0.ring : nil }) else { return nil }
+        let silent = now - ring.lastHeartbeatUptime
+        return silent > max(minimum, 2 * source.longestBlock) ? silent : nil
     }
 
     /// The device as `devices.list` shows it.

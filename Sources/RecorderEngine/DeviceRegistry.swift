@@ -63,6 +63,11 @@ public final class DeviceRegistry: Sendable {
         backends.flatMap { backend in backend.discover(configurations: configurations.filter { $0.kind == backend.kind }) }
     }
 
+    /// Sampling devices whose thread has not shown life for too long (see `Device.stall`).
+    public func stalledDevices(now: Double, minimum: Double) -> [(name: String, silentSeconds: Double)] {
+        devices.compactMap { d in d.stall(now: now, minimum: minimum).map { (d.name, $0) } }
+    }
+
     /// Every device as `devices.list` shows it.
     public var infos: [DeviceInfo] { devices.map(\.info) + invalid }
 }

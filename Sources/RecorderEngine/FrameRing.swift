@@ -25,6 +25,8 @@ public final class FrameRing: FrameSink, Sendable {
     /// Frames the ring holds.
     public let capacity: Int
     private let state: Mutex<State>
+    /// CLOCK_MONOTONIC of the writer's last heartbeat or delivery (bit pattern of a Double).
+    private let lastHeartbeat = Atomic<UInt64>(0)
 
     public init(capacity: Int) {
         precondition(capacity > 0)
@@ -39,7 +41,15 @@ public final class FrameRing: FrameSink, Sendable {
     /// Readers attached now.
     public var readerCount: Int { state.withLock { $0.readers.count } }
 
+    public func heartbeat() {
+        lastHeartbeat.store(SystemClock.monotonicUptime().bitPattern, ordering: .relaxed)
+    }
+
+    /// When the writer last showed life (CLOCK_MONOTONIC seconds; 0 before it ever did).
+    public var lastHeartbeatUptime: Double { Double(bitPattern: lastHeartbeat.load(ordering: .relaxed)) }
+
     public func deliver(_ frames: [SensorFrame]) {
+        heartbeat()
         guard !frames.isEmpty else { return }
         let notifiers: [@Sendable () -> Void] = state.withLock { s in
             for frame in frames {

@@ -62,6 +62,12 @@ public final class ReplaySource: SensorSource {
         thread.start()
     }
 
+    /// The longest wait between batches: one frame period, at least a second.
+    public var longestBlock: Double {
+        guard let loaded = data.withLock({ $0 }) else { return 1 }
+        return max(1, 1 / rate(of: loaded))
+    }
+
     public func stop() {
         guard let current = run.withLock({ r -> Run? in defer { r = nil }; return r }) else { return }
         current.stopped.store(true, ordering: .releasing)
@@ -76,6 +82,7 @@ public final class ReplaySource: SensorSource {
         var batch: [SensorFrame] = []
         batch.reserveCapacity(maximumBatch)
         while !run.stopped.load(ordering: .acquiring) {
+            sink.heartbeat()
             let now = SystemClock.monotonicUptime()
             var due = Int((now - t0) / period) + 1
             if !loop { due = min(due, frames.count) }
@@ -92,7 +99,8 @@ public final class ReplaySource: SensorSource {
                 if emitted < due { continue }
             }
             if !loop && emitted >= frames.count {
-                run.stop.wait()
+                // Played out: idle until stopped, still showing life.
+                _ = run.stop.wait(timeout: .now() + 0.5)
                 continue
             }
             let next = t0 + Double(emitted) * period

@@ -20,8 +20,15 @@ public struct DeviceCapabilities: Sendable, Equatable {
 
 /// Where a sensor source delivers its frames: the device's ring.
 public protocol FrameSink: AnyObject, Sendable {
-    /// Appends frames measured in time order. Never blocks on readers.
+    /// Appends frames measured in time order. Never blocks on readers. Counts as a heartbeat.
     func deliver(_ frames: [SensorFrame])
+    /// The sampling thread is alive (waiting, retrying or sampling): sources call it at least once
+    /// per `SensorSource.longestBlock` seconds, so a wedged thread can be told from an idle one.
+    func heartbeat()
+}
+
+extension FrameSink {
+    public func heartbeat() {}
 }
 
 /// A sensor backend's device: the one type each backend (replay, libiio, gpsd, ALSA) implements.
@@ -40,11 +47,16 @@ public protocol SensorSource: AnyObject, Sendable {
     func stop()
     /// State that changes while sampling (connection, fix mode…), shown by `devices.list`.
     var liveDetails: [String: String] { get }
+    /// The longest the sampling thread may legitimately go without a heartbeat (a blocking read
+    /// with its timeout), in seconds.
+    var longestBlock: Double { get }
 }
 
 extension SensorSource {
     /// No live details by default.
     public var liveDetails: [String: String] { [:] }
+    /// One second by default.
+    public var longestBlock: Double { 1 }
 }
 
 /// Makes sensor sources of one device kind from their configuration.

@@ -45,6 +45,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var orphanTimeout: Double = 600
     /// Seconds between attempts to open an unavailable device.
     public var retryInterval: Double = 1
+    /// Seconds a sampling thread may go without a heartbeat (beyond twice its longest blocking
+    /// call) before it counts as wedged and the systemd watchdog pings stop.
+    public var stallTimeout: Double = 5
     public var devices: [DeviceConfiguration] = []
 
     public init() {}
@@ -60,7 +63,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
 }
 
 extension DaemonConfiguration: Codable {
-    enum CodingKeys: String, CodingKey { case socket, socketMode, dataDirectory, ringSeconds, orphanTimeout, retryInterval, devices }
+    enum CodingKeys: String, CodingKey { case socket, socketMode, dataDirectory, ringSeconds, orphanTimeout, retryInterval, stallTimeout, devices }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -91,6 +94,10 @@ extension DaemonConfiguration: Codable {
             guard r > 0 else { throw DecodingError.dataCorruptedError(forKey: .retryInterval, in: c, debugDescription: "expected seconds > 0") }
             retryInterval = r
         }
+        if let t = try c.decodeIfPresent(Double.self, forKey: .stallTimeout) {
+            guard t > 0 else { throw DecodingError.dataCorruptedError(forKey: .stallTimeout, in: c, debugDescription: "expected seconds > 0") }
+            stallTimeout = t
+        }
         devices = try c.decodeIfPresent([DeviceConfiguration].self, forKey: .devices) ?? []
         var seen = Set<String>()
         for (i, d) in devices.enumerated() where !seen.insert(d.name).inserted {
@@ -106,6 +113,7 @@ extension DaemonConfiguration: Codable {
         try c.encode(ringSeconds, forKey: .ringSeconds)
         try c.encode(orphanTimeout, forKey: .orphanTimeout)
         try c.encode(retryInterval, forKey: .retryInterval)
+        try c.encode(stallTimeout, forKey: .stallTimeout)
         try c.encode(devices, forKey: .devices)
     }
 }

@@ -39,7 +39,8 @@ struct RecorderdCommand: AsyncParsableCommand {
             logger.critical("configuration error", metadata: ["error": "\(error.message)"])
             throw ExitCode(78)
         }
-        let daemon = RecorderDaemon(configuration: loaded.0, baseDirectory: loaded.baseDirectory, logger: logger)
+        let daemon = RecorderDaemon(configuration: loaded.0, baseDirectory: loaded.baseDirectory,
+                                    listenSocket: SystemdSocketActivation.passedControlSocket(), logger: logger)
         try await daemon.run()
     }
 }

@@ -15,9 +15,13 @@ public final class ChildProcess: @unchecked Sendable {
     public let process = Process()
     public let output = Pipe()
 
-    public init(_ executable: String, _ arguments: [String]) throws {
+    /// `environment`: variables added to (or replacing) the test's own.
+    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.standardOutput = output
         process.standardError = output
         try process.run()

@@ -1,0 +1,63 @@
+import Foundation
+import Logging
+import NIOCore
+import RecorderEngine
+import RecorderModel
+import ServiceLifecycle
+
+/// Keeps systemd informed while recorderd runs: READY=1 once the control socket listens (the
+/// devices are probed before the service group starts), STATUS= when the summary changes, WATCHDOG=1 at
+/// half of `WATCHDOG_USEC` while healthy (the control server's event loop answers and no recorder
+/// thread is wedged), STOPPING=1 when shutdown begins.
+struct SystemdService: Service {
+    let notifier: SystemdNotifier
+    let watchdogTimeout: Double?
+    let devices: DeviceRegistry
+    let runs: TaskRunRegistry
+    /// Returns once the control socket listens (then READY=1).
+    let listening: @Sendable () async -> Void
+    /// The control server's event loop: it must answer before each ping.
+    let eventLoop: any EventLoop
+    let statusInterval: Double
+    let minimumStall: Double
+    let logger: Logger
+
+    func run() async throws {
+        await listening()
+        var lastStatus = await Self.summary(devices: devices, runs: runs)
+        notifier.ready(status: lastStatus)
+        var policy = WatchdogPolicy(minimumStall: minimumStall)
+        let tick = min(statusInterval, (watchdogTimeout ?? .infinity) / 2)
+        var nextPing = 0.0
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            let status = await Self.summary(devices: devices, runs: runs)
+            if status != lastStatus {
+                notifier.status(status)
+                lastStatus = status
+            }
+            let now = SystemClock.monotonicUptime()
+            if watchdogTimeout != nil, now >= nextPing {
+                // The main loop answers (a wedged event loop never completes this: no ping).
+                try? await eventLoop.submit {}.get()
+                switch policy.check(stalled: devices.stalledDevices(now: SystemClock.monotonicUptime(), minimum: minimumStall)) {
+                case .ping:
+                    notifier.watchdog()
+                case .withhold(let reason, let log):
+                    if log { logger.critical("watchdog ping withheld", metadata: ["reason": "\(reason)"]) }
+                }
+                nextPing = now + tick
+            }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .milliseconds(Int(tick * 1000))) }
+        }
+        notifier.stopping()
+    }
+
+    /// One line: devices up and runs recording.
+    static func summary(devices: DeviceRegistry, runs: TaskRunRegistry) async -> String {
+        let infos = devices.infos
+        let up = infos.filter { $0.state != .unavailable }.count
+        let active = await runs.active()
+        let recording = active.reduce(0) { $0 + $1.recording.count }
+        return "\(up) of \(infos.count) devices up; \(active.count) task runs, \(recording) recorders recording"
+    }
+}

@@ -1,0 +1,238 @@
+import Foundation
+import Logging
+import NIOPosix
+@testable import RecorderDaemon
+import RecorderClient
+import RecorderEngine
+import RecorderModel
+import RecorderTestSupport
+import Synchronization
+import Testing
+
+/// recorderd as a systemd service: the units checked by systemd's own tools, socket activation by
+/// `systemd-socket-activate`, and sd_notify messages caught on a datagram socket the test binds.
+@Suite("systemd integration", .serialized)
+struct SystemdTests {
+    static let unitDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../systemd").standardized.path
+
+    /// Runs a command to its end; returns status and everything it printed.
+    static func run(_ executable: String, _ arguments: [String], in directory: String? = nil) async throws -> (Int32, String) {
+        let p = try ChildProcess(executable, arguments)
+        let status = try await p.wait(timeout: 60)
+        return (status, p.printed)
+    }
+
+    @Test func unitsVerifyWithoutAnyOutput() async throws {
+        // systemd-analyze verify exits 0 even on typos: any output fails. ExecStart points at the
+        // built binary (the installed path does not exist here).
+        let dir = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for unit in ["recorderd.service", "recorderd.socket"] {
+            let text = try String(contentsOfFile: Self.unitDirectory + "/" + unit, encoding: .utf8)
+                .replacingOccurrences(of: "/usr/local/bin/recorderd", with: ChildProcess.executable("recorderd"))
+            try text.write(toFile: dir + "/" + unit, atomically: true, encoding: .utf8)
+        }
+        let (status, output) = try await Self.run("/usr/bin/systemd-analyze", ["verify", dir + "/recorderd.service", dir + "/recorderd.socket"])
+        #expect(status == 0)
+        #expect(output.isEmpty, "systemd-analyze verify printed:\n\(output)")
+    }
+
+    @Test func serviceExposureIsAtMostTwo() async throws {
+        let (status, output) = try await Self.run("/usr/bin/systemd-analyze",
+                                                  ["security", "--offline=true", "--threshold=20", Self.unitDirectory + "/recorderd.service"])
+        let line = try #require(output.split(separator: "\n").first { $0.contains("Overall exposure level") })
+        let score = try #require(line.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) })
+        #expect(score <= 2.0, "\(line)")
+        #expect(status == 0, "the --threshold=20 check failed: \(line)")
+    }
+
+    func configuration(in dir: String, extra: String = "") throws -> String {
+        let path = dir + "/recorderd.json"
+        try """
+        {"socket": "\(dir)/unused.sock", "dataDirectory": "\(dir)/data", "retryInterval": 0.2\(extra),
+         "devices": [{"name": "imu0", "kind": "replay", "file": "\(Fixtures.shortWalk)", "frequency": 100}]}
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func socketActivationServesClientsOnThePassedSocket() async throws {
+        let dir = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let socket = dir + "/activated.sock"
+        let activator = try ChildProcess("/usr/bin/systemd-socket-activate",
+                                         ["-l", socket, ChildProcess.executable("recorderd"), "--config", try configuration(in: dir)])
+        // systemd-socket-activate listens first and execs recorderd (same PID) on the first connection.
+        var client: RecorderClient?
+        let deadline = Date().addingTimeInterval(20)
+        while client == nil, Date() < deadline {
+            client = try? await RecorderClient.connect(socketPath: socket)
+            if client == nil { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        let connected = try #require(client)
+        let status = try await connected.status()
+        #expect(status.pid == activator.pid)
+        #expect(status.devices.first?.name == "imu0")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/unused.sock"), "the configured socket must not be bound")
+        connected.close()
+        #expect(try await activator.stop(signal: SIGTERM, timeout: 15) == 0)
+    }
+
+    @Test func notifySocketGetsReadyWatchdogAndStopping() async throws {
+        let dir = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let notify = try NotifySocket(path: dir + "/notify.sock")
+        let daemon = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", try configuration(in: dir), "--socket", dir + "/control.sock"],
+                                      environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "400000"])
+        let ready = try #require(try await notify.next(timeout: 20), "no READY=1")
+        #expect(ready.hasPrefix("READY=1\nSTATUS="), "\(ready)")
+        #expect(ready.contains("1 of 1 devices up"), "\(ready)")
+        // By READY=1 the socket listens.
+        let client = try await RecorderClient.connect(socketPath: dir + "/control.sock")
+        client.close()
+        var pings = 0
+        while pings < 3, let message = try await notify.next(timeout: 5) {
+            if message == "WATCHDOG=1" { pings += 1 }
+        }
+        #expect(pings == 3, "WATCHDOG=1 every 0.2 s (half of WATCHDOG_USEC)")
+        kill(daemon.pid, SIGTERM)
+        var stopping = false
+        while !stopping, let message = try await notify.next(timeout: 10) {
+            stopping = message.hasPrefix("STOPPING=1")
+        }
+        #expect(stopping)
+        #expect(try await daemon.wait(timeout: 15) == 0)
+    }
+
+    /// A recorder thread that stops showing life stops the watchdog pings (in-process, with a
+    /// stub sensor backend of our own and the notifier's transport captured).
+    @Test func aWedgedRecorderThreadStopsTheWatchdogPings() async throws {
+        let dir = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var configuration = DaemonConfiguration()
+        configuration.dataDirectory = dir
+        configuration.devices = [DeviceConfiguration(name: "stub0", kind: "stub", json: .object(["name": .string("stub0"), "kind": .string("stub")]))]
+        let source = StubSource()
+        let devices = DeviceRegistry(configuration: configuration, backends: [StubBackend(source: source)], baseDirectory: dir, logger: Fixtures.logger)
+        let runs = TaskRunRegistry(dataDirectory: dir, devices: devices, ringSeconds: 2, clock: SystemClock(), logger: Fixtures.logger)
+        let lease = try devices.device(named: "stub0").acquire()
+        defer { lease.release() }
+        let messages = Mutex<[(Double, String)]>([])
+        let notifier = SystemdNotifier { m in messages.withLock { $0.append((SystemClock.monotonicUptime(), m)) } }
+        let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let service = SystemdService(notifier: notifier, watchdogTimeout: 0.2, devices: devices, runs: runs, listening: {},
+                                     eventLoop: loop.next(), statusInterval: 0.1, minimumStall: 0.5, logger: Fixtures.logger)
+        let task = Task { try await service.run() }
+        func pings(after t: Double) -> Int { messages.withLock { $0.filter { $0.0 > t && $0.1 == "WATCHDOG=1" }.count } }
+        let start = SystemClock.monotonicUptime()
+        try await Task.sleep(for: .seconds(1))
+        #expect(messages.withLock { $0.first?.1.hasPrefix("READY=1") } == true)
+        #expect(pings(after: start) >= 5, "healthy: a ping every 0.1 s")
+        source.wedge()
+        let wedged = SystemClock.monotonicUptime()
+        // Past the stall limit (0.5 s) plus a tick, no ping may follow.
+        try await Task.sleep(for: .seconds(1.5))
+        #expect(pings(after: wedged + 0.7) == 0, "pings continued with a wedged recorder thread")
+        #expect(devices.stalledDevices(now: SystemClock.monotonicUptime(), minimum: 0.5).map(\.name) == ["stub0"])
+        task.cancel()
+        _ = try? await task.value
+        source.unwedge()
+        try await loop.shutdownGracefully()
+    }
+}
+
+/// A datagram socket standing in for systemd's notify socket.
+final class NotifySocket: @unchecked Sendable {
+    // @unchecked: read by one test task at a time; the fd is closed in deinit.
+    let path: String
+    let fd: Int32
+
+    init(path: String) throws {
+        self.path = path
+        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, b) in path.utf8.enumerated() where i < raw.count - 1 { raw[i] = b }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
+    }
+
+    deinit {
+        close(fd)
+        unlink(path)
+    }
+
+    /// The next message, or nil after `timeout` seconds (poll, off the cooperative pool).
+    func next(timeout: Double) async throws -> String? {
+        try await offPool {
+            var p = pollfd(fd: self.fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&p, 1, Int32(timeout * 1000)) == 1 else { return nil }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let n = recv(self.fd, &buffer, buffer.count, 0)
+            return n > 0 ? String(decoding: buffer[0..<n], as: UTF8.self) : nil
+        }
+    }
+}
+
+/// A sensor source of our own whose thread can be wedged on purpose.
+final class StubSource: SensorSource, @unchecked Sendable {
+    // @unchecked: the semaphores and atomics below are the only shared state.
+    let gate = DispatchSemaphore(value: 0)
+    let wedged = Atomic<Bool>(false)
+    let stopped = Atomic<Bool>(false)
+    let done = DispatchSemaphore(value: 0)
+
+    func open() throws -> DeviceCapabilities { DeviceCapabilities(sensorTypes: [.accelerometer], rate: 10) }
+
+    var longestBlock: Double { 0.1 }
+
+    func start(sink: any FrameSink) throws {
+        stopped.store(false, ordering: .releasing)
+        let thread = Thread { [self] in
+            while !stopped.load(ordering: .acquiring) {
+                if wedged.load(ordering: .acquiring) { gate.wait() }
+                sink.heartbeat()
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            done.signal()
+        }
+        thread.start()
+    }
+
+    func wedge() { wedged.store(true, ordering: .releasing) }
+
+    func unwedge() {
+        wedged.store(false, ordering: .releasing)
+        gate.signal()
+    }
+
+    func stop() {
+        stopped.store(true, ordering: .releasing)
+        unwedge()
+        done.wait()
+    }
+}
+
+struct StubBackend: SensorBackend {
+    let source: StubSource
+    var kind: String { "stub" }
+    var servedActionTypes: Set<AsyncActionType> { [.motion] }
+    func makeSource(configuration: DeviceConfiguration, baseDirectory: String) throws(ConfigurationError) -> any SensorSource { source }
+}
+
+/// The watchdog decision alone.
+struct WatchdogPolicyTests {
+    @Test func pingsWhileHealthyAndLogsAWedgeOnce() {
+        var policy = WatchdogPolicy(minimumStall: 5)
+        #expect(policy.check(stalled: []) == .ping)
+        let wedged = [(name: "imu0", silentSeconds: 7.2)]
+        #expect(policy.check(stalled: wedged) == .withhold(reason: "recorder thread wedged: imu0 silent 7 s", log: true))
+        #expect(policy.check(stalled: [(name: "imu0", silentSeconds: 9.0)]) == .withhold(reason: "recorder thread wedged: imu0 silent 9 s", log: false))
+        #expect(policy.check(stalled: []) == .ping)
+        #expect(policy.check(stalled: wedged) == .withhold(reason: "recorder thread wedged: imu0 silent 7 s", log: true), "a new wedge is logged again")
+    }
+}
