@@ -1,0 +1,68 @@
+import Foundation
+import RecorderModel
+import RecorderTestSupport
+import Testing
+
+/// scripts/install.sh into a DESTDIR: the tree, an upgrade that keeps the configuration, and an
+/// uninstall that keeps the configuration and the recorded data.
+struct InstallTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
+
+    func install(_ arguments: [String]) async throws -> String {
+        let p = try ChildProcess("/bin/bash", [Self.repository + "/scripts/install.sh"] + arguments)
+        let status = try await p.wait(timeout: 60)
+        let printed = p.printed
+        #expect(status == 0, "install.sh \(arguments.joined(separator: " ")): \(printed)")
+        return printed
+    }
+
+    func mode(_ path: String) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? nil
+    }
+
+    @Test func installUpgradeAndUninstallInADestdir() async throws {
+        let destdir = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: destdir) }
+        let binaries = URL(fileURLWithPath: ChildProcess.executable("recorderd")).deletingLastPathComponent().path
+        let arguments = ["--bin-dir", binaries, "--destdir", destdir, "--prefix", "/opt/recorderd"]
+        _ = try await install(arguments)
+
+        let expected: [(String, Int)] = [
+            ("/opt/recorderd/bin/recorderd", 0o755), ("/opt/recorderd/bin/recorderctl", 0o755),
+            ("/opt/recorderd/lib/systemd/system/recorderd.service", 0o644), ("/opt/recorderd/lib/systemd/system/recorderd.socket", 0o644),
+            ("/opt/recorderd/lib/sysusers.d/recorderd.conf", 0o644), ("/opt/recorderd/lib/tmpfiles.d/recorderd.conf", 0o644),
+            ("/etc/udev/rules.d/90-recorderd-iio.rules", 0o644), ("/etc/recorderd/recorderd.json", 0o644),
+            ("/etc/recorderd/recorderd.json.example", 0o644), ("/opt/recorderd/share/doc/recorderd/README.md", 0o644),
+            ("/opt/recorderd/share/recorderd/Tests/Fixtures/imu/mobgap/HA/001/TimeMeasure1_Test11_Trial1.csv", 0o644),
+            ("/opt/recorderd/share/recorderd/Tests/Fixtures/imu/mobgap/LICENSE", 0o644),
+        ]
+        for (path, wanted) in expected {
+            #expect(mode(destdir + path) == wanted, "\(path): mode \(mode(destdir + path).map { String($0, radix: 8) } ?? "missing")")
+        }
+        let service = try String(contentsOfFile: destdir + "/opt/recorderd/lib/systemd/system/recorderd.service", encoding: .utf8)
+        #expect(service.contains("ExecStart=/opt/recorderd/bin/recorderd --config /etc/recorderd/recorderd.json"))
+        // The example configuration is valid and points at the installed replay data.
+        let example = try Data(contentsOf: URL(fileURLWithPath: destdir + "/etc/recorderd/recorderd.json.example"))
+        let configuration = try DaemonConfiguration.decode(example)
+        #expect(String(decoding: example, as: UTF8.self).contains("/opt/recorderd/share/recorderd/Tests/Fixtures"))
+        #expect(configuration.devices.first?.kind == "replay")
+
+        // Upgrade: an edited configuration is kept.
+        let edited = #"{"devices": []}"#
+        try edited.write(toFile: destdir + "/etc/recorderd/recorderd.json", atomically: true, encoding: .utf8)
+        let output = try await install(arguments)
+        #expect(output.contains("kept the existing /etc/recorderd/recorderd.json"))
+        #expect(try String(contentsOfFile: destdir + "/etc/recorderd/recorderd.json", encoding: .utf8) == edited)
+
+        // Uninstall: everything installed goes; the configuration and the data stay.
+        let data = destdir + "/var/lib/recorderd/runs/walk/run1"
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        try "{}".write(toFile: data + "/taskResult.json", atomically: true, encoding: .utf8)
+        _ = try await install(["--uninstall", "--destdir", destdir, "--prefix", "/opt/recorderd"])
+        for (path, _) in expected where path != "/etc/recorderd/recorderd.json" {
+            #expect(!FileManager.default.fileExists(atPath: destdir + path), "\(path) left behind")
+        }
+        #expect(FileManager.default.fileExists(atPath: destdir + "/etc/recorderd/recorderd.json"))
+        #expect(FileManager.default.fileExists(atPath: data + "/taskResult.json"))
+    }
+}

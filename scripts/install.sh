@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Installs recorderd as a systemd service: release binaries, units, udev rules, sysusers.d and
+# tmpfiles.d entries, the example configuration (never overwriting an existing one) and its
+# replay data, and the README.
+#
+#   scripts/install.sh [--prefix DIR] [--destdir DIR] [--no-build] [--bin-dir DIR]
+#   scripts/install.sh --uninstall [--prefix DIR] [--destdir DIR]
+#
+# PREFIX (default /usr/local) and DESTDIR (default empty) may also come from the environment.
+# With an empty DESTDIR and as root, it also creates the user, the directories, reloads systemd
+# and udev. --uninstall removes what was installed and keeps /etc/recorderd/recorderd.json and
+# the recorded data in /var/lib/recorderd.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+prefix=${PREFIX:-/usr/local}
+destdir=${DESTDIR:-}
+build=1
+bindir=""
+uninstall=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --prefix) prefix=$2; shift 2 ;;
+    --destdir) destdir=$2; shift 2 ;;
+    --no-build) build=0; shift ;;
+    --bin-dir) bindir=$2; build=0; shift 2 ;;
+    --uninstall) uninstall=1; shift ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    *) echo "install.sh: unknown argument $1" >&2; exit 64 ;;
+  esac
+done
+
+root="$destdir"
+unitdir="$prefix/lib/systemd/system"
+files=(
+  "$prefix/bin/recorderd"
+  "$prefix/bin/recorderctl"
+  "$unitdir/recorderd.service"
+  "$unitdir/recorderd.socket"
+  "$prefix/lib/sysusers.d/recorderd.conf"
+  "$prefix/lib/tmpfiles.d/recorderd.conf"
+  "/etc/udev/rules.d/90-recorderd-iio.rules"
+  "/etc/recorderd/recorderd.json.example"
+  "$prefix/share/doc/recorderd/README.md"
+)
+share="$prefix/share/recorderd"
+
+if [ "$uninstall" = 1 ]; then
+  if [ -z "$destdir" ] && [ "$(id -u)" = 0 ] && command -v systemctl >/dev/null; then
+    systemctl disable --now recorderd.socket recorderd.service 2>/dev/null || true
+  fi
+  for f in "${files[@]}"; do rm -f "$root$f"; done
+  rm -rf "$root$share" "$root$prefix/share/doc/recorderd"
+  if [ -z "$destdir" ] && [ "$(id -u)" = 0 ]; then
+    command -v systemctl >/dev/null && systemctl daemon-reload || true
+    command -v udevadm >/dev/null && udevadm control --reload || true
+  fi
+  echo "recorderd uninstalled; kept /etc/recorderd/recorderd.json and the data in /var/lib/recorderd"
+  exit 0
+fi
+
+if [ "$build" = 1 ]; then
+  swift build -c release --product recorderd
+  swift build -c release --product recorderctl
+  bindir=.build/release
+fi
+bindir=${bindir:-.build/release}
+for b in recorderd recorderctl; do
+  [ -x "$bindir/$b" ] || { echo "install.sh: $bindir/$b not built (run without --no-build)" >&2; exit 1; }
+done
+
+install -d "$root$prefix/bin" "$root$unitdir" "$root$prefix/lib/sysusers.d" "$root$prefix/lib/tmpfiles.d" \
+  "$root/etc/udev/rules.d" "$root/etc/recorderd" "$root$prefix/share/doc/recorderd"
+install -m 0755 "$bindir/recorderd" "$bindir/recorderctl" "$root$prefix/bin/"
+sed -e "s|/usr/local/bin/recorderd|$prefix/bin/recorderd|g" -e "s|/usr/local/share/doc|$prefix/share/doc|g" \
+  systemd/recorderd.service > "$root$unitdir/recorderd.service"
+chmod 0644 "$root$unitdir/recorderd.service"
+install -m 0644 systemd/recorderd.socket "$root$unitdir/"
+install -m 0644 systemd/sysusers.d/recorderd.conf "$root$prefix/lib/sysusers.d/recorderd.conf"
+install -m 0644 systemd/tmpfiles.d/recorderd.conf "$root$prefix/lib/tmpfiles.d/recorderd.conf"
+install -m 0644 udev/90-recorderd-iio.rules "$root/etc/udev/rules.d/"
+install -m 0644 README.md "$root$prefix/share/doc/recorderd/README.md"
+# The example configuration replays a bundled walk until a hardware device is configured.
+install -D -m 0644 Tests/Fixtures/imu/mobgap/HA/001/TimeMeasure1_Test11_Trial1.csv \
+  "$root$share/Tests/Fixtures/imu/mobgap/HA/001/TimeMeasure1_Test11_Trial1.csv"
+install -m 0644 Tests/Fixtures/imu/mobgap/LICENSE Tests/Fixtures/imu/mobgap/PROVENANCE.md "$root$share/Tests/Fixtures/imu/mobgap/"
+install -D -m 0644 config/tasks/gait-balance.json "$root$share/config/tasks/gait-balance.json"
+sed -e "s|/usr/local/share/recorderd|$share|g" config/recorderd.json > "$root/etc/recorderd/recorderd.json.example"
+chmod 0644 "$root/etc/recorderd/recorderd.json.example"
+if [ -e "$root/etc/recorderd/recorderd.json" ]; then
+  echo "kept the existing /etc/recorderd/recorderd.json (the new example is recorderd.json.example)"
+else
+  install -m 0644 "$root/etc/recorderd/recorderd.json.example" "$root/etc/recorderd/recorderd.json"
+fi
+
+if [ -z "$destdir" ] && [ "$(id -u)" = 0 ]; then
+  command -v systemd-sysusers >/dev/null && systemd-sysusers "$prefix/lib/sysusers.d/recorderd.conf"
+  command -v systemd-tmpfiles >/dev/null && systemd-tmpfiles --create "$prefix/lib/tmpfiles.d/recorderd.conf" || true
+  if command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
+  if command -v udevadm >/dev/null && [ -S /run/udev/control ]; then udevadm control --reload && udevadm trigger --subsystem-match=iio || true; fi
+  echo "installed; start with: systemctl enable --now recorderd.socket recorderd.service"
+else
+  echo "installed into ${destdir:-/}$prefix"
+fi
