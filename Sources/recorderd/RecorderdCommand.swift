@@ -25,7 +25,9 @@ struct RecorderdCommand: AsyncParsableCommand {
 
     func run() async throws {
         let level = Logger.Level(rawValue: logLevel) ?? .info
+        let journal = JournalLogHandler.stderrIsJournal()
         LoggingSystem.bootstrap { label in
+            if journal { return JournalLogHandler(logLevel: level) }
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler
