@@ -16,6 +16,8 @@ public struct RecorderDaemon: Sendable {
     public let server: ControlServer
     let supervisor: SupervisorService
     let notifier: SystemdNotifier
+    /// Reads the configuration again on SIGHUP; nil: SIGHUP is not handled.
+    let reloadConfiguration: (@Sendable () throws(ConfigurationError) -> (DaemonConfiguration, baseDirectory: String))?
     let logger: Logger
 
     /// The backends this build knows.
@@ -25,11 +27,15 @@ public struct RecorderDaemon: Sendable {
 
     /// Builds the daemon. `baseDirectory` resolves relative device files (the configuration's folder).
     /// `listenSocket`: an already listening control socket (systemd socket activation);
-    /// `notifier`: where READY/STATUS/WATCHDOG/STOPPING go (libsystemd's sd_notify by default).
+    /// `notifier`: where READY/STATUS/WATCHDOG/STOPPING go (libsystemd's sd_notify by default);
+    /// `reloadConfiguration`: how SIGHUP reads the configuration again.
     public init(configuration: DaemonConfiguration, baseDirectory: String, clock: any RecorderClock = SystemClock(),
-                listenSocket: Int32? = nil, notifier: SystemdNotifier = .system, logger: Logger) {
+                listenSocket: Int32? = nil, notifier: SystemdNotifier = .system,
+                reloadConfiguration: (@Sendable () throws(ConfigurationError) -> (DaemonConfiguration, baseDirectory: String))? = nil,
+                logger: Logger) {
         self.configuration = configuration
         self.notifier = notifier
+        self.reloadConfiguration = reloadConfiguration
         self.logger = logger
         devices = DeviceRegistry(configuration: configuration, backends: Self.backends(retryInterval: configuration.retryInterval, logger: logger), baseDirectory: baseDirectory, logger: logger)
         runs = TaskRunRegistry(dataDirectory: configuration.dataDirectory, devices: devices, ringSeconds: configuration.ringSeconds, clock: clock, logger: logger)
@@ -63,9 +69,14 @@ public struct RecorderDaemon: Sendable {
                                      listening: { [server] in await server.waitUntilListening() }, eventLoop: server.group.next(),
                                      statusInterval: max(0.2, configuration.retryInterval),
                                      minimumStall: configuration.stallTimeout, logger: logger)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: supervisor), .init(service: server), .init(service: systemd)]
+        if handleSignals, let reloadConfiguration {
+            services.append(.init(service: ReloadService(load: reloadConfiguration, running: configuration, devices: devices, runs: runs,
+                                                         notifier: notifier, logger: logger)))
+        }
         let group = ServiceGroup(
             configuration: .init(
-                services: [.init(service: supervisor), .init(service: server), .init(service: systemd)],
+                services: services,
                 gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
                 logger: logger))
         try await group.run()

@@ -1,41 +1,92 @@
 import Logging
 import RecorderModel
+import Synchronization
 
-/// The configured devices, made by their backends.
+/// The configured devices, made by their backends. A configuration reload replaces the set:
+/// unchanged devices keep their `Device` (and whatever is sampling from it).
 public final class DeviceRegistry: Sendable {
-    public let devices: [Device]
-    /// Devices whose configuration could not be used at all (bad keys): name and reason.
-    public let invalid: [DeviceInfo]
+    struct State {
+        var devices: [Device]
+        /// Devices whose configuration could not be used at all (bad keys): name and reason.
+        var invalid: [DeviceInfo]
+        var configurations: [DeviceConfiguration]
+    }
+
+    /// What a reload changed, by device name.
+    public struct ReloadSummary: Sendable, Equatable {
+        public var added: [String] = []
+        public var removed: [String] = []
+        public var changed: [String] = []
+        public var unchanged: [String] = []
+    }
+
+    private let state: Mutex<State>
     /// The action types each device kind serves, from the backends.
     let served: [String: Set<AsyncActionType>]
     let backends: [any SensorBackend]
-    let configurations: [DeviceConfiguration]
+    let ringSeconds: Double
+    let baseDirectory: String
+    let logger: Logger
 
     public init(configuration: DaemonConfiguration, backends: [any SensorBackend], baseDirectory: String, logger: Logger) {
+        self.backends = backends
+        ringSeconds = configuration.ringSeconds
+        self.baseDirectory = baseDirectory
+        self.logger = logger
+        served = Dictionary(backends.map { ($0.kind, $0.servedActionTypes) }, uniquingKeysWith: { $0.union($1) })
+        state = Mutex(State(devices: [], invalid: [], configurations: []))
+        _ = reload(configuration.devices, baseDirectory: baseDirectory)
+    }
+
+    /// The devices now configured.
+    public var devices: [Device] { state.withLock { $0.devices } }
+
+    /// Devices whose configuration could not be used (name and reason).
+    public var invalid: [DeviceInfo] { state.withLock { $0.invalid } }
+
+    /// Replaces the configured devices. A device whose configuration is the same keeps its
+    /// `Device`, so its recordings and subscribers go on untouched; a removed or changed device
+    /// leaves the list at once and stops sampling when its last recording or subscriber ends.
+    @discardableResult
+    public func reload(_ configurations: [DeviceConfiguration], baseDirectory: String? = nil) -> ReloadSummary {
+        let base = baseDirectory ?? self.baseDirectory
+        let current = state.withLock { s in Dictionary(uniqueKeysWithValues: s.devices.map { ($0.name, $0) }) }
+        let previous = state.withLock { s in Dictionary(s.configurations.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a }) }
+        var summary = ReloadSummary()
         var devices: [Device] = []
         var invalid: [DeviceInfo] = []
-        for (index, deviceConfiguration) in configuration.devices.enumerated() {
+        for (index, deviceConfiguration) in configurations.enumerated() {
+            let name = deviceConfiguration.name
+            if let existing = current[name], existing.configuration == deviceConfiguration {
+                devices.append(existing)
+                summary.unchanged.append(name)
+                continue
+            }
+            if previous[name] == nil { summary.added.append(name) } else { summary.changed.append(name) }
             guard let backend = backends.first(where: { $0.kind == deviceConfiguration.kind }) else {
                 let kinds = backends.map(\.kind).joined(separator: ", ")
                 let reason = "devices[\(index)].kind: unknown kind \(deviceConfiguration.kind.debugDescription): expected one of \(kinds)"
-                logger.error("device not usable", metadata: ["device": "\(deviceConfiguration.name)", "error": "\(reason)"])
-                invalid.append(DeviceInfo(name: deviceConfiguration.name, kind: deviceConfiguration.kind, state: .unavailable, sensorTypes: [], error: reason))
+                logger.error("device not usable", metadata: ["device": "\(name)", "error": "\(reason)"])
+                invalid.append(DeviceInfo(name: name, kind: deviceConfiguration.kind, state: .unavailable, sensorTypes: [], error: reason))
                 continue
             }
             do {
-                let source = try backend.makeSource(configuration: deviceConfiguration, baseDirectory: baseDirectory)
-                devices.append(Device(configuration: deviceConfiguration, source: source, ringSeconds: configuration.ringSeconds, logger: logger))
+                let source = try backend.makeSource(configuration: deviceConfiguration, baseDirectory: base)
+                devices.append(Device(configuration: deviceConfiguration, source: source, ringSeconds: ringSeconds, logger: logger))
             } catch {
                 let reason = "devices[\(index)]: \(error.message)"
-                logger.error("device not usable", metadata: ["device": "\(deviceConfiguration.name)", "error": "\(reason)"])
-                invalid.append(DeviceInfo(name: deviceConfiguration.name, kind: deviceConfiguration.kind, state: .unavailable, sensorTypes: [], error: reason))
+                logger.error("device not usable", metadata: ["device": "\(name)", "error": "\(reason)"])
+                invalid.append(DeviceInfo(name: name, kind: deviceConfiguration.kind, state: .unavailable, sensorTypes: [], error: reason))
             }
         }
-        self.devices = devices
-        self.invalid = invalid
-        self.backends = backends
-        configurations = configuration.devices
-        served = Dictionary(backends.map { ($0.kind, $0.servedActionTypes) }, uniquingKeysWith: { $0.union($1) })
+        let names = Set(configurations.map(\.name))
+        summary.removed = previous.keys.filter { !names.contains($0) }.sorted()
+        state.withLock { s in
+            s.devices = devices
+            s.invalid = invalid
+            s.configurations = configurations
+        }
+        return summary
     }
 
     /// Opens every device that is not open; returns the number available.
@@ -60,7 +111,8 @@ public final class DeviceRegistry: Sendable {
 
     /// The hardware every backend finds (blocking: call off the cooperative pool).
     public func discoverHardware() -> [HardwareDevice] {
-        backends.flatMap { backend in backend.discover(configurations: configurations.filter { $0.kind == backend.kind }) }
+        let configurations = state.withLock { $0.configurations }
+        return backends.flatMap { backend in backend.discover(configurations: configurations.filter { $0.kind == backend.kind }) }
     }
 
     /// Sampling devices whose thread has not shown life for too long (see `Device.stall`).

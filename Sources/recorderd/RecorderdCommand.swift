@@ -33,16 +33,20 @@ struct RecorderdCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "recorderd")
+        let (path, socket, dataDir) = (config ?? DaemonConfigurationLoader.defaultPath, self.socket, self.dataDir)
+        let required = config != nil
+        let load = { @Sendable () throws(ConfigurationError) in
+            try DaemonConfigurationLoader.load(path: path, required: required, socket: socket, dataDirectory: dataDir)
+        }
         let loaded: (DaemonConfiguration, baseDirectory: String)
         do {
-            loaded = try DaemonConfigurationLoader.load(path: config ?? DaemonConfigurationLoader.defaultPath, required: config != nil,
-                                                        socket: socket, dataDirectory: dataDir)
+            loaded = try load()
         } catch {
             logger.critical("configuration error", metadata: ["error": "\(error.message)"])
             throw ExitCode(78)
         }
         let daemon = RecorderDaemon(configuration: loaded.0, baseDirectory: loaded.baseDirectory,
-                                    listenSocket: SystemdSocketActivation.passedControlSocket(), logger: logger)
+                                    listenSocket: SystemdSocketActivation.passedControlSocket(), reloadConfiguration: load, logger: logger)
         try await daemon.run()
     }
 }

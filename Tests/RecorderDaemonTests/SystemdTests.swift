@@ -104,6 +104,65 @@ struct SystemdTests {
         #expect(try await daemon.wait(timeout: 15) == 0)
     }
 
+    /// SIGHUP: an added device appears, a removed one goes, a broken file changes nothing, and a
+    /// recording on the unchanged device goes on untouched (checked sample for sample).
+    @Test func sighupReloadsDevicesWithoutTouchingARunningRecording() async throws {
+        let dir = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let notify = try NotifySocket(path: dir + "/notify.sock")
+        let units = #""units": {"accelerometer": "g", "gyro": "deg/s"}"#
+        let imu0 = #"{"name": "imu0", "kind": "replay", "file": "\#(Fixtures.shortWalk)", "frequency": 100, \#(units)}"#
+        let imu1 = #"{"name": "imu1", "kind": "replay", "file": "\#(Fixtures.longWalk)", "frequency": 100, \#(units)}"#
+        func write(_ devices: [String]) throws {
+            try #"{"dataDirectory": "\#(dir)/data", "retryInterval": 0.2, "devices": [\#(devices.joined(separator: ","))]}"#
+                .write(toFile: dir + "/recorderd.json", atomically: true, encoding: .utf8)
+        }
+        func reload() async throws {
+            kill(daemon.pid, SIGHUP)
+            var reloading = false, ready = false
+            while !ready, let m = try await notify.next(timeout: 10) {
+                if m.hasPrefix("RELOADING=1") { reloading = true }
+                if reloading, m.hasPrefix("READY=1") { ready = true }
+            }
+            #expect(reloading && ready, "RELOADING=1 then READY=1")
+        }
+        try write([imu0])
+        let daemon = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", dir + "/recorderd.json", "--socket", dir + "/control.sock"],
+                                      environment: ["NOTIFY_SOCKET": notify.path])
+        #expect(try await notify.next(timeout: 20)?.hasPrefix("READY=1") == true)
+        let client = try await RecorderClient.connect(socketPath: dir + "/control.sock")
+        let run = try await client.startTask(identifier: "reload", asyncActions: [.motion("motion", device: "imu0")])
+        try await awaitRecords(client, device: "imu0", count: 50)
+
+        try write([imu0, imu1])
+        try await reload()
+        let afterAdd = try await client.devices()
+        #expect(afterAdd.map(\.name) == ["imu0", "imu1"])
+        // The same imu0 (not a new one): still sampling for the recording.
+        #expect(afterAdd.first?.state == .sampling && (afterAdd.first?.users ?? 0) >= 1, "\(String(describing: afterAdd.first))")
+        try await awaitRecords(client, device: "imu1", count: 20)
+
+        try write([imu0])
+        try await reload()
+        #expect(try await client.devices().map(\.name) == ["imu0"])
+
+        try "{ not json".write(toFile: dir + "/recorderd.json", atomically: true, encoding: .utf8)
+        try await reload()
+        #expect(try await client.devices().map(\.name) == ["imu0"], "a broken file keeps the running configuration")
+
+        try await awaitRecords(client, device: "imu0", count: 50)
+        let result = try await run.finish()
+        let records = try Fixtures.records(run.runDirectory + "/motion.jsonl")
+        let outcome = ReplayCheck.compare(records, rows: try Fixtures.rows(Fixtures.shortWalk))
+        #expect(outcome.mismatches.isEmpty, "\(outcome.mismatches.prefix(5))")
+        #expect(outcome.dropped == 0)
+        #expect(outcome.samples >= 100)
+        #expect(!records.contains { $0.event == "error" })
+        #expect(result.asyncResults.compactMap(\.file).first?.gapCount == 0)
+        client.close()
+        #expect(try await daemon.stop(signal: SIGTERM, timeout: 15) == 0)
+    }
+
     /// A recorder thread that stops showing life stops the watchdog pings (in-process, with a
     /// stub sensor backend of our own and the notifier's transport captured).
     @Test func aWedgedRecorderThreadStopsTheWatchdogPings() async throws {
