@@ -47,6 +47,18 @@ struct InstallTests {
         #expect(String(decoding: example, as: UTF8.self).contains("/opt/recorderd/share/recorderd/Tests/Fixtures"))
         #expect(configuration.devices.first?.kind == "replay")
 
+        // The sysusers.d and tmpfiles.d entries, applied by the real tools to the DESTDIR tree.
+        for (tool, arguments) in [("/usr/bin/systemd-sysusers", ["--root=" + destdir, destdir + "/opt/recorderd/lib/sysusers.d/recorderd.conf"]),
+                                  ("/usr/bin/systemd-tmpfiles", ["--root=" + destdir, "--create", destdir + "/opt/recorderd/lib/tmpfiles.d/recorderd.conf"])] {
+            let p = try ChildProcess(tool, arguments)
+            #expect(try await p.wait(timeout: 30) == 0, "\(tool): \(p.printed)")
+        }
+        let groups = try String(contentsOfFile: destdir + "/etc/group", encoding: .utf8)
+        #expect(groups.contains("\nrecorderd:") || groups.hasPrefix("recorderd:"))
+        #expect(groups.contains("\niio:") || groups.hasPrefix("iio:"), "the iio group of SupplementaryGroups= exists")
+        #expect(try String(contentsOfFile: destdir + "/etc/passwd", encoding: .utf8).contains("recorderd:x:"))
+        #expect(mode(destdir + "/run/recorderd") == 0o750 && mode(destdir + "/var/lib/recorderd") == 0o750)
+
         // Upgrade: an edited configuration is kept.
         let edited = #"{"devices": []}"#
         try edited.write(toFile: destdir + "/etc/recorderd/recorderd.json", atomically: true, encoding: .utf8)
