@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Layering (dependencies point one way):
-// RecorderModel <- RecorderEngine <- backends (GPSSensors, IIOSensors; AudioSensors to come) <- RecorderDaemon <- recorderd
+// RecorderModel <- RecorderEngine <- backends (GPSSensors, IIOSensors, AudioSensors) <- RecorderDaemon <- recorderd
 // RecorderModel <- RecorderClient <- recorderctl
 let package = Package(
     name: "recorderd",
@@ -53,6 +53,15 @@ let package = Package(
             dependencies: ["RecorderModel", "RecorderEngine", "CLibIIO", .product(name: "Logging", package: "swift-log")]
         ),
         .systemLibrary(
+            name: "CALSA",
+            pkgConfig: "alsa",
+            providers: [.apt(["libasound2-dev"])]
+        ),
+        .target(
+            name: "AudioSensors",
+            dependencies: ["RecorderModel", "RecorderEngine", "CALSA", .product(name: "Logging", package: "swift-log")]
+        ),
+        .systemLibrary(
             name: "CSystemd",
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
@@ -65,6 +74,7 @@ let package = Package(
                 "RecorderEngine",
                 "GPSSensors",
                 "IIOSensors",
+                "AudioSensors",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),

@@ -1,5 +1,6 @@
 import Foundation
 import GPSSensors
+import AudioSensors
 import IIOSensors
 import Logging
 import RecorderEngine
@@ -22,7 +23,8 @@ public struct RecorderDaemon: Sendable {
 
     /// The backends this build knows.
     public static func backends(retryInterval: Double, logger: Logger) -> [any SensorBackend] {
-        [ReplayBackend(), GPSDBackend(), IIOBackend(retryInterval: retryInterval, logger: logger)]
+        [ReplayBackend(), GPSDBackend(), IIOBackend(retryInterval: retryInterval, logger: logger),
+         ALSABackend(retryInterval: retryInterval, logger: logger)]
     }
 
     /// Builds the daemon. `baseDirectory` resolves relative device files (the configuration's folder).

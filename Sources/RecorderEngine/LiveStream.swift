@@ -19,6 +19,9 @@ public final class LiveStream: @unchecked Sendable {
     var encoder = JSONLinesEncoder(reservingCapacity: 16 * 1024)
     var scratch: [SensorFrame] = []
     var counter = 0
+    /// Audio devices: live levels every 1/rate seconds (default 0.1 s).
+    var meter: SoundLevelMeter?
+    var levels: [SoundLevel] = []
     private let scheduled = Atomic<Bool>(false)
 
     /// Subscribes to `device` (starting it if idle). `notify` is called from the sampler thread
@@ -41,6 +44,9 @@ public final class LiveStream: @unchecked Sendable {
             stride = max(1, Int((caps.rate / rate).rounded()))
         } else {
             stride = 1
+        }
+        if wanted.contains(.soundLevel) {
+            meter = SoundLevelMeter(interval: rate.map { 1 / max(0.1, min($0, 100)) } ?? 0.1)
         }
         deliveredRate = caps.rate / Double(stride)
         startUptime = clock.uptime()
@@ -96,6 +102,16 @@ public final class LiveStream: @unchecked Sendable {
                 separator()
                 encoder.appendSoundLevel(level, timestamp: timestamp, stepPath: nil)
                 encoder.removeLastNewline()
+            case .audio(let chunk):
+                guard var m = meter else { continue }
+                levels.removeAll(keepingCapacity: true)
+                m.add(chunk, into: &levels)
+                meter = m
+                for level in levels {
+                    separator()
+                    encoder.appendSoundLevel(level, timestamp: level.uptime - startUptime, stepPath: nil)
+                    encoder.removeLastNewline()
+                }
             case .gap(let uptime, let gapTypes, let dropped):
                 for t in types where gapTypes.contains(t) {
                     separator()

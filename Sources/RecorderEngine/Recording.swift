@@ -45,6 +45,13 @@ final class Recording: @unchecked Sendable {
     var distance = DistanceTracker()
     /// Metres walked in each step path (location recordings).
     var distanceByStep: [String: Double] = [:]
+    /// Microphone recordings: levels every `levelInterval`, and the WAV when `saveAudioFile`.
+    var levelMeter: SoundLevelMeter?
+    var saveAudioFile = false
+    var wav: WAVFileWriter?
+    var wavResult: FileResult?
+    var levels: [SoundLevel] = []
+    var audioChannels = 1
 
     struct PendingCounts {
         var samples = 0
@@ -70,6 +77,10 @@ final class Recording: @unchecked Sendable {
             distance = DistanceTracker(accuracyThreshold: o.horizontalAccuracyThreshold)
         } else {
             saveCoordinates = false
+        }
+        if case .microphone(let o) = configuration.options {
+            levelMeter = SoundLevelMeter(interval: o.levelInterval)
+            saveAudioFile = o.saveAudioFile
         }
         scratch.reserveCapacity(4096)
     }
@@ -121,7 +132,29 @@ final class Recording: @unchecked Sendable {
                                 startDate: date, startUptime: uptime, units: units)
         result.frequency = device.capabilities?.rate
         if case .motion(let o) = configuration.options { result.requestedFrequency = o.frequency }
+        // A microphone's levels file: one record per level interval.
+        if case .microphone(let o) = configuration.options { result.frequency = 1 / o.levelInterval }
         fileResult = result
+        if saveAudioFile {
+            let rate = caps.details["sampleRate"].flatMap { Int($0) } ?? Int(caps.rate)
+            audioChannels = caps.details["channels"].flatMap { Int($0) } ?? 1
+            do {
+                wav = try WAVFileWriter(path: directory + "/" + identifier + ".wav", sampleRate: rate, channels: audioChannels)
+            } catch {
+                try? writer.close()
+                unlink(writer.path)
+                self.writer = nil
+                lease?.release()
+                lease = nil
+                throw .storage(error)
+            }
+            var audio = FileResult(identifier: identifier + "_audio", relativePath: identifier + ".wav", contentType: "audio/wav",
+                                   device: device.name, startDate: date, startUptime: uptime, units: [:])
+            audio.sampleRate = rate
+            audio.channels = audioChannels
+            audio.frameCount = 0
+            wavResult = audio
+        }
         encoder.appendMarker(uptime: uptime, timestamp: 0, timestampDate: ISO8601Timestamp.string(from: date), stepPath: stepPath)
         flushEncoder()
         reader = ring.addReader(fromUptime: lowerBound) { [weak self] in self?.scheduleDrain() }
@@ -184,6 +217,7 @@ final class Recording: @unchecked Sendable {
         }
         flushEncoder()
         writer?.syncIfDue(now: clock.uptime())
+        wav?.syncIfDue(now: clock.uptime())
         return more && !reachedStop
     }
 
@@ -198,6 +232,7 @@ final class Recording: @unchecked Sendable {
     }
 
     func encode(_ frame: SensorFrame) {
+        if case .audio(let chunk) = frame { return encodeAudio(chunk) }
         let uptime = frame.uptime
         if uptime < lowerBound { return }
         if let stopUptime, uptime > stopUptime { return }
@@ -223,7 +258,10 @@ final class Recording: @unchecked Sendable {
             guard types.contains(.soundLevel) else { return }
             encoder.appendSoundLevel(level, timestamp: timestamp, stepPath: stepPath)
             pending.samples += 1
+        case .audio:
+            break
         case .gap(_, let gapTypes, let dropped):
+            if gapTypes.contains(.soundLevel) { levelMeter?.reset() }
             for type in types where gapTypes.contains(type) {
                 encoder.appendGap(uptime: uptime, timestamp: timestamp, stepPath: stepPath, sensorType: type, droppedSamples: dropped)
                 pending.dropped += dropped
@@ -233,6 +271,48 @@ final class Recording: @unchecked Sendable {
             encoder.appendError(uptime: uptime, timestamp: timestamp, stepPath: stepPath, description: description)
             pending.errors += 1
         }
+    }
+
+    /// A chunk of a microphone recording: the frames measured within the recording (a chunk may
+    /// straddle its start or stop) go to the WAV and the level meter.
+    func encodeAudio(_ chunk: AudioChunk) {
+        guard types.contains(.soundLevel), var meter = levelMeter else { return }
+        let period = 1 / Double(chunk.sampleRate)
+        var first = 0
+        if chunk.uptime < lowerBound { first = min(chunk.frames, Int(((lowerBound - chunk.uptime) / period).rounded(.up))) }
+        var end = chunk.frames
+        if let stopUptime { end = max(first, min(end, Int(((stopUptime - chunk.uptime) / period).rounded(.down)) + 1)) }
+        guard end > first else { return }
+        var part = chunk
+        if first > 0 || end < chunk.frames {
+            part.samples = Array(chunk.samples[(first * chunk.channels)..<(end * chunk.channels)])
+            part.uptime = chunk.uptime + Double(first) * period
+        }
+        if let wav, failure == nil {
+            do {
+                try wav.write(part.samples)
+                wavResult?.frameCount = wav.framesWritten
+            } catch {
+                failure = "recording stopped: \(error)"
+                detach()
+                onFailure?()
+                return
+            }
+        }
+        levels.removeAll(keepingCapacity: true)
+        meter.add(part, into: &levels)
+        levelMeter = meter
+        appendLevels()
+    }
+
+    /// Writes the levels the meter completed.
+    func appendLevels() {
+        for level in levels {
+            if !pendingSteps.isEmpty { emitSteps(upTo: level.uptime) }
+            encoder.appendSoundLevel(level, timestamp: level.uptime - startUptime, stepPath: stepPath)
+            pending.samples += 1
+        }
+        levels.removeAll(keepingCapacity: true)
     }
 
     func flushEncoder() {
@@ -271,7 +351,22 @@ final class Recording: @unchecked Sendable {
             // Step changes before the stop get their marker; one at the stop instant does not
             // (nothing of the recording follows it).
             if let stopUptime { emitSteps(upTo: stopUptime.nextDown) }
+            if var meter = levelMeter {
+                // The last, partial window.
+                meter.flush(channels: audioChannels, into: &levels)
+                levelMeter = meter
+                appendLevels()
+            }
             flushEncoder()
+            if let wav {
+                do {
+                    try wav.close()
+                    wavResult?.frameCount = wav.framesWritten
+                    wavResult?.sha256 = SHA256.hexDigest(ofFile: wav.path)
+                } catch {
+                    if failure == nil { failure = "\(error)" }
+                }
+            }
             if let writer {
                 do {
                     try writer.close()
@@ -283,6 +378,8 @@ final class Recording: @unchecked Sendable {
             let end = stopUptime ?? clock.uptime()
             fileResult?.endUptime = end
             fileResult?.endDate = date.addingTimeInterval(end - clock.uptime())
+            wavResult?.endUptime = end
+            wavResult?.endDate = fileResult?.endDate
         }
         detach()
     }
@@ -295,7 +392,12 @@ final class Recording: @unchecked Sendable {
         lease = nil
     }
 
-    /// The file result as of now.
+    /// The file results as of now: the JSON-lines file, and the WAV of a microphone recording.
+    var currentFileResults: [FileResult] {
+        [currentFileResult, wavResult].compactMap { $0 }
+    }
+
+    /// The JSON-lines file's result as of now.
     var currentFileResult: FileResult? {
         guard var result = fileResult else { return nil }
         if types.contains(.location) {

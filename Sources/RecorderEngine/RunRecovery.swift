@@ -49,6 +49,11 @@ public enum RunRecovery {
         for (i, async) in result.asyncResults.enumerated() {
             guard var file = async.file else { continue }
             known.insert(file.relativePath)
+            if file.contentType == "audio/wav" {
+                repairAudio(path: directory + "/" + file.relativePath, into: &file)
+                result.asyncResults[i] = .file(file)
+                continue
+            }
             let summary = try repair(path: directory + "/" + file.relativePath)
             apply(summary, to: &file)
             latestEnd = max(latestEnd ?? file.endDate ?? result.startDate, file.endDate ?? result.startDate)
@@ -67,9 +72,28 @@ public enum RunRecovery {
             apply(summary, to: &file)
             result.asyncResults.insert(.file(file), at: 0)
         }
+        for name in names.sorted() where name.hasSuffix(".wav") && !known.contains(name) {
+            var file = FileResult(identifier: String(name.dropLast(4)) + "_audio", relativePath: name, contentType: "audio/wav",
+                                  startDate: result.startDate, startUptime: 0, units: [:])
+            repairAudio(path: directory + "/" + name, into: &file)
+            result.asyncResults.append(.file(file))
+        }
         result.status = .interrupted
         result.endDate = latestEnd ?? result.stepHistory.last?.endDate ?? result.stepHistory.last?.startDate ?? result.startDate
         try TaskResultStore.write(result, directory: directory)
+    }
+
+    /// Writes the sizes into a WAV header left at 0 by a crash; recounts the frames and rehashes.
+    static func repairAudio(path: String, into file: inout FileResult) {
+        guard let audio = WAVFileWriter.repairHeader(path: path) else { return }
+        file.frameCount = audio.frames
+        file.sampleRate = audio.sampleRate
+        file.channels = audio.channels
+        file.sha256 = SHA256.hexDigest(ofFile: path)
+        if audio.sampleRate > 0, file.startUptime > 0 {
+            file.endUptime = file.startUptime + Double(audio.frames) / Double(audio.sampleRate)
+            file.endDate = file.startDate.addingTimeInterval(Double(audio.frames) / Double(audio.sampleRate))
+        }
     }
 
     static func apply(_ summary: FileSummary, to file: inout FileResult) {

@@ -218,7 +218,7 @@ public final class TaskRun: @unchecked Sendable {
         var snapshot = result
         var results: [AsyncResult] = []
         for r in recordings {
-            if let f = r.currentFileResult { results.append(.file(f)) }
+            results.append(contentsOf: r.currentFileResults.map { .file($0) })
             if let failure = r.failure { addError(identifier: r.identifier, description: failure) }
         }
         snapshot.asyncResults = results + result.asyncResults.filter { $0.error != nil }

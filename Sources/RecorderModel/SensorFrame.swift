@@ -89,12 +89,37 @@ public struct SoundLevel: Sendable, Equatable {
     }
 }
 
+/// A block of captured audio: interleaved signed 16-bit PCM frames, the first measured at `uptime`.
+public struct AudioChunk: Sendable, Equatable {
+    /// CLOCK_MONOTONIC seconds of the first frame.
+    public var uptime: Double
+    public var sampleRate: Int
+    public var channels: Int
+    /// Interleaved samples (`frames × channels`), S16 full scale = 32768.
+    public var samples: [Int16]
+
+    public init(uptime: Double, sampleRate: Int, channels: Int, samples: [Int16]) {
+        self.uptime = uptime
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.samples = samples
+    }
+
+    /// Frames in the chunk.
+    public var frames: Int { channels > 0 ? samples.count / channels : 0 }
+
+    /// Seconds the chunk covers.
+    public var duration: Double { Double(frames) / Double(sampleRate) }
+}
+
 /// What a sensor source hands to its ring: measurements, and the events that explain
 /// missing measurements (never silent).
 public enum SensorFrame: Sendable, Equatable {
     case motion(MotionFrame)
     case location(LocationFix)
     case soundLevel(SoundLevel)
+    /// Captured audio (microphone recordings compute levels and write the WAV from it).
+    case audio(AudioChunk)
     /// Samples lost before they reached recorderd (kernel FIFO overrun, receiver gap, xrun).
     case gap(uptime: Double, sensorTypes: [SensorType], droppedSamples: Int)
     /// The device failed (vanished, read error); sampling resumes with a gap when it is back.
@@ -107,6 +132,7 @@ public enum SensorFrame: Sendable, Equatable {
         case .motion(let m): return m.uptime
         case .location(let l): return l.uptime
         case .soundLevel(let s): return s.uptime
+        case .audio(let a): return a.uptime
         case .gap(let uptime, _, _): return uptime
         case .fault(let uptime, _): return uptime
         }

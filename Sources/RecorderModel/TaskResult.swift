@@ -51,6 +51,10 @@ public struct FileResult: Sendable, Equatable, Codable {
     /// Location recordings: fixes not used for distance (no valid position, or accuracy not
     /// better than the threshold).
     public var unusedFixes: Int?
+    /// Audio files: frames in the file, their rate in Hz and channels.
+    public var frameCount: Int?
+    public var sampleRate: Int?
+    public var channels: Int?
 
     public init(identifier: String, relativePath: String, contentType: String = "application/x-ndjson", device: String? = nil,
                 startDate: Date, startUptime: Double, units: [String: String]) {

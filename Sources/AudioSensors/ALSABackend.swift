@@ -1,0 +1,26 @@
+import Logging
+import RecorderEngine
+import RecorderModel
+
+/// The `alsa` backend: microphones through ALSA.
+public struct ALSABackend: SensorBackend {
+    let retryInterval: Double
+    let logger: Logger
+
+    public init(retryInterval: Double = 1, logger: Logger = Logger(label: "recorderd.alsa")) {
+        self.retryInterval = retryInterval
+        self.logger = logger
+    }
+
+    public var kind: String { "alsa" }
+
+    public var servedActionTypes: Set<AsyncActionType> { [.microphone] }
+
+    public func makeSource(configuration: DeviceConfiguration, baseDirectory: String) throws(ConfigurationError) -> any SensorSource {
+        do {
+            return ALSASource(configuration: try configuration.json.decode(ALSAConfiguration.self), retryInterval: retryInterval, logger: logger)
+        } catch {
+            throw ConfigurationError(DecodingErrorDescription.describe(error))
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import Logging
+import RecorderEngine
+import RecorderModel
+
+/// The body of an `ALSASource`'s capture thread.
+struct ALSACapture {
+    let configuration: ALSAConfiguration
+    let periodFrames: Int
+    let retryInterval: Double
+    let sink: any FrameSink
+    let run: ALSASource.Run
+    let logger: Logger
+
+    /// Captures until stopped (or, with `frames`, until that many frames, then idles).
+    func capture() {
+        var faulted = false
+        var captured = 0
+        var expectedNext: Double?
+        while !run.isStopped {
+            sink.heartbeat()
+            let pcm: ALSAPCM
+            let startUptime: Double
+            do {
+                pcm = try ALSAPCM(name: configuration.pcm)
+                try pcm.configure(sampleRate: configuration.sampleRate, channels: configuration.channels, periodFrames: periodFrames)
+                startUptime = SystemClock.monotonicUptime()
+                try pcm.start()
+            } catch {
+                fail("\(error)", faulted: &faulted)
+                run.pause(retryInterval)
+                continue
+            }
+            run.status.withLock { $0 = "capturing" }
+            do {
+                try read(pcm, startUptime: startUptime, captured: &captured, expectedNext: &expectedNext, faulted: &faulted)
+            } catch {
+                if run.isStopped { break }
+                fail("\(error)", faulted: &faulted)
+                run.pause(retryInterval)
+            }
+        }
+        run.status.withLock { $0 = "idle" }
+    }
+
+    func fail(_ description: String, faulted: inout Bool) {
+        run.status.withLock { $0 = "unavailable: \(description); retrying" }
+        guard !faulted else { return }
+        faulted = true
+        logger.warning("audio capture failed; retrying", metadata: ["device": "\(configuration.name)", "error": "\(description)"])
+        sink.deliver([.fault(uptime: SystemClock.monotonicUptime(), description: "ALSA device \(configuration.name) failed: \(description)")])
+    }
+
+    func read(_ pcm: ALSAPCM, startUptime: Double, captured: inout Int, expectedNext: inout Double?, faulted: inout Bool) throws(ALSAError) {
+        let rate = Double(pcm.sampleRate)
+        let channels = pcm.channels
+        var buffer = [Int16](repeating: 0, count: pcm.periodFrames * channels)
+        var anchor: Double?
+        var sinceAnchor = 0
+        var fds = pcm.pollDescriptors()
+        while !run.isStopped {
+            sink.heartbeat()
+            if let limit = configuration.frames, captured >= limit {
+                // A finite input is used up: idle until stopped.
+                run.status.withLock { $0 = "done: \(limit) frames" }
+                run.pause(0.5)
+                continue
+            }
+            var all = fds + [pollfd(fd: run.wakeRead, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&all, nfds_t(all.count), 500)
+            if ready <= 0 || run.isStopped { continue }
+            fds = Array(all.dropLast())
+            guard pcm.isReadable(&fds) else { continue }
+            let want = min(pcm.periodFrames, (configuration.frames ?? Int.max) - captured)
+            let n: Int
+            do {
+                n = try pcm.read(into: &buffer, frames: want)
+            } catch where error.code == -EPIPE || error.code == -ESTRPIPE {
+                // Overrun (or suspend): frames were lost; the gap is measured when reading resumes.
+                run.overruns.add(1, ordering: .relaxed)
+                try pcm.recover(error)
+                anchor = nil
+                fds = pcm.pollDescriptors()
+                continue
+            }
+            guard n > 0 else { continue }
+            let completion = SystemClock.monotonicUptime()
+            var frames: [SensorFrame] = []
+            if anchor == nil {
+                let fallback = completion - Double(pcm.buffered + n) / rate
+                var first = pcm.firstFrameUptime(framesRead: n).flatMap { abs($0 - fallback) < 1 ? $0 : nil } ?? fallback
+                // A source faster than real time (a file) cannot have captured before it started.
+                first = max(first, startUptime)
+                if let expected = expectedNext {
+                    let lost = Int(((first - expected) * rate).rounded())
+                    if lost > 0 { frames.append(.gap(uptime: first, sensorTypes: [.soundLevel], droppedSamples: lost)) }
+                    first = max(first, expected)
+                }
+                anchor = first
+                sinceAnchor = 0
+            }
+            if faulted {
+                logger.info("audio capture back", metadata: ["device": "\(configuration.name)"])
+                faulted = false
+            }
+            let uptime = anchor! + Double(sinceAnchor) / rate
+            frames.append(.audio(AudioChunk(uptime: uptime, sampleRate: pcm.sampleRate, channels: channels,
+                                            samples: Array(buffer.prefix(n * channels)))))
+            sink.deliver(frames)
+            sinceAnchor += n
+            captured += n
+            expectedNext = anchor! + Double(sinceAnchor) / rate
+        }
+    }
+}

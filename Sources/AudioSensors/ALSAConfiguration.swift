@@ -1,0 +1,51 @@
+import RecorderModel
+
+/// An `alsa` device: `{"name":"mic0","kind":"alsa","pcm":"default","sampleRate":48000,"channels":1,"format":"S16_LE"}`.
+public struct ALSAConfiguration: Sendable, Equatable, Decodable {
+    public var name: String
+    /// The ALSA PCM to capture from (`default`, `hw:1,0`, `plughw:CARD=Device`, a PCM of asound.conf).
+    public var pcm: String
+    /// Requested rate; the PCM's nearest is used (reported in the file result).
+    public var sampleRate: Int
+    public var channels: Int
+    /// Sample format: `S16_LE`.
+    public var format: String
+    /// Frames per read (default: 20 ms).
+    public var periodFrames: Int?
+    /// Stop capturing after this many frames: for finite inputs such as ALSA's `file` plugin,
+    /// which past its end returns stale data.
+    public var frames: Int?
+
+    enum CodingKeys: String, CodingKey { case name, pcm, sampleRate, channels, format, periodFrames, frames }
+
+    public static let formats = ["S16_LE"]
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        name = try c.decode(String.self, forKey: .name)
+        pcm = try c.decodeIfPresent(String.self, forKey: .pcm) ?? "default"
+        guard !pcm.isEmpty, pcm.utf8.count <= 256, !pcm.contains("\0") else {
+            throw DecodingError.dataCorruptedError(forKey: .pcm, in: c, debugDescription: "expected an ALSA PCM name")
+        }
+        sampleRate = try c.decodeIfPresent(Int.self, forKey: .sampleRate) ?? 48000
+        guard (1000...768_000).contains(sampleRate) else {
+            throw DecodingError.dataCorruptedError(forKey: .sampleRate, in: c, debugDescription: "expected a rate in Hz from 1000 to 768000")
+        }
+        channels = try c.decodeIfPresent(Int.self, forKey: .channels) ?? 1
+        guard (1...32).contains(channels) else {
+            throw DecodingError.dataCorruptedError(forKey: .channels, in: c, debugDescription: "expected 1 to 32 channels")
+        }
+        format = try c.decodeIfPresent(String.self, forKey: .format) ?? "S16_LE"
+        guard Self.formats.contains(format) else {
+            throw DecodingError.dataCorruptedError(forKey: .format, in: c, debugDescription: "unsupported format \(format.debugDescription): expected one of \(Self.formats.joined(separator: ", "))")
+        }
+        periodFrames = try c.decodeIfPresent(Int.self, forKey: .periodFrames)
+        if let p = periodFrames, !(16...65536).contains(p) {
+            throw DecodingError.dataCorruptedError(forKey: .periodFrames, in: c, debugDescription: "expected 16 to 65536 frames")
+        }
+        frames = try c.decodeIfPresent(Int.self, forKey: .frames)
+        if let f = frames, f <= 0 {
+            throw DecodingError.dataCorruptedError(forKey: .frames, in: c, debugDescription: "expected a frame count > 0")
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+
+/// Writes a PCM WAV file (RIFF, `fmt ` PCM, `data`), S16_LE: exactly the frames appended. The
+/// header's sizes are 0 while recording and written on `close` (crash recovery repairs them
+/// from the file length: `WAVFileWriter.repairHeader`). `syncIfDue` calls `fdatasync` at most
+/// once per `syncInterval`; `close` fsyncs. Confined to one serial queue.
+public final class WAVFileWriter {
+    public let path: String
+    let fd: Int32
+    public let sampleRate: Int
+    public let channels: Int
+    public private(set) var framesWritten = 0
+    var dirty = false
+    var lastSync: Double
+    let syncInterval: Double
+    public private(set) var isClosed = false
+
+    /// Bytes of the header before the samples.
+    public static let headerSize = 44
+
+    public init(path: String, sampleRate: Int, channels: Int, syncInterval: Double = 1.0) throws(StorageError) {
+        self.path = path
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.syncInterval = syncInterval
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o640)
+        guard fd >= 0 else { throw StorageError("create", path: path, errno: errno) }
+        self.fd = fd
+        lastSync = SystemClock.monotonicUptime()
+        let header = Self.header(sampleRate: sampleRate, channels: channels, dataBytes: 0)
+        if let failure = header.withUnsafeBytes({ POSIXFile.writeAll(fd, $0) }) {
+            Foundation.close(fd)
+            throw StorageError("write", path: path, errno: failure)
+        }
+    }
+
+    /// The 44-byte header for `dataBytes` of S16 samples.
+    public static func header(sampleRate: Int, channels: Int, dataBytes: Int) -> [UInt8] {
+        var h: [UInt8] = []
+        h.reserveCapacity(headerSize)
+        func ascii(_ s: String) { h.append(contentsOf: s.utf8) }
+        func u32(_ v: Int) { withUnsafeBytes(of: UInt32(truncatingIfNeeded: v).littleEndian) { h.append(contentsOf: $0) } }
+        func u16(_ v: Int) { withUnsafeBytes(of: UInt16(truncatingIfNeeded: v).littleEndian) { h.append(contentsOf: $0) } }
+        ascii("RIFF"); u32(dataBytes == 0 ? 0 : 36 + dataBytes); ascii("WAVE")
+        ascii("fmt "); u32(16); u16(1); u16(channels); u32(sampleRate); u32(sampleRate * channels * 2); u16(channels * 2); u16(16)
+        ascii("data"); u32(dataBytes)
+        return h
+    }
+
+    /// Appends interleaved samples (whole frames).
+    public func write(_ samples: [Int16]) throws(StorageError) {
+        guard !samples.isEmpty else { return }
+        let failure = samples.withUnsafeBytes { raw -> Int32? in
+            #if _endian(big)
+            let swapped = samples.map { $0.littleEndian }
+            return swapped.withUnsafeBytes { POSIXFile.writeAll(fd, $0) }
+            #else
+            return POSIXFile.writeAll(fd, raw)
+            #endif
+        }
+        if let failure {
+            let good = Self.headerSize + framesWritten * channels * 2
+            _ = ftruncate(fd, off_t(good))
+            _ = lseek(fd, off_t(good), SEEK_SET)
+            throw StorageError("write", path: path, errno: failure)
+        }
+        framesWritten += samples.count / max(1, channels)
+        dirty = true
+    }
+
+    /// Makes written audio durable if the last sync is older than the interval.
+    public func syncIfDue(now: Double) {
+        guard dirty, now - lastSync >= syncInterval else { return }
+        _ = fdatasync(fd)
+        dirty = false
+        lastSync = now
+    }
+
+    /// Writes the header's sizes, fsyncs and closes.
+    public func close() throws(StorageError) {
+        guard !isClosed else { return }
+        isClosed = true
+        defer { Foundation.close(fd) }
+        let header = Self.header(sampleRate: sampleRate, channels: channels, dataBytes: framesWritten * channels * 2)
+        let written = header.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        guard written == header.count else { throw StorageError("write header", path: path, errno: errno) }
+        guard fsync(fd) == 0 else { throw StorageError("fsync", path: path, errno: errno) }
+    }
+
+    /// Repairs the sizes of a WAV left by a crash (0 while recording) from the file's length,
+    /// cutting a torn last frame; returns the frames it holds, or nil when it is no recorderd WAV.
+    @discardableResult
+    public static func repairHeader(path: String) -> (frames: Int, sampleRate: Int, channels: Int)? {
+        let fd = open(path, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { Foundation.close(fd) }
+        var header = [UInt8](repeating: 0, count: headerSize)
+        guard pread(fd, &header, headerSize, 0) == headerSize,
+              header[0..<4].elementsEqual("RIFF".utf8), header[8..<12].elementsEqual("WAVE".utf8),
+              header[36..<40].elementsEqual("data".utf8) else { return nil }
+        func u16(_ at: Int) -> Int { Int(header[at]) | Int(header[at + 1]) << 8 }
+        func u32(_ at: Int) -> Int { u16(at) | u16(at + 2) << 16 }
+        let channels = max(1, u16(22))
+        let sampleRate = u32(24)
+        var s = stat()
+        guard fstat(fd, &s) == 0 else { return nil }
+        let frameBytes = channels * 2
+        let frames = max(0, Int(s.st_size) - headerSize) / frameBytes
+        let length = headerSize + frames * frameBytes
+        if Int(s.st_size) != length { _ = ftruncate(fd, off_t(length)) }
+        let fixed = Self.header(sampleRate: sampleRate, channels: channels, dataBytes: frames * frameBytes)
+        guard fixed.withUnsafeBytes({ pwrite(fd, $0.baseAddress, $0.count, 0) }) == headerSize, fsync(fd) == 0 else { return nil }
+        return (frames, sampleRate, channels)
+    }
+}
