@@ -117,6 +117,10 @@ let package = Package(
             dependencies: ["GPSSensors", "RecorderEngine", "RecorderModel", "RecorderTestSupport"]
         ),
         .testTarget(
+            name: "AudioSensorsTests",
+            dependencies: ["AudioSensors", "RecorderClient", "RecorderModel", "RecorderEngine", "RecorderTestSupport", "recorderd"]
+        ),
+        .testTarget(
             name: "IIOSensorsTests",
             dependencies: ["IIOSensors", "FakeIIO", "RecorderClient", "RecorderModel", "RecorderTestSupport",
                            "recorderd", "recorderctl", "FakeIIOGenerator"]

@@ -29,15 +29,21 @@ public final class LiveStream: @unchecked Sendable {
     public init(subscription: Int, device: Device, types: [SensorType]?, rate: Double?, clock: any RecorderClock,
                 notify: @escaping @Sendable () -> Void) throws(DeviceError) {
         self.subscription = subscription
-        let lease = try device.acquire()
-        guard let caps = device.capabilities, let ring = device.ring else {
-            lease.release()
-            throw .unavailable(device.name, reason: "not opened")
+        // The reader is attached before the device starts, so the first frames are not missed.
+        guard device.probe(), let caps = device.capabilities, let ring = device.ring else {
+            throw .unavailable(device.name, reason: device.info.error ?? "not opened")
         }
         let wanted = types ?? caps.sensorTypes
         for t in wanted where !caps.sensorTypes.contains(t) {
-            lease.release()
             throw .unsupportedSensor(device.name, t)
+        }
+        let reader = ring.addReader(fromUptime: nil, notify: notify)
+        let lease: DeviceLease
+        do {
+            lease = try device.acquire()
+        } catch {
+            reader.close()
+            throw error
         }
         self.types = wanted
         if let rate, rate > 0, rate < caps.rate {
@@ -51,7 +57,7 @@ public final class LiveStream: @unchecked Sendable {
         deliveredRate = caps.rate / Double(stride)
         startUptime = clock.uptime()
         self.lease = lease
-        reader = ring.addReader(fromUptime: nil, notify: notify)
+        self.reader = reader
     }
 
     /// Reads what arrived and returns notification lines (each ends in `\n`); empty when nothing.

@@ -1,0 +1,99 @@
+import Foundation
+import RecorderClient
+import RecorderEngine
+import RecorderModel
+import RecorderTestSupport
+import Testing
+
+/// recorderd capturing through the real libasound (ALSA's file plugin reading the real recording).
+@Suite(.serialized, .timeLimit(.minutes(1))) struct AudioRecordingTests {
+    /// Starts recorderd with `devices` and the fixture's ALSA configuration; returns it and a client.
+    static func daemon(_ fixture: AudioFixture, devices: String) async throws -> (ChildProcess, RecorderClient) {
+        let config = fixture.directory + "/recorderd.json"
+        try #"{"dataDirectory": "\#(fixture.directory)/data", "retryInterval": 0.2, "devices": [\#(devices)]}"#
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let socket = fixture.directory + "/control.sock"
+        let process = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", config, "--socket", socket, "--log-level", "error"],
+                                       environment: fixture.environment)
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            if let client = try? await RecorderClient.connect(socketPath: socket) { return (process, client) }
+            guard process.process.isRunning else { throw POSIXError(.ECHILD) }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw POSIXError(.ETIMEDOUT)
+    }
+
+    @Test func capturedWAVIsTheInputFrameForFrameAndLevelsAreItsRMSAndPeak() async throws {
+        let fixture = try AudioFixture()
+        defer { fixture.remove() }
+        let frames = fixture.input.samples.count
+        #expect(frames == 68545 && fixture.input.sampleRate == 48000 && fixture.input.channels == 1)
+        let (daemon, client) = try await Self.daemon(fixture, devices: #"{"name":"mic0","kind":"alsa","pcm":"recorderd_file","sampleRate":48000,"channels":1,"format":"S16_LE","frames":\#(frames)}"#)
+        let info = try #require(try await client.devices().first)
+        #expect(info.state != .unavailable, "\(info)")
+        #expect(info.details?["sampleRate"] == "48000")
+
+        let run = try await client.startTask(identifier: "voice", asyncActions: [
+            AsyncActionConfiguration(identifier: "voice", options: .microphone(MicrophoneOptions(saveAudioFile: true, levelInterval: 0.1))),
+        ])
+        // The file plugin delivers faster than real time: the frames are stamped from the start of
+        // capture over the audio's duration (68545 / 48000 s). The run is finished once the clock
+        // has passed the end of the audio.
+        try await Task.sleep(for: .milliseconds(Int(Double(frames) / 48.0) + 300))
+        let result = try await run.finish()
+
+        let wav = try AudioFixture.parse(run.runDirectory + "/voice.wav")
+        #expect(wav.sampleRate == 48000 && wav.channels == 1)
+        #expect(wav.samples == fixture.input.samples, "the WAV holds exactly the captured frames")
+        #expect(wav.dataSize == frames * 2 && wav.riffSize == 36 + frames * 2 && wav.fileSize == 44 + frames * 2)
+        let audio = try #require(result.asyncResults.compactMap(\.file).first { $0.contentType == "audio/wav" })
+        #expect(audio.relativePath == "voice.wav" && audio.frameCount == frames && audio.sampleRate == 48000 && audio.channels == 1)
+        #expect(audio.sha256 == SHA256.hexDigest(ofFile: run.runDirectory + "/voice.wav"))
+
+        let records = try Fixtures.records(run.runDirectory + "/voice.jsonl").filter { $0.average != nil }
+        #expect(records.count == frames / 4800 + 1, "14 windows of 0.1 s and the partial last one")
+        for (k, r) in records.enumerated() {
+            let window = fixture.input.samples[(k * 4800)..<min(frames, (k + 1) * 4800)]
+            let want = AudioFixture.levels(window)
+            #expect(abs(r.average! - want.average) < 1e-9, "window \(k): average \(r.average!) vs \(want.average)")
+            #expect(abs(r.peak! - want.peak) < 1e-9, "window \(k): peak \(r.peak!) vs \(want.peak)")
+            #expect(abs(r.timeInterval! - Double(window.count) / 48000) < 1e-12)
+            #expect(r.unit == "dBFS")
+        }
+        let levels = try #require(result.asyncResults.compactMap(\.file).first { $0.relativePath == "voice.jsonl" })
+        #expect(levels.sampleCount == records.count && levels.frequency == 10)
+
+        // Live tail: levels every 0.1 s through stream.subscribe. The recording's end released the
+        // device; the subscription starts capture anew (a subscriber reads only what comes after it).
+        var live: [Record] = []
+        let stream = try await client.subscribe(device: "mic0", rate: 10)
+        for try await batch in stream {
+            live += batch.filter { $0.average != nil }
+            if live.count >= frames / 4800 { break }
+        }
+        for (k, r) in live.prefix(frames / 4800).enumerated() {
+            let want = AudioFixture.levels(fixture.input.samples[(k * 4800)..<((k + 1) * 4800)])
+            #expect(abs(r.average! - want.average) < 1e-9 && abs(r.peak! - want.peak) < 1e-9, "live window \(k)")
+        }
+        client.close()
+        #expect(try await daemon.stop(signal: SIGTERM, timeout: 15) == 0)
+    }
+
+    @Test func missingPCMIsAClearErrorAndTheDaemonStaysHealthy() async throws {
+        let fixture = try AudioFixture()
+        defer { fixture.remove() }
+        let (daemon, client) = try await Self.daemon(fixture, devices: #"{"name":"mic0","kind":"alsa","pcm":"no_such_pcm"}"#)
+        let info = try #require(try await client.devices().first)
+        #expect(info.state == .unavailable)
+        #expect(info.error?.contains("no_such_pcm") == true, "\(info.error ?? "")")
+        let run = try await client.startTask(identifier: "voice", asyncActions: [
+            AsyncActionConfiguration(identifier: "voice", options: .microphone(MicrophoneOptions())),
+        ])
+        let result = try await run.finish()
+        #expect(result.asyncResults.compactMap(\.error).first?.errorDescription.contains("no_such_pcm") == true)
+        #expect(try await client.status().pid == daemon.pid)
+        client.close()
+        #expect(try await daemon.stop(signal: SIGTERM, timeout: 15) == 0)
+    }
+}
