@@ -38,6 +38,10 @@ enum Benchmarks {
             await GPSBenchmark.run(log: log)
         }
         if only == nil || only == "iio" { await IIOBenchmark.run() }
+        if only == nil || only == "audio" {
+            let wav = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Tests/Fixtures/audio/Front_Center.wav").standardized.path
+            await AudioBenchmark.run(fixture: wav)
+        }
     }
 
     /// SHA-256 throughput (every byte written is hashed), with `sha256sum` as the peer.
