@@ -69,18 +69,14 @@ enum AudioBenchmark {
         daemon.waitUntilExit()
 
         // arecord: the same PCM and frame count to a WAV file.
-        var before = rusage()
-        getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &before)
+        let before = Benchmarks.childrenCPUSeconds()
         let peer = Process()
         peer.executableURL = URL(fileURLWithPath: "/usr/bin/arecord")
         peer.arguments = ["-q", "-D", "recorderd_file", "-f", "S16_LE", "-r", "48000", "-c", "1", "-t", "wav", "-s", "\(frames)", dir + "/arecord.wav"]
         peer.environment = environment
         try! peer.run()
         peer.waitUntilExit()
-        var after = rusage()
-        getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &after)
-        func secs(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
-        let theirs = secs(after.ru_utime) - secs(before.ru_utime) + secs(after.ru_stime) - secs(before.ru_stime)
+        let theirs = Benchmarks.childrenCPUSeconds() - before
         let audioSeconds = Double(frames) / 48000
         Benchmarks.say(String(format: "audio: %d s of 48 kHz mono: recorderd (WAV + levels) %.2f ms CPU per second of audio, arecord (WAV) %.2f ms, ratio %.2f×",
                               seconds, ours / audioSeconds * 1000, theirs / audioSeconds * 1000, ours / theirs))

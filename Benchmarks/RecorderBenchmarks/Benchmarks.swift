@@ -18,6 +18,13 @@ enum Benchmarks {
         return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     }
 
+    /// User + system CPU seconds of the waited-for children so far.
+    static func childrenCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
+        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    }
+
     static func temporaryDirectory() -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("recorderd-bench-\(UUID().uuidString)").path
         try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
@@ -56,18 +63,14 @@ enum Benchmarks {
         // Peer in the same run: coreutils sha256sum on the same bytes (its CPU time).
         let path = temporaryDirectory() + "/hash.bin"
         _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
-        var before = rusage()
-        getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &before)
+        let before = childrenCPUSeconds()
         let peer = Process()
         peer.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
         peer.arguments = [path]
         peer.standardOutput = FileHandle.nullDevice
         try! peer.run()
         peer.waitUntilExit()
-        var after = rusage()
-        getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &after)
-        func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
-        let peerCPU = seconds(after.ru_utime) - seconds(before.ru_utime) + seconds(after.ru_stime) - seconds(before.ru_stime)
+        let peerCPU = childrenCPUSeconds() - before
         let theirs = Double(bytes.count) / peerCPU / 1e6
         say(String(format: "sha256: %.0f MB/s per core; peer sha256sum %.0f MB/s; ratio %.1fx", ours, theirs, ours / theirs))
         try? FileManager.default.removeItem(atPath: path)

@@ -11,18 +11,15 @@ public final class RecordFileWriter {
     let fd: Int32
     var hash = SHA256()
     public private(set) var bytesWritten = 0
-    var dirty = false
-    var lastSync: Double
-    let syncInterval: Double
+    var sync: PeriodicSync
     public private(set) var isClosed = false
 
     public init(path: String, syncInterval: Double = 1.0) throws(StorageError) {
         self.path = path
-        self.syncInterval = syncInterval
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o640)
         guard fd >= 0 else { throw StorageError("create", path: path, errno: errno) }
         self.fd = fd
-        lastSync = SystemClock.monotonicUptime()
+        sync = PeriodicSync(interval: syncInterval)
     }
 
     /// Writes `bytes` (whole lines).
@@ -36,15 +33,12 @@ public final class RecordFileWriter {
         }
         hash.update(bytes)
         bytesWritten += bytes.count
-        dirty = true
+        sync.wrote()
     }
 
     /// Makes written data durable if the last sync is older than the interval.
     public func syncIfDue(now: Double) {
-        guard dirty, now - lastSync >= syncInterval else { return }
-        _ = fdatasync(fd)
-        dirty = false
-        lastSync = now
+        sync.syncIfDue(fd, now: now)
     }
 
     /// The SHA-256 of the bytes written so far.

@@ -10,9 +10,7 @@ public final class WAVFileWriter {
     public let sampleRate: Int
     public let channels: Int
     public private(set) var framesWritten = 0
-    var dirty = false
-    var lastSync: Double
-    let syncInterval: Double
+    var sync: PeriodicSync
     public private(set) var isClosed = false
 
     /// Bytes of the header before the samples.
@@ -22,11 +20,10 @@ public final class WAVFileWriter {
         self.path = path
         self.sampleRate = sampleRate
         self.channels = channels
-        self.syncInterval = syncInterval
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o640)
         guard fd >= 0 else { throw StorageError("create", path: path, errno: errno) }
         self.fd = fd
-        lastSync = SystemClock.monotonicUptime()
+        sync = PeriodicSync(interval: syncInterval)
         let header = Self.header(sampleRate: sampleRate, channels: channels, dataBytes: 0)
         if let failure = header.withUnsafeBytes({ POSIXFile.writeAll(fd, $0) }) {
             Foundation.close(fd)
@@ -65,15 +62,12 @@ public final class WAVFileWriter {
             throw StorageError("write", path: path, errno: failure)
         }
         framesWritten += samples.count / max(1, channels)
-        dirty = true
+        sync.wrote()
     }
 
     /// Makes written audio durable if the last sync is older than the interval.
     public func syncIfDue(now: Double) {
-        guard dirty, now - lastSync >= syncInterval else { return }
-        _ = fdatasync(fd)
-        dirty = false
-        lastSync = now
+        sync.syncIfDue(fd, now: now)
     }
 
     /// Writes the header's sizes, fsyncs and closes.
