@@ -17,6 +17,9 @@ final class ControlConnection: Sendable {
     let lines: AsyncStream<ByteBuffer>
     let linesContinuation: AsyncStream<ByteBuffer>.Continuation
     private let subscriptions = Mutex<[Int: LiveStream]>([:])
+    /// Streams subscribed by the request being answered: armed once its response is sent, so no
+    /// notification precedes it (the client learns the subscription id from the response).
+    private let unarmed = Mutex<[(holder: StreamHolder, stream: LiveStream)]>([])
     private let nextSubscription = Atomic<Int>(1)
     private let isClosed = Atomic<Bool>(false)
     private let refused = Atomic<Bool>(false)
@@ -44,6 +47,18 @@ final class ControlConnection: Sendable {
                 response = ResponseEncoding.failure(id: error.id, error: error.error)
             }
             if let response { send(response) }
+            armSubscriptions()
+        }
+    }
+
+    /// Lets new subscriptions notify, and drains what their devices delivered meanwhile (a fast
+    /// source may have delivered everything before the response went out).
+    func armSubscriptions() {
+        let pending = unarmed.withLock { u in defer { u = [] }; return u }
+        for (holder, stream) in pending {
+            holder.stream.withLock { $0 = stream }
+            // Submitted after the response's write: the event loop sends it first.
+            if stream.claimDrain() { channel.eventLoop.execute { self.drain(stream) } }
         }
     }
 
@@ -108,13 +123,14 @@ final class ControlConnection: Sendable {
         case .success(let s): stream = s
         case .failure(let e): throw e.rpcError
         }
-        holder.stream.withLock { $0 = stream }
         let accepted = subscriptions.withLock { s -> Bool in
             guard !isClosed.load(ordering: .acquiring) else { return false }
             s[id] = stream
             return true
         }
-        if !accepted {
+        if accepted {
+            unarmed.withLock { $0.append((holder, stream)) }
+        } else {
             DispatchQueue.global().async { stream.close() }
         }
         return SubscribeResult(subscription: id, device: device.name, deviceRate: device.capabilities?.rate ?? 0, rate: stream.deliveredRate)
@@ -150,7 +166,7 @@ final class ControlConnection: Sendable {
     }
 }
 
-/// Lets the ring's notification find its stream once it exists.
+/// Lets the ring's notification find its stream once it is armed.
 final class StreamHolder: Sendable {
     let stream = Mutex<LiveStream?>(nil)
 }

@@ -64,6 +64,18 @@ import Testing
         let levels = try #require(result.asyncResults.compactMap(\.file).first { $0.relativePath == "voice.jsonl" })
         #expect(levels.sampleCount == records.count && levels.frequency == 10)
 
+        // Live tail: levels every 0.1 s through stream.subscribe. The recording's end released the
+        // device; the subscription starts capture anew (a subscriber reads only what comes after it).
+        var live: [Record] = []
+        let stream = try await client.subscribe(device: "mic0", rate: 10)
+        for try await batch in stream {
+            live += batch.filter { $0.average != nil }
+            if live.count >= frames / 4800 { break }
+        }
+        for (k, r) in live.prefix(frames / 4800).enumerated() {
+            let want = AudioFixture.levels(fixture.input.samples[(k * 4800)..<((k + 1) * 4800)])
+            #expect(abs(r.average! - want.average) < 1e-9 && abs(r.peak! - want.peak) < 1e-9, "live window \(k)")
+        }
         client.close()
         #expect(try await daemon.stop(signal: SIGTERM, timeout: 15) == 0)
     }

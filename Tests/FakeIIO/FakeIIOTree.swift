@@ -5,7 +5,8 @@ import Foundation
 ///
 /// The tree lives in a temporary directory: `sysbus/iio/devices/<id>/…` (bind-mounted over
 /// `/sys/bus` inside the namespace) and one FIFO per device (bound onto `/dev/<id>` in an overlay
-/// of `/dev`). The namespace (`unshare --mount --net --pid --fork`) needs root; everything in it
+/// of `/dev`). The namespace (`unshare --mount --net --pid --fork --mount-proc`: its own /proc, so
+/// a process reading `/proc/<its tid>` finds itself) needs root; everything in it
 /// dies with its first process and nothing is left mounted on the host. Generators run outside
 /// the namespace and write scans into the FIFOs directly.
 public final class FakeIIOTree: Sendable {
@@ -81,7 +82,7 @@ public final class FakeIIOTree: Sendable {
     /// `generator` is the FakeIIOGenerator executable: its `--exec` mode clears the signal mask
     /// that `unshare --fork` leaves (SIGTERM blocked) before the script runs.
     public func namespaceCommand(_ payload: [String], generator: String, iiod: Bool = false, readOnly: [String] = []) -> [String] {
-        ["/usr/bin/unshare", "--mount", "--propagation", "private", "--net", "--pid", "--fork", "--kill-child",
+        ["/usr/bin/unshare", "--mount", "--propagation", "private", "--net", "--pid", "--fork", "--mount-proc", "--kill-child",
          generator, "--exec", "/bin/bash", scriptPath, root, iiod ? "iiod" : "-", readOnly.isEmpty ? "-" : readOnly.joined(separator: ",")] + payload
     }
 
