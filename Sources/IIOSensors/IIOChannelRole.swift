@@ -23,18 +23,6 @@ public enum IIOChannelRole: Sendable, Equatable {
         }
     }
 
-    /// The channel id for an axis of a motion type.
-    public static func channelID(_ type: SensorType, axis: Int) -> String {
-        let prefix: String
-        switch type {
-        case .accelerometer: prefix = "accel"
-        case .gyro: prefix = "anglvel"
-        case .magnetometer: prefix = "magn"
-        case .location, .soundLevel: prefix = type.rawValue
-        }
-        return prefix + "_" + ["x", "y", "z"][axis]
-    }
-
     /// From the IIO unit (after offset and scale) to the file unit: m/s² → g, rad/s stays,
     /// gauss → µT.
     public static func unitFactor(_ type: SensorType) -> Double {
