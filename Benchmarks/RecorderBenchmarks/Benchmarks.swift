@@ -25,6 +25,31 @@ enum Benchmarks {
         return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     }
 
+    /// With `BENCH_PERF=FILE`, profiles process `pid` with `perf record -g` into FILE until the
+    /// returned closure is called (for finding where a benchmark's CPU goes; off by default).
+    /// Spawned with an empty signal mask: this thread blocks SIGINT, which perf needs to stop.
+    static func profile(pid: Int32) -> () -> Void {
+        guard let output = ProcessInfo.processInfo.environment["BENCH_PERF"] else { return {} }
+        let arguments = ["perf", "record", "-q", "-F", "20000", "-g", "-p", "\(pid)", "-o", output]
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var child: pid_t = 0
+        guard posix_spawn(&child, "/usr/bin/perf", nil, &attributes, &argv, environ) == 0 else { return {} }
+        usleep(300_000) // perf attaches asynchronously; this only shortens the profile's start
+        return {
+            kill(child, SIGINT)
+            var status: Int32 = 0
+            waitpid(child, &status, 0)
+        }
+    }
+
     static func temporaryDirectory() -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("recorderd-bench-\(UUID().uuidString)").path
         try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)

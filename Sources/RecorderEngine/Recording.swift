@@ -216,6 +216,7 @@ final class Recording: @unchecked Sendable {
             more = left <= 0
         }
         flushEncoder()
+        flushAudio()
         writer?.syncIfDue(now: clock.uptime())
         wav?.syncIfDue(now: clock.uptime())
         return more && !reachedStop
@@ -291,18 +292,34 @@ final class Recording: @unchecked Sendable {
         if let wav, failure == nil {
             do {
                 try wav.write(part.samples)
-                wavResult?.frameCount = wav.framesWritten
             } catch {
-                failure = "recording stopped: \(error)"
-                detach()
-                onFailure?()
-                return
+                return stopOnAudioFailure(error)
             }
         }
         levels.removeAll(keepingCapacity: true)
         meter.add(part, into: &levels)
         levelMeter = meter
         appendLevels()
+    }
+
+    /// Writes the WAV's buffered samples (at the end of every drain).
+    func flushAudio() {
+        guard let wav, failure == nil else { return }
+        do {
+            try wav.flush()
+            wavResult?.frameCount = wav.framesWritten
+        } catch {
+            stopOnAudioFailure(error)
+        }
+    }
+
+    /// Disk full or I/O error writing the WAV: it keeps every whole frame written so far; the
+    /// recorder stops and the run records an error result.
+    func stopOnAudioFailure(_ error: StorageError) {
+        wavResult?.frameCount = wav?.framesWritten
+        failure = "recording stopped: \(error)"
+        detach()
+        onFailure?()
     }
 
     /// Writes the levels the meter completed.

@@ -2,19 +2,28 @@ import Foundation
 
 /// Writes a PCM WAV file (RIFF, `fmt ` PCM, `data`), S16_LE: exactly the frames appended. The
 /// header's sizes are 0 while recording and written on `close` (crash recovery repairs them
-/// from the file length: `WAVFileWriter.repairHeader`). `syncIfDue` calls `fdatasync` at most
-/// once per `syncInterval`; `close` fsyncs. Confined to one serial queue.
+/// from the file length: `WAVFileWriter.repairHeader`). Appended samples are gathered in a buffer
+/// of `bufferSize` bytes and written when it fills or on `flush` (the recorder flushes at the end
+/// of every drain of its ring, so nothing waits in memory between drains); `syncIfDue` calls
+/// `fdatasync` at most once per `syncInterval`; `close` flushes and fsyncs. Confined to one
+/// serial queue.
 public final class WAVFileWriter {
     public let path: String
     let fd: Int32
     public let sampleRate: Int
     public let channels: Int
+    /// Frames appended (in the file once flushed; after a failed write, the frames in the file).
     public private(set) var framesWritten = 0
+    /// Frames in the file (written by `write(2)`).
+    private var framesInFile = 0
+    private var pending: [UInt8] = []
     var sync: PeriodicSync
     public private(set) var isClosed = false
 
     /// Bytes of the header before the samples.
     public static let headerSize = 44
+    /// Bytes gathered before a write.
+    public static let bufferSize = 64 * 1024
 
     public init(path: String, sampleRate: Int, channels: Int, syncInterval: Double = 1.0) throws(StorageError) {
         self.path = path
@@ -24,6 +33,7 @@ public final class WAVFileWriter {
         guard fd >= 0 else { throw StorageError("create", path: path, errno: errno) }
         self.fd = fd
         sync = PeriodicSync(interval: syncInterval)
+        pending.reserveCapacity(Self.bufferSize)
         let header = Self.header(sampleRate: sampleRate, channels: channels, dataBytes: 0)
         if let failure = header.withUnsafeBytes({ POSIXFile.writeAll(fd, $0) }) {
             Foundation.close(fd)
@@ -44,24 +54,34 @@ public final class WAVFileWriter {
         return h
     }
 
-    /// Appends interleaved samples (whole frames).
+    /// Appends interleaved samples (whole frames); writes the buffer when it is full.
     public func write(_ samples: [Int16]) throws(StorageError) {
         guard !samples.isEmpty else { return }
-        let failure = samples.withUnsafeBytes { raw -> Int32? in
+        samples.withUnsafeBytes { raw in
             #if _endian(big)
-            let swapped = samples.map { $0.littleEndian }
-            return swapped.withUnsafeBytes { POSIXFile.writeAll(fd, $0) }
+            for sample in samples { withUnsafeBytes(of: sample.littleEndian) { pending.append(contentsOf: $0) } }
             #else
-            return POSIXFile.writeAll(fd, raw)
+            pending.append(contentsOf: raw)
             #endif
         }
+        framesWritten += samples.count / max(1, channels)
+        if pending.count >= Self.bufferSize { try flush() }
+    }
+
+    /// Writes the buffered samples. On failure the file is cut back to its last whole write (the
+    /// buffered frames are lost and `framesWritten` says what the file holds).
+    public func flush() throws(StorageError) {
+        guard !pending.isEmpty else { return }
+        let failure = pending.withUnsafeBytes { POSIXFile.writeAll(fd, $0) }
+        defer { pending.removeAll(keepingCapacity: true) }
         if let failure {
-            let good = Self.headerSize + framesWritten * channels * 2
+            let good = Self.headerSize + framesInFile * channels * 2
             _ = ftruncate(fd, off_t(good))
             _ = lseek(fd, off_t(good), SEEK_SET)
+            framesWritten = framesInFile
             throw StorageError("write", path: path, errno: failure)
         }
-        framesWritten += samples.count / max(1, channels)
+        framesInFile = framesWritten
         sync.wrote()
     }
 
@@ -70,15 +90,19 @@ public final class WAVFileWriter {
         sync.syncIfDue(fd, now: now)
     }
 
-    /// Writes the header's sizes, fsyncs and closes.
+    /// Writes what is buffered and the header's sizes, fsyncs and closes.
     public func close() throws(StorageError) {
         guard !isClosed else { return }
         isClosed = true
         defer { Foundation.close(fd) }
+        // A failed last write still leaves a valid file: the header covers what it holds.
+        var lastWrite: StorageError?
+        do { try flush() } catch { lastWrite = error }
         let header = Self.header(sampleRate: sampleRate, channels: channels, dataBytes: framesWritten * channels * 2)
         let written = header.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
         guard written == header.count else { throw StorageError("write header", path: path, errno: errno) }
         guard fsync(fd) == 0 else { throw StorageError("fsync", path: path, errno: errno) }
+        if let lastWrite { throw lastWrite }
     }
 
     /// Repairs the sizes of a WAV left by a crash (0 while recording) from the file's length,
