@@ -3,16 +3,24 @@
 # The Swift 6 toolchain itself must be on PATH (swift.org); Swift packages resolve by SwiftPM.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mapfile -t wanted < <(grep -v '^\s*#' scripts/apt-packages.txt | sed '/^\s*$/d')
-missing=()
-for p in "${wanted[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
-fi
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+updated=""
+# install LIST [apt-get options]: the packages of LIST that are not installed yet.
+install() {
+  local list=$1; shift
+  mapfile -t wanted < <(grep -v '^\s*#' "$list" | sed '/^\s*$/d')
+  local missing=()
+  for p in "${wanted[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    [ -n "$updated" ] || { $SUDO apt-get update -qq; updated=1; }
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$@" "${missing[@]}"
+  fi
+  count=$(( ${count:-0} + ${#wanted[@]} ))
+}
+install scripts/apt-packages.txt
+install scripts/apt-packages-no-recommends.txt --no-install-recommends
 command -v swift >/dev/null || { echo "setup: swift is not on PATH; install the Swift 6 toolchain (swift.org)" >&2; exit 1; }
-echo "setup: system packages present (${#wanted[@]}); $(swift --version 2>&1 | head -1)"
+echo "setup: system packages present ($count); $(swift --version 2>&1 | head -1)"

@@ -55,9 +55,10 @@ enum AudioBenchmark {
             if client == nil { try? await Task.sleep(for: .milliseconds(10)) }
         }
         guard let client else { return Benchmarks.say("audio: recorderd did not start") }
-        // A warm-up run first: a daemon that has been up for a while has its ring's memory in
-        // place (the first fill of a ring pays the kernel's page faults once per process).
-        _ = await capture(client: client, pid: daemon.processIdentifier, frames: frames, profile: false)
+        // Two warm-up runs first, so that the measured run's ring wraps: a daemon that has been
+        // up for longer than its ring holds recycles the ring's memory, while a ring's first
+        // fill pays the kernel's page faults (once per process).
+        for _ in 0..<2 { _ = await capture(client: client, pid: daemon.processIdentifier, frames: frames, profile: false) }
         let ours = await capture(client: client, pid: daemon.processIdentifier, frames: frames, profile: true)
         client.close()
         kill(daemon.processIdentifier, SIGTERM)

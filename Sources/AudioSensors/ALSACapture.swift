@@ -58,6 +58,10 @@ struct ALSACapture {
         var anchor: Double?
         var sinceAnchor = 0
         var fds = pcm.pollDescriptors()
+        // A running PCM that delivers nothing for this long has failed without saying so (a
+        // sound server that died leaves the PCM running, silent): treated as a failure.
+        let silenceLimit = max(1.0, 4 * Double(pcm.bufferFrames) / rate)
+        var lastData = SystemClock.monotonicUptime()
         while !run.isStopped {
             sink.heartbeat()
             if let limit = configuration.frames, captured >= limit {
@@ -68,7 +72,11 @@ struct ALSACapture {
             }
             var all = fds + [pollfd(fd: run.wakeRead, events: Int16(POLLIN), revents: 0)]
             let ready = poll(&all, nfds_t(all.count), 500)
-            if ready <= 0 || run.isStopped { continue }
+            if run.isStopped { break }
+            if SystemClock.monotonicUptime() - lastData > silenceLimit {
+                throw ALSAError(String(format: "%@: no audio for %.1f s", pcm.name, silenceLimit), code: -EIO)
+            }
+            if ready <= 0 { continue }
             fds = Array(all.dropLast())
             guard pcm.isReadable(&fds) else { continue }
             let want = min(pcm.periodFrames, (configuration.frames ?? Int.max) - captured)
@@ -85,6 +93,7 @@ struct ALSACapture {
             }
             guard n > 0 else { continue }
             let completion = SystemClock.monotonicUptime()
+            lastData = completion
             var frames: [SensorFrame] = []
             if anchor == nil {
                 let fallback = completion - Double(pcm.buffered + n) / rate

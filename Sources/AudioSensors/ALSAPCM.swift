@@ -10,6 +10,7 @@ final class ALSAPCM {
     private(set) var sampleRate = 0
     private(set) var channels = 0
     private(set) var periodFrames = 0
+    private(set) var bufferFrames = 0
 
     /// Opens `name` for capture, non-blocking (reads are driven by `poll`).
     init(name: String) throws(ALSAError) {
@@ -45,9 +46,12 @@ final class ALSAPCM {
         try check(snd_pcm_hw_params(handle, hw), "hardware parameters")
         var actualPeriod = snd_pcm_uframes_t(0)
         _ = snd_pcm_hw_params_get_period_size(hw, &actualPeriod, &dir)
+        var actualBuffer = snd_pcm_uframes_t(0)
+        _ = snd_pcm_hw_params_get_buffer_size(hw, &actualBuffer)
         self.sampleRate = Int(rate)
         self.channels = channels
         self.periodFrames = max(1, Int(actualPeriod))
+        self.bufferFrames = max(self.periodFrames, Int(actualBuffer))
 
         var sw: OpaquePointer?
         guard snd_pcm_sw_params_malloc(&sw) >= 0, let sw else { throw ALSAError("cannot allocate software parameters", code: -ENOMEM) }

@@ -22,6 +22,9 @@ public final class LiveStream: @unchecked Sendable {
     /// Audio devices: live levels every 1/rate seconds (default 0.1 s).
     var meter: SoundLevelMeter?
     var levels: [SoundLevel] = []
+    /// Audio: the rate of the chunks seen, and the uptime just after the last one (for lost chunks).
+    var audioSampleRate = 0
+    var audioExpectedNext: Double?
     private let scheduled = Atomic<Bool>(false)
 
     /// Subscribes to `device` (starting it if idle). `notify` is called from the sampler thread
@@ -79,9 +82,19 @@ public final class LiveStream: @unchecked Sendable {
         }
         if lost > 0 {
             let at = scratch.first?.uptime ?? startUptime
+            // Audio chunks lost: their frames measured by time (as in a recording).
+            var dropped = Int(lost)
+            var duration: Double?
+            if meter != nil {
+                meter?.reset()
+                if let expected = audioExpectedNext, audioSampleRate > 0 {
+                    duration = max(0, at - expected)
+                    dropped = Int((duration! * Double(audioSampleRate)).rounded())
+                }
+            }
             for t in types {
                 separator()
-                encoder.appendGap(uptime: at, timestamp: at - startUptime, stepPath: nil, sensorType: t, droppedSamples: Int(lost))
+                encoder.appendGap(uptime: at, timestamp: at - startUptime, stepPath: nil, sensorType: t, droppedSamples: dropped, duration: duration)
                 encoder.removeLastNewline()
             }
         }
@@ -110,6 +123,8 @@ public final class LiveStream: @unchecked Sendable {
                 encoder.removeLastNewline()
             case .audio(let chunk):
                 guard var m = meter else { continue }
+                audioSampleRate = chunk.sampleRate
+                audioExpectedNext = chunk.uptime + chunk.duration
                 levels.removeAll(keepingCapacity: true)
                 m.add(chunk, into: &levels)
                 meter = m
@@ -119,9 +134,14 @@ public final class LiveStream: @unchecked Sendable {
                     encoder.removeLastNewline()
                 }
             case .gap(let uptime, let gapTypes, let dropped):
+                var duration: Double?
+                if meter != nil, gapTypes.contains(.soundLevel) {
+                    meter?.reset()
+                    if audioSampleRate > 0 { duration = Double(dropped) / Double(audioSampleRate) }
+                }
                 for t in types where gapTypes.contains(t) {
                     separator()
-                    encoder.appendGap(uptime: uptime, timestamp: timestamp, stepPath: nil, sensorType: t, droppedSamples: dropped)
+                    encoder.appendGap(uptime: uptime, timestamp: timestamp, stepPath: nil, sensorType: t, droppedSamples: dropped, duration: duration)
                     encoder.removeLastNewline()
                 }
             case .fault(let uptime, let description):

@@ -52,6 +52,9 @@ final class Recording: @unchecked Sendable {
     var wavResult: FileResult?
     var levels: [SoundLevel] = []
     var audioChannels = 1
+    var audioSampleRate = 0
+    /// The uptime just after the last audio frame read (for frames lost in the ring).
+    var audioExpectedNext: Double?
 
     struct PendingCounts {
         var samples = 0
@@ -135,9 +138,12 @@ final class Recording: @unchecked Sendable {
         // A microphone's levels file: one record per level interval.
         if case .microphone(let o) = configuration.options { result.frequency = 1 / o.levelInterval }
         fileResult = result
-        if saveAudioFile {
-            let rate = caps.details["sampleRate"].flatMap { Int($0) } ?? Int(caps.rate)
+        if levelMeter != nil {
+            audioSampleRate = caps.details["sampleRate"].flatMap { Int($0) } ?? Int(caps.rate)
             audioChannels = caps.details["channels"].flatMap { Int($0) } ?? 1
+        }
+        if saveAudioFile {
+            let rate = audioSampleRate
             do {
                 wav = try WAVFileWriter(path: directory + "/" + identifier + ".wav", sampleRate: rate, channels: audioChannels)
             } catch {
@@ -198,9 +204,21 @@ final class Recording: @unchecked Sendable {
             if lost > 0 {
                 let at = scratch.first?.uptime ?? clock.uptime()
                 emitSteps(upTo: at)
+                // The ring counts frames of the source; a microphone's are chunks of audio, whose
+                // lost frames are measured by time.
+                var dropped = Int(lost)
+                var duration: Double?
+                if levelMeter != nil, audioSampleRate > 0 {
+                    levelMeter?.reset()
+                    if let expected = audioExpectedNext {
+                        duration = max(0, at - expected)
+                        dropped = Int((duration! * Double(audioSampleRate)).rounded())
+                    }
+                }
                 for type in types {
-                    encoder.appendGap(uptime: at, timestamp: at - startUptime, stepPath: stepPath, sensorType: type, droppedSamples: Int(lost))
-                    pending.dropped += Int(lost)
+                    encoder.appendGap(uptime: at, timestamp: at - startUptime, stepPath: stepPath, sensorType: type, droppedSamples: dropped,
+                                      duration: duration)
+                    pending.dropped += dropped
                     pending.gaps += 1
                 }
             }
@@ -262,9 +280,14 @@ final class Recording: @unchecked Sendable {
         case .audio:
             break
         case .gap(_, let gapTypes, let dropped):
-            if gapTypes.contains(.soundLevel) { levelMeter?.reset() }
+            var duration: Double?
+            if gapTypes.contains(.soundLevel), levelMeter != nil {
+                levelMeter?.reset()
+                if audioSampleRate > 0 { duration = Double(dropped) / Double(audioSampleRate) }
+            }
             for type in types where gapTypes.contains(type) {
-                encoder.appendGap(uptime: uptime, timestamp: timestamp, stepPath: stepPath, sensorType: type, droppedSamples: dropped)
+                encoder.appendGap(uptime: uptime, timestamp: timestamp, stepPath: stepPath, sensorType: type, droppedSamples: dropped,
+                                  duration: duration)
                 pending.dropped += dropped
                 pending.gaps += 1
             }
@@ -279,6 +302,7 @@ final class Recording: @unchecked Sendable {
     func encodeAudio(_ chunk: AudioChunk) {
         guard types.contains(.soundLevel), var meter = levelMeter else { return }
         let period = 1 / Double(chunk.sampleRate)
+        audioExpectedNext = chunk.uptime + Double(chunk.frames) * period
         var first = 0
         if chunk.uptime < lowerBound { first = min(chunk.frames, Int(((lowerBound - chunk.uptime) / period).rounded(.up))) }
         var end = chunk.frames

@@ -46,13 +46,19 @@ public struct JSONLinesEncoder: Sendable {
         appendStatic("}\n")
     }
 
-    /// A gap record: `droppedSamples` samples of `sensorType` were lost before this point.
-    public mutating func appendGap(uptime: Double, timestamp: Double, stepPath: JSONString?, sensorType: SensorType, droppedSamples: Int) {
+    /// A gap record: `droppedSamples` samples of `sensorType` were lost before this point
+    /// (audio: frames, with the lost `duration` in seconds).
+    public mutating func appendGap(uptime: Double, timestamp: Double, stepPath: JSONString?, sensorType: SensorType, droppedSamples: Int,
+                                   duration: Double? = nil) {
         appendPrefix(uptime: uptime, timestamp: timestamp, stepPath: stepPath)
         appendStatic(",\"event\":\"gap\",\"sensorType\":")
         appendSensorType(sensorType)
         appendStatic(",\"droppedSamples\":")
         appendInteger(droppedSamples)
+        if let duration {
+            appendStatic(",\"duration\":")
+            appendNumber(duration)
+        }
         appendStatic("}\n")
     }
 

@@ -11,6 +11,8 @@ public struct Record: Sendable, Equatable, Codable {
     public var y: Double?
     public var z: Double?
     public var droppedSamples: Int?
+    /// Gap records of audio: seconds lost.
+    public var duration: Double?
     public var errorDescription: String?
     public var latitude: Double?
     public var longitude: Double?

@@ -19,9 +19,11 @@ struct JSONLinesEncoderTests {
         var e = JSONLinesEncoder()
         e.appendMarker(uptime: 3, timestamp: 0, timestampDate: "2026-01-02T03:04:05.006+00:00", stepPath: JSONString("t"))
         e.appendGap(uptime: 4, timestamp: 1, stepPath: JSONString("t"), sensorType: .gyro, droppedSamples: 17)
+        e.appendGap(uptime: 5, timestamp: 2, stepPath: JSONString("t"), sensorType: .soundLevel, droppedSamples: 24000, duration: 0.5)
         #expect(lines(e) == [
             #"{"uptime":3,"timestamp":0,"timestampDate":"2026-01-02T03:04:05.006+00:00","stepPath":"t"}"#,
-            #"{"uptime":4,"timestamp":1,"stepPath":"t","event":"gap","sensorType":"gyro","droppedSamples":17}"#, ""])
+            #"{"uptime":4,"timestamp":1,"stepPath":"t","event":"gap","sensorType":"gyro","droppedSamples":17}"#,
+            #"{"uptime":5,"timestamp":2,"stepPath":"t","event":"gap","sensorType":"soundLevel","droppedSamples":24000,"duration":0.5}"#, ""])
     }
 
     /// Numbers are written as `description` writes them (shortest round-trip text), without the

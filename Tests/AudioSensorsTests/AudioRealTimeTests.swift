@@ -1,0 +1,191 @@
+import AudioSensors
+import Foundation
+import Logging
+import RecorderClient
+import RecorderEngine
+import RecorderModel
+import RecorderTestSupport
+import Synchronization
+import Testing
+
+/// Capture from a real-time PCM: the real libasound's jack plugin over a real JACK server.
+@Suite(.serialized, .timeLimit(.minutes(1))) struct AudioRealTimeTests {
+    /// A sink of our own that stalls the capture thread once (the stimulus for an overrun: the
+    /// reader falls behind the device) and records what arrives with the time it arrived.
+    final class StallingSink: FrameSink, @unchecked Sendable {
+        // @unchecked: `state` is a Mutex; `arrived` only wakes waiters.
+        struct State {
+            var frames: [(frame: SensorFrame, deliveredAt: Double)] = []
+            var chunks = 0
+            var stalledFrom: Double?
+            var stalledUntil: Double?
+        }
+        let state = Mutex(State())
+        let arrived = DispatchSemaphore(value: 0)
+        let stallAtChunk: Int
+        let stallSeconds: Double
+
+        init(stallAtChunk: Int, stallSeconds: Double) {
+            self.stallAtChunk = stallAtChunk
+            self.stallSeconds = stallSeconds
+        }
+
+        func deliver(_ frames: [SensorFrame]) {
+            let now = SystemClock.monotonicUptime()
+            let stall = state.withLock { s -> Bool in
+                s.frames += frames.map { ($0, now) }
+                for case .audio in frames { s.chunks += 1 }
+                return s.chunks == stallAtChunk && s.stalledFrom == nil
+            }
+            if stall {
+                state.withLock { $0.stalledFrom = SystemClock.monotonicUptime() }
+                Thread.sleep(forTimeInterval: stallSeconds)
+                state.withLock { $0.stalledUntil = SystemClock.monotonicUptime() }
+            }
+            arrived.signal()
+        }
+
+        /// Waits (off the cooperative pool) until `done` holds, at most `timeout` seconds.
+        func wait(timeout: Double, until done: @escaping @Sendable (State) -> Bool) async throws -> State {
+            try await offPool { [self] in
+                let deadline = Date().addingTimeInterval(timeout)
+                while true {
+                    let s = state.withLock { $0 }
+                    if done(s) { return s }
+                    if Date() > deadline { throw POSIXError(.ETIMEDOUT) }
+                    _ = arrived.wait(timeout: .now() + 0.2)
+                }
+            }
+        }
+    }
+
+    static func useJACK(_ jack: JACKServer) {
+        for (key, value) in jack.environment { setenv(key, value, 1) }
+    }
+
+    @Test(.enabled(if: JACKServer.enabled("overrunIsRecoveredCountedAndWrittenAsAGapOfTheLostFrames")))
+    func overrunIsRecoveredCountedAndWrittenAsAGapOfTheLostFrames() async throws {
+        let jack = try JACKServer()
+        try await jack.start()
+        Self.useJACK(jack)
+        let configuration = try JSONDecoder().decode(ALSAConfiguration.self, from: Data(#"{"name":"mic0","pcm":"recorderd_jack","sampleRate":48000,"channels":1}"#.utf8))
+        let source = ALSASource(configuration: configuration, retryInterval: 0.2, logger: Logger(label: "test"))
+        let caps = try source.open()
+        #expect(caps.details["sampleRate"] == "48000")
+        // 20 ms periods: the capture thread stalls for 0.5 s at the 25th chunk; the PCM buffers
+        // 8 periods (160 ms), so about 0.34 s of audio is lost.
+        let sink = StallingSink(stallAtChunk: 25, stallSeconds: 0.5)
+        try source.start(sink: sink)
+        let state = try await sink.wait(timeout: 20) { $0.chunks >= 75 }
+        let overruns = Int(source.liveDetails["overruns"] ?? "")
+        source.stop()
+        try await jack.stop()
+
+        #expect(overruns == 1, "\(source.liveDetails)")
+        let gaps = state.frames.compactMap { f -> (uptime: Double, dropped: Int)? in
+            if case .gap(let uptime, let types, let dropped) = f.frame, types == [.soundLevel] { return (uptime, dropped) }
+            return nil
+        }
+        try #require(gaps.count == 1, "one overrun, one gap: \(gaps)")
+        let stalledFrom = try #require(state.stalledFrom), stalledUntil = try #require(state.stalledUntil)
+        let lost = Double(gaps[0].dropped) / 48000
+        // Lost: the stall less what the buffer held, plus the restart after the recovery.
+        #expect(lost > 0.2 && lost < stalledUntil - stalledFrom + 0.15, "lost \(lost) s in a stall of \(stalledUntil - stalledFrom) s")
+        // Every chunk is stamped in real time: it ends before it was delivered (within one JACK
+        // period of 256 frames: the jack plugin moves its position in whole JACK periods), and
+        // no earlier than the PCM's buffer before that; frame times never overlap and leave no
+        // hole but the gap (whose size is rounded to whole frames).
+        let jackPeriod = 256.0 / 48000
+        var expected: Double?
+        for (frame, deliveredAt) in state.frames {
+            switch frame {
+            case .audio(let chunk):
+                let end = chunk.uptime + chunk.duration
+                #expect(end <= deliveredAt + jackPeriod + 0.001 && deliveredAt - end < 0.25 + (deliveredAt >= stalledUntil && deliveredAt < stalledUntil + 0.3 ? 0.5 : 0),
+                        "chunk ending at \(end) delivered at \(deliveredAt) (\(end - deliveredAt)), stall \(stalledFrom)-\(stalledUntil)")
+                if let expected { #expect(abs(chunk.uptime - expected) <= 1.0 / 48000, "contiguous frames") }
+                expected = end
+            case .gap(let uptime, _, let dropped):
+                let resumed = try #require(expected) + Double(dropped) / 48000
+                #expect(abs(uptime - resumed) < 1e-3, "the gap is the hole in the timeline")
+                expected = resumed
+            default:
+                Issue.record("unexpected frame \(frame)")
+            }
+        }
+    }
+
+    @Test(.enabled(if: JACKServer.enabled("aSoundServerDyingMidRecordingIsAnErrorMarkerThenCaptureResumesWithAGap")))
+    func aSoundServerDyingMidRecordingIsAnErrorMarkerThenCaptureResumesWithAGap() async throws {
+        let jack = try JACKServer()
+        try await jack.start()
+        let fixture = try AudioFixture()
+        defer { fixture.remove() }
+        let config = fixture.directory + "/recorderd.json"
+        try #"{"dataDirectory": "\#(fixture.directory)/data", "retryInterval": 0.2, "devices": [{"name":"mic0","kind":"alsa","pcm":"recorderd_jack","sampleRate":48000,"channels":1}]}"#
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let socket = fixture.directory + "/control.sock"
+        let daemon = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", config, "--socket", socket, "--log-level", "error"],
+                                      environment: jack.environment)
+        var connected: RecorderClient?
+        let deadline = Date().addingTimeInterval(20)
+        while connected == nil, Date() < deadline, daemon.process.isRunning {
+            connected = try? await RecorderClient.connect(socketPath: socket)
+            if connected == nil { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        let client = try #require(connected)
+
+        let run = try await client.startTask(identifier: "voice", asyncActions: [
+            AsyncActionConfiguration(identifier: "voice", options: .microphone(MicrophoneOptions(saveAudioFile: true, levelInterval: 0.1))),
+        ])
+        // Live levels show the recording's progress: wait for some, kill the sound server, wait
+        // for the error, start it again, wait for levels after the gap.
+        let stream = try await client.subscribe(device: "mic0", rate: 10)
+        var iterator = stream.makeAsyncIterator()
+        func next(_ wanted: (Record) -> Bool) async throws -> Record {
+            while let batch = try await iterator.next() {
+                if let r = batch.first(where: wanted) { return r }
+            }
+            throw POSIXError(.ECONNRESET)
+        }
+        _ = try await next { $0.average != nil }
+        _ = try await next { $0.average != nil }
+        let killedAt = SystemClock.monotonicUptime()
+        try await jack.kill()
+        let error = try await next { $0.event == "error" }
+        #expect(error.errorDescription?.contains("mic0") == true, "\(error)")
+        let restartedAt = SystemClock.monotonicUptime()
+        try await jack.start()
+        let gap = try await next { $0.isGap }
+        _ = try await next { $0.average != nil && ($0.uptime ?? 0) > (gap.uptime ?? .infinity) }
+        let result = try await run.finish()
+        client.close()
+        #expect(try await daemon.stop(signal: SIGTERM, timeout: 15) == 0)
+        try await jack.stop()
+
+        // The recording: levels, the error marker, the gap of the outage, levels again.
+        let records = try Fixtures.records(run.runDirectory + "/voice.jsonl")
+        let errorIndex = try #require(records.firstIndex { $0.event == "error" })
+        let gapIndex = try #require(records.firstIndex { $0.isGap })
+        #expect(records[..<errorIndex].contains { $0.average != nil } && errorIndex < gapIndex)
+        #expect(records[gapIndex...].contains { $0.average != nil }, "levels after the outage")
+        #expect(records.filter(\.isGap).count == 1 && records.filter { $0.event == "error" }.count == 1)
+        let outage = try #require(records[gapIndex].duration)
+        #expect(records[gapIndex].droppedSamples == Int((outage * 48000).rounded()))
+        let gapUptime = try #require(records[gapIndex].uptime)
+        // The outage covers at least the time the server was gone, and ends when audio resumed.
+        #expect(outage > restartedAt - killedAt - 0.3 && outage < gapUptime - killedAt + 0.3, "outage \(outage) s")
+        #expect(records.filter { $0.average != nil }.allSatisfy { $0.average == SoundLevelMeter.floor }, "JACK's dummy driver captures silence")
+        let uptimes = records.compactMap(\.uptime)
+        #expect(zip(uptimes, uptimes.dropFirst()).allSatisfy { $0 <= $1 }, "records in time order")
+        let files = result.asyncResults.compactMap(\.file)
+        let levelsFile = try #require(files.first { $0.relativePath == "voice.jsonl" })
+        #expect(levelsFile.gapCount == 1 && levelsFile.droppedSamples == records[gapIndex].droppedSamples && levelsFile.errorCount == 1)
+        let audio = try #require(files.first { $0.contentType == "audio/wav" })
+        let wav = try AudioFixture.parse(run.runDirectory + "/voice.wav")
+        #expect(audio.frameCount == wav.samples.count && wav.samples.allSatisfy { $0 == 0 })
+        // The WAV holds the frames captured: the recording's span minus the outage.
+        let span = (levelsFile.endUptime ?? 0) - levelsFile.startUptime
+        #expect(abs(Double(wav.samples.count) / 48000 - (span - outage)) < 0.3, "\(wav.samples.count) frames over \(span) s less \(outage) s")
+    }
+}

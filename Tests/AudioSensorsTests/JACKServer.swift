@@ -1,0 +1,92 @@
+import Foundation
+import RecorderTestSupport
+
+/// A real JACK server (`jackd` with its dummy driver: paced in real time by the system clock, no
+/// sound card) and a private ALSA configuration whose PCM `recorderd_jack` captures from it
+/// through ALSA's jack plugin (`plug` over it converts JACK's float to S16). Unlike the file
+/// plugin this input is real time, and the jack plugin reports an overrun (-EPIPE) when the
+/// reader falls behind, so recorderd's xrun and failure paths run against the real libasound.
+final class JACKServer: @unchecked Sendable {
+    // @unchecked: used by one test at a time.
+    let name: String
+    let directory: String
+    private var process: ChildProcess?
+
+    static var isInstalled: Bool {
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/jackd") && FileManager.default.isExecutableFile(atPath: "/usr/bin/jack_wait")
+            && FileManager.default.fileExists(atPath: "/usr/lib/\(Self.multiarch)/alsa-lib/libasound_module_pcm_jack.so")
+    }
+
+    static var multiarch: String {
+        #if arch(x86_64)
+        return "x86_64-linux-gnu"
+        #else
+        return "aarch64-linux-gnu"
+        #endif
+    }
+
+    /// Whether the JACK tests run here: always under CI (they fail if jackd is missing);
+    /// elsewhere they are skipped with a printed reason when it is not installed.
+    static func enabled(_ test: String) -> Bool {
+        if isInstalled || Privileges.isCI { return true }
+        print("SKIP \(test): needs jackd2 and libasound2-plugins (scripts/setup.sh installs them); runs under CI")
+        return false
+    }
+
+    init() throws {
+        directory = try Fixtures.temporaryDirectory()
+        name = "recorderd-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try """
+        </usr/share/alsa/alsa.conf>
+        pcm.recorderd_jack_float {
+            type jack
+            capture_ports { 0 system:capture_1 }
+        }
+        pcm.recorderd_jack {
+            type plug
+            slave.pcm "recorderd_jack_float"
+        }
+        """.write(toFile: directory + "/asound.conf", atomically: true, encoding: .utf8)
+    }
+
+    /// What a JACK client (recorderd, or this process) needs: the ALSA configuration, the server's
+    /// name, and no automatic start of a server when it is gone.
+    var environment: [String: String] {
+        ["ALSA_CONFIG_PATH": directory + "/asound.conf", "JACK_DEFAULT_SERVER": name, "JACK_NO_START_SERVER": "1",
+         "JACK_NO_AUDIO_RESERVATION": "1"]
+    }
+
+    /// Starts jackd (48 kHz, periods of 256 frames, one capture port of silence) and waits until
+    /// it accepts clients (`jack_wait -w`, at most 15 s).
+    func start() async throws {
+        let log = directory + "/jackd.log"
+        // exec: the shell becomes jackd (same PID); its output goes to a file, not a pipe that
+        // nobody reads.
+        process = try ChildProcess("/bin/sh", ["-c", "exec /usr/bin/jackd --no-realtime -n '\(name)' -d dummy -r 48000 -p 256 -C 1 -P 1 >>'\(log)' 2>&1"],
+                                   environment: environment)
+        let wait = try ChildProcess("/usr/bin/jack_wait", ["-s", name, "-w", "-t", "15"], environment: environment)
+        let status = try await wait.wait(timeout: 20)
+        guard status == 0, process?.process.isRunning == true else {
+            let printed = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            throw JACKError(description: "jackd did not start (jack_wait \(status)): \(printed.suffix(500))")
+        }
+    }
+
+    /// Kills jackd (SIGKILL: a sound server that dies) and waits for it.
+    func kill() async throws {
+        guard let process else { return }
+        try await process.stop(signal: SIGKILL, timeout: 10)
+        self.process = nil
+    }
+
+    /// Stops jackd and removes the directory.
+    func stop() async throws {
+        if let process { try await process.stop(signal: SIGTERM, timeout: 10) }
+        process = nil
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    struct JACKError: Error, CustomStringConvertible {
+        var description: String
+    }
+}
