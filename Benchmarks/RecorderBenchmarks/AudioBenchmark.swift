@@ -2,13 +2,17 @@ import Foundation
 import RecorderClient
 import RecorderModel
 
-/// recorderd capturing 48 kHz mono S16 through ALSA (the real libasound, the `file` plugin reading
-/// the real recording repeated, unpaced; the ring holds all of it) into a WAV plus 0.1 s level records, side by side with
-/// `arecord` capturing the same PCM to a WAV file: CPU seconds per second of audio, and the ratio.
+/// recorderd capturing 48 kHz mono S16 through the real libasound into a WAV plus 0.1 s level
+/// records, side by side with `arecord` capturing the same PCM to a WAV file: CPU seconds per
+/// second of audio, and the ratio. Two inputs:
+/// - unpaced: ALSA's `file` plugin reading the real recording repeated (the per-frame cost of
+///   each program, nothing else);
+/// - real time: ALSA's jack plugin over a real JACK server with its dummy driver (what a
+///   capture costs per second of wall-clock time, wake-ups included).
 enum AudioBenchmark {
-    /// Seconds of audio (`BENCH_AUDIO_SECONDS`, default 60): long enough that starting and
-    /// finishing a task run weigh little against capture.
+    /// Seconds of audio (`BENCH_AUDIO_SECONDS`, default 60 unpaced, 20 in real time).
     static let seconds = ProcessInfo.processInfo.environment["BENCH_AUDIO_SECONDS"].flatMap { Int($0) } ?? 60
+    static let realTimeSeconds = ProcessInfo.processInfo.environment["BENCH_AUDIO_SECONDS"].flatMap { Int($0) } ?? 20
 
     static var recorderd: String {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("recorderd").path
@@ -18,6 +22,15 @@ enum AudioBenchmark {
         guard FileManager.default.isExecutableFile(atPath: recorderd), FileManager.default.isExecutableFile(atPath: "/usr/bin/arecord") else {
             return Benchmarks.say("audio: skipped (needs recorderd beside the benchmark and arecord from alsa-utils)")
         }
+        await unpaced(fixture: fixture)
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/jackd") {
+            await realTime()
+        } else {
+            Benchmarks.say("audio real time: skipped (needs jackd2 and libasound2-plugins)")
+        }
+    }
+
+    static func unpaced(fixture: String) async {
         let dir = Benchmarks.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // The fixture's samples (after its 44-byte header) repeated to `seconds` of audio.
@@ -38,23 +51,13 @@ enum AudioBenchmark {
             format "raw"
         }
         """.write(toFile: dir + "/asound.conf", atomically: true, encoding: .utf8)
-        let environment = ProcessInfo.processInfo.environment.merging(["ALSA_CONFIG_PATH": dir + "/asound.conf"]) { $1 }
+        let environment = ["ALSA_CONFIG_PATH": dir + "/asound.conf"]
 
-        // recorderd: CPU of its process while it captures and records every frame.
-        try! #"{"dataDirectory": "\#(dir)/data", "ringSeconds": \#(seconds + 30), "devices": [{"name": "mic0", "kind": "alsa", "pcm": "recorderd_file", "frames": \#(frames)}]}"#
-            .write(toFile: dir + "/recorderd.json", atomically: true, encoding: .utf8)
-        let daemon = Process()
-        daemon.executableURL = URL(fileURLWithPath: recorderd)
-        daemon.arguments = ["--config", dir + "/recorderd.json", "--socket", dir + "/control.sock", "--log-level", "error"]
-        daemon.environment = environment
-        try! daemon.run()
+        // recorderd: CPU of its process while it captures and records every frame. The ring
+        // holds more than a run, so that the unpaced input never outruns the recorder.
+        let device = #"{"name": "mic0", "kind": "alsa", "pcm": "recorderd_file", "frames": \#(frames)}"#
+        guard let (daemon, client) = await startDaemon(dir: dir, ringSeconds: seconds + 30, device: device, environment: environment) else { return }
         defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
-        var client: RecorderClient?
-        for _ in 0..<1000 where client == nil {
-            client = try? await RecorderClient.connect(socketPath: dir + "/control.sock")
-            if client == nil { try? await Task.sleep(for: .milliseconds(10)) }
-        }
-        guard let client else { return Benchmarks.say("audio: recorderd did not start") }
         // Two warm-up runs first, so that the measured run's ring wraps: a daemon that has been
         // up for longer than its ring holds recycles the ring's memory, while a ring's first
         // fill pays the kernel's page faults (once per process).
@@ -64,28 +67,96 @@ enum AudioBenchmark {
         kill(daemon.processIdentifier, SIGTERM)
         daemon.waitUntilExit()
 
-        // arecord: the same PCM and frame count to a WAV file.
-        let before = Benchmarks.childrenCPUSeconds()
-        let peer = Process()
-        peer.executableURL = URL(fileURLWithPath: "/usr/bin/arecord")
-        peer.arguments = ["-q", "-D", "recorderd_file", "-f", "S16_LE", "-r", "48000", "-c", "1", "-t", "wav", "-s", "\(frames)", dir + "/arecord.wav"]
-        peer.environment = environment
-        try! peer.run()
-        peer.waitUntilExit()
-        let theirs = Benchmarks.childrenCPUSeconds() - before
+        let theirs = arecord(pcm: "recorderd_file", arguments: ["-s", "\(frames)"], output: dir + "/arecord.wav", environment: environment)
         let audioSeconds = Double(frames) / 48000
-        Benchmarks.say(String(format: "audio: %d s of 48 kHz mono: recorderd (WAV + levels) %.2f ms CPU per second of audio, arecord (WAV) %.2f ms, ratio %.2f×",
+        Benchmarks.say(String(format: "audio unpaced: %d s of 48 kHz mono: recorderd (WAV + levels) %.2f ms CPU per second of audio, arecord (WAV) %.2f ms, ratio %.2f×",
                               seconds, ours / audioSeconds * 1000, theirs / audioSeconds * 1000, ours / theirs))
     }
 
-    /// One task run recording every frame of the input: recorderd's CPU seconds from the start
-    /// until the WAV holds every frame.
+    static func realTime() async {
+        let dir = Benchmarks.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = "recorderd-bench" // fixed: JACK reclaims a dead server's registry entry by name
+        try! """
+        </usr/share/alsa/alsa.conf>
+        pcm.recorderd_jack_float {
+            type jack
+            capture_ports { 0 system:capture_1 }
+        }
+        pcm.recorderd_jack {
+            type plug
+            slave.pcm "recorderd_jack_float"
+        }
+        """.write(toFile: dir + "/asound.conf", atomically: true, encoding: .utf8)
+        let environment = ["ALSA_CONFIG_PATH": dir + "/asound.conf", "JACK_DEFAULT_SERVER": server, "JACK_NO_START_SERVER": "1",
+                           "JACK_NO_AUDIO_RESERVATION": "1"]
+        let jackd = Process()
+        jackd.executableURL = URL(fileURLWithPath: "/usr/bin/jackd")
+        jackd.arguments = ["--no-realtime", "-n", server, "-d", "dummy", "-r", "48000", "-p", "256", "-C", "1", "-P", "1"]
+        jackd.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        jackd.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        jackd.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try! jackd.run()
+        // SIGTERM: jackd then leaves JACK's shared registry clean.
+        defer { if jackd.isRunning { kill(jackd.processIdentifier, SIGTERM); jackd.waitUntilExit() } }
+        let wait = Process()
+        wait.executableURL = URL(fileURLWithPath: "/usr/bin/jack_wait")
+        wait.arguments = ["-s", server, "-w", "-t", "15"]
+        wait.environment = jackd.environment
+        wait.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        try! wait.run()
+        wait.waitUntilExit()
+        guard wait.terminationStatus == 0 else { return Benchmarks.say("audio real time: jackd did not start") }
+
+        // A 5 s ring and a 6 s warm-up run: the measured run recycles the ring's memory.
+        let device = #"{"name": "mic0", "kind": "alsa", "pcm": "recorderd_jack"}"#
+        guard let (daemon, client) = await startDaemon(dir: dir, ringSeconds: 5, device: device, environment: environment) else { return }
+        defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
+        _ = await record(client: client, pid: daemon.processIdentifier, seconds: 6, profile: false)
+        let (ours, wall) = await record(client: client, pid: daemon.processIdentifier, seconds: Double(realTimeSeconds), profile: true)
+        client.close()
+        kill(daemon.processIdentifier, SIGTERM)
+        daemon.waitUntilExit()
+
+        let (theirs, theirWall) = await arecordRealTime(pcm: "recorderd_jack", seconds: Double(realTimeSeconds), output: dir + "/arecord.wav", environment: environment)
+        Benchmarks.say(String(format: "audio real time (JACK dummy driver, jack plugin): %d s of 48 kHz mono: recorderd (WAV + levels) %.2f ms CPU per second, arecord (WAV) %.2f ms, ratio %.2f×",
+                              realTimeSeconds, ours / wall * 1000, theirs / theirWall * 1000, (ours / wall) / (theirs / theirWall)))
+    }
+
+    /// recorderd with one ALSA device; nil (and a line said) when it does not start.
+    static func startDaemon(dir: String, ringSeconds: Int, device: String, environment: [String: String]) async -> (Process, RecorderClient)? {
+        try! #"{"dataDirectory": "\#(dir)/data", "ringSeconds": \#(ringSeconds), "devices": [\#(device)]}"#
+            .write(toFile: dir + "/recorderd.json", atomically: true, encoding: .utf8)
+        let daemon = Process()
+        daemon.executableURL = URL(fileURLWithPath: recorderd)
+        daemon.arguments = ["--config", dir + "/recorderd.json", "--socket", dir + "/control.sock", "--log-level", "error"]
+        daemon.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        try! daemon.run()
+        var client: RecorderClient?
+        for _ in 0..<1000 where client == nil {
+            client = try? await RecorderClient.connect(socketPath: dir + "/control.sock")
+            if client == nil { try? await Task.sleep(for: .milliseconds(10)) }
+        }
+        guard let client else {
+            kill(daemon.processIdentifier, SIGKILL)
+            Benchmarks.say("audio: recorderd did not start")
+            return nil
+        }
+        return (daemon, client)
+    }
+
+    static func startMicrophone(_ client: RecorderClient) async -> TaskRun {
+        try! await client.startTask(identifier: "bench", asyncActions: [
+            AsyncActionConfiguration(identifier: "voice", options: .microphone(MicrophoneOptions(saveAudioFile: true, levelInterval: 0.1))),
+        ])
+    }
+
+    /// One task run recording every frame of the unpaced input: recorderd's CPU seconds from the
+    /// start until the WAV holds every frame.
     static func capture(client: RecorderClient, pid: Int32, frames: Int, profile: Bool) async -> Double {
         let stopProfile = profile ? Benchmarks.profile(pid: pid) : {}
         let cpu0 = cpuSeconds(pid: pid)
-        let run = try! await client.startTask(identifier: "bench", asyncActions: [
-            AsyncActionConfiguration(identifier: "voice", options: .microphone(MicrophoneOptions(saveAudioFile: true, levelInterval: 0.1))),
-        ])
+        let run = await startMicrophone(client)
         let wavPath = run.runDirectory + "/voice.wav"
         while ((try? FileManager.default.attributesOfItem(atPath: wavPath)[.size] as? Int) ?? 0) < 44 + frames * 2 {
             try? await Task.sleep(for: .milliseconds(5))
@@ -94,6 +165,79 @@ enum AudioBenchmark {
         stopProfile()
         _ = try? await run.finish()
         return cpu
+    }
+
+    /// One task run of real-time capture: recorderd's CPU seconds over `seconds` of wall time,
+    /// from 1 s after the start (opening the PCM and the JACK client are not counted) to before
+    /// the finish (which ends the capture thread, whose time `schedstat` then no longer shows).
+    static func record(client: RecorderClient, pid: Int32, seconds: Double, profile: Bool) async -> (cpu: Double, wall: Double) {
+        let run = await startMicrophone(client)
+        try? await Task.sleep(for: .seconds(1))
+        let stopProfile = profile ? Benchmarks.profile(pid: pid) : {}
+        let cpu0 = cpuSeconds(pid: pid)
+        let threads0 = threadSeconds(pid: pid)
+        let start = Date()
+        try? await Task.sleep(for: .seconds(seconds)) // the measurement window itself
+        let cpu = cpuSeconds(pid: pid) - cpu0
+        let wall = Date().timeIntervalSince(start)
+        stopProfile()
+        if ProcessInfo.processInfo.environment["BENCH_THREADS"] != nil { say(threads: threads0, pid: pid) }
+        _ = try? await run.finish()
+        return (cpu, wall)
+    }
+
+    /// arecord capturing `pcm` in real time, measured like recorderd: CPU seconds over `seconds`
+    /// of wall time from 1 s after its start.
+    static func arecordRealTime(pcm: String, seconds: Double, output: String, environment: [String: String]) async -> (cpu: Double, wall: Double) {
+        let peer = Process()
+        peer.executableURL = URL(fileURLWithPath: "/usr/bin/arecord")
+        peer.arguments = ["-q", "-D", pcm, "-f", "S16_LE", "-r", "48000", "-c", "1", "-t", "wav",
+                          // recorderd's period (20 ms) and buffer (8 periods): the same wake-ups
+                          "--period-size=960", "--buffer-size=7680", "-d", "\(Int(seconds) + 3)", output]
+        peer.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        try! peer.run()
+        try? await Task.sleep(for: .seconds(1))
+        let cpu0 = cpuSeconds(pid: peer.processIdentifier)
+        let start = Date()
+        try? await Task.sleep(for: .seconds(seconds))
+        let cpu = cpuSeconds(pid: peer.processIdentifier) - cpu0
+        let wall = Date().timeIntervalSince(start)
+        peer.waitUntilExit()
+        return (cpu, wall)
+    }
+
+    /// arecord capturing `pcm` to a WAV: its CPU seconds (user + system).
+    static func arecord(pcm: String, arguments: [String], output: String, environment: [String: String]) -> Double {
+        let before = Benchmarks.childrenCPUSeconds()
+        let peer = Process()
+        peer.executableURL = URL(fileURLWithPath: "/usr/bin/arecord")
+        peer.arguments = ["-q", "-D", pcm, "-f", "S16_LE", "-r", "48000", "-c", "1", "-t", "wav"] + arguments + [output]
+        peer.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        try! peer.run()
+        peer.waitUntilExit()
+        return Benchmarks.childrenCPUSeconds() - before
+    }
+
+    /// CPU seconds and context switches of each thread of a process, by thread id and name.
+    static func threadSeconds(pid: Int32) -> [String: (name: String, cpu: Double, switches: Int)] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        var result: [String: (String, Double, Int)] = [:]
+        for tid in tasks {
+            let fields = ((try? String(contentsOfFile: "/proc/\(pid)/task/\(tid)/schedstat", encoding: .utf8)) ?? "").split(separator: " ")
+            let name = ((try? String(contentsOfFile: "/proc/\(pid)/task/\(tid)/comm", encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+            result[tid] = (name, (Double(fields.first ?? "") ?? 0) * 1e-9, Int(fields.count > 2 ? fields[2].trimmingCharacters(in: .whitespacesAndNewlines) : "") ?? 0)
+        }
+        return result
+    }
+
+    /// With `BENCH_THREADS`: each thread's CPU and wake-ups since `before` (for finding where a
+    /// real-time capture's time goes).
+    static func say(threads before: [String: (name: String, cpu: Double, switches: Int)], pid: Int32) {
+        for (tid, now) in threadSeconds(pid: pid).sorted(by: { $0.key < $1.key }) {
+            let then = before[tid] ?? (now.name, 0, 0)
+            let cpu = (now.cpu - then.cpu) * 1000
+            if cpu > 0.5 { Benchmarks.say(String(format: "  thread %@ %@: %.1f ms CPU, %d switches", tid, now.name, cpu, now.switches - then.switches)) }
+        }
     }
 
     /// CPU seconds of a process, all threads (`/proc/PID/task/*/schedstat`, ns).

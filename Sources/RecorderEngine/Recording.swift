@@ -163,7 +163,7 @@ final class Recording: @unchecked Sendable {
         }
         encoder.appendMarker(uptime: uptime, timestamp: 0, timestampDate: ISO8601Timestamp.string(from: date), stepPath: stepPath)
         flushEncoder()
-        reader = ring.addReader(fromUptime: lowerBound) { [weak self] in self?.scheduleDrain() }
+        reader = ring.addReader(fromUptime: lowerBound) { [weak self] in self?.scheduleDrain(after: Self.drainInterval) }
         scheduleDrain()
         return missing
     }
@@ -179,11 +179,23 @@ final class Recording: @unchecked Sendable {
         }
     }
 
-    func scheduleDrain() {
+    /// How long a recorder lets frames gather in the ring before it writes them: one wake-up
+    /// of its queue per interval rather than one per delivery (a microphone delivers every
+    /// 20 ms). Durability is unchanged (files are synced once a second) and `finalize` drains
+    /// everything; live tails do not wait (they have their own readers).
+    static let drainInterval = 0.1
+
+    /// Drains on the queue, at once or after `delay` seconds; one drain is pending at a time.
+    func scheduleDrain(after delay: Double = 0) {
         if !drainScheduled.exchange(true, ordering: .acquiringAndReleasing) {
-            queue.async { [self] in
+            let work: @Sendable () -> Void = { [self] in
                 drainScheduled.store(false, ordering: .releasing)
                 if drain(budget: Self.drainBudget) { scheduleDrain() }
+            }
+            if delay > 0 {
+                queue.asyncAfter(deadline: .now() + delay, execute: work)
+            } else {
+                queue.async(execute: work)
             }
         }
     }

@@ -35,7 +35,9 @@ final class JACKServer: @unchecked Sendable {
 
     init() throws {
         directory = try Fixtures.temporaryDirectory()
-        name = "recorderd-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        // One fixed name: JACK keeps 8 server entries in its shared registry and reclaims a dead
+        // server's entry only when a server of the same name starts (a killed server leaves one).
+        name = "recorderd-test"
         try """
         </usr/share/alsa/alsa.conf>
         pcm.recorderd_jack_float {
