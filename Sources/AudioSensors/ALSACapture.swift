@@ -54,10 +54,11 @@ struct ALSACapture {
     func read(_ pcm: ALSAPCM, startUptime: Double, captured: inout Int, expectedNext: inout Double?, faulted: inout Bool) throws(ALSAError) {
         let rate = Double(pcm.sampleRate)
         let channels = pcm.channels
-        var buffer = [Int16](repeating: 0, count: pcm.periodFrames * channels)
         var anchor: Double?
         var sinceAnchor = 0
-        var fds = pcm.pollDescriptors()
+        // The PCM's descriptors and, last, the wake pipe's (one array for the whole capture).
+        let wake = pollfd(fd: run.wakeRead, events: Int16(POLLIN), revents: 0)
+        var fds = pcm.pollDescriptors() + [wake]
         // A running PCM that delivers nothing for this long has failed without saying so (a
         // sound server that died leaves the PCM running, silent): treated as a failure.
         let silenceLimit = max(1.0, 4 * Double(pcm.bufferFrames) / rate)
@@ -70,31 +71,32 @@ struct ALSACapture {
                 run.pause(0.5)
                 continue
             }
-            var all = fds + [pollfd(fd: run.wakeRead, events: Int16(POLLIN), revents: 0)]
-            let ready = poll(&all, nfds_t(all.count), 500)
+            let ready = poll(&fds, nfds_t(fds.count), 500)
             if run.isStopped { break }
             if SystemClock.monotonicUptime() - lastData > silenceLimit {
                 throw ALSAError(String(format: "%@: no audio for %.1f s", pcm.name, silenceLimit), code: -EIO)
             }
             if ready <= 0 { continue }
-            fds = Array(all.dropLast())
-            guard pcm.isReadable(&fds) else { continue }
+            let readable = fds.withUnsafeMutableBufferPointer { pcm.isReadable(UnsafeMutableBufferPointer(rebasing: $0.dropLast())) }
+            guard readable else { continue }
             let want = min(pcm.periodFrames, (configuration.frames ?? Int.max) - captured)
-            let n: Int
+            let samples: [Int16]
             do {
-                n = try pcm.read(into: &buffer, frames: want)
+                samples = try pcm.read(frames: want)
             } catch where error.code == -EPIPE || error.code == -ESTRPIPE {
                 // Overrun (or suspend): frames were lost; the gap is measured when reading resumes.
                 run.overruns.add(1, ordering: .relaxed)
                 try pcm.recover(error)
                 anchor = nil
-                fds = pcm.pollDescriptors()
+                fds = pcm.pollDescriptors() + [wake]
                 continue
             }
+            let n = samples.count / channels
             guard n > 0 else { continue }
             let completion = SystemClock.monotonicUptime()
             lastData = completion
             var frames: [SensorFrame] = []
+            frames.reserveCapacity(2)
             if anchor == nil {
                 let fallback = completion - Double(pcm.buffered + n) / rate
                 var first = pcm.firstFrameUptime(framesRead: n).flatMap { abs($0 - fallback) < 1 ? $0 : nil } ?? fallback
@@ -113,8 +115,7 @@ struct ALSACapture {
                 faulted = false
             }
             let uptime = anchor! + Double(sinceAnchor) / rate
-            frames.append(.audio(AudioChunk(uptime: uptime, sampleRate: pcm.sampleRate, channels: channels,
-                                            samples: Array(buffer.prefix(n * channels)))))
+            frames.append(.audio(AudioChunk(uptime: uptime, sampleRate: pcm.sampleRate, channels: channels, samples: samples)))
             sink.deliver(frames)
             sinceAnchor += n
             captured += n

@@ -78,19 +78,24 @@ final class ALSAPCM {
     }
 
     /// True when the polled descriptors say capture data (or an error state) is ready.
-    func isReadable(_ fds: inout [pollfd]) -> Bool {
+    func isReadable(_ fds: UnsafeMutableBufferPointer<pollfd>) -> Bool {
         var revents: UInt16 = 0
-        guard snd_pcm_poll_descriptors_revents(handle, &fds, UInt32(fds.count), &revents) >= 0 else { return true }
+        guard snd_pcm_poll_descriptors_revents(handle, fds.baseAddress, UInt32(fds.count), &revents) >= 0 else { return true }
         return revents & UInt16(POLLIN | POLLERR) != 0
     }
 
-    /// Reads up to `frames` frames into `buffer`; returns frames read (0: nothing yet) or throws
-    /// an ALSA error (-EPIPE: overrun).
-    func read(into buffer: inout [Int16], frames: Int) throws(ALSAError) -> Int {
-        let n = buffer.withUnsafeMutableBytes { snd_pcm_readi(handle, $0.baseAddress, snd_pcm_uframes_t(frames)) }
-        if n == -Int(EAGAIN) { return 0 }
-        if n < 0 { throw ALSAError("\(name): read", code: Int32(n)) }
-        return n
+    /// Reads up to `frames` frames into a new array of exactly the samples read (empty: nothing
+    /// yet), or throws an ALSA error (-EPIPE: overrun). The array is the chunk's own storage: no
+    /// copy follows the read.
+    func read(frames: Int) throws(ALSAError) -> [Int16] {
+        var result: Int = 0
+        let samples = [Int16](unsafeUninitializedCapacity: frames * channels) { buffer, count in
+            result = snd_pcm_readi(handle, buffer.baseAddress, snd_pcm_uframes_t(frames))
+            count = max(0, result) * channels
+        }
+        if result == -Int(EAGAIN) { return [] }
+        if result < 0 { throw ALSAError("\(name): read", code: Int32(result)) }
+        return samples
     }
 
     /// Recovers from an overrun or suspend (`snd_pcm_recover`) and restarts capture.

@@ -65,6 +65,10 @@ final class Recording: @unchecked Sendable {
     /// Called (on the queue) when the recording stops on a write failure.
     var onFailure: (() -> Void)?
     private let drainScheduled = Atomic<Bool>(false)
+    /// CLOCK_MONOTONIC seconds (bit pattern) of the last drain a delivery scheduled.
+    private let lastDeliveryDrain = Atomic<UInt64>(0)
+    /// Drains now and then when the device has gone quiet (see `drainInterval`).
+    var sweeper: (any DispatchSourceTimer)?
 
     init(configuration: AsyncActionConfiguration, device: Device, types: [SensorType], directory: String,
          stepPath: String, queue: DispatchQueue, clock: any RecorderClock) {
@@ -163,8 +167,13 @@ final class Recording: @unchecked Sendable {
         }
         encoder.appendMarker(uptime: uptime, timestamp: 0, timestampDate: ISO8601Timestamp.string(from: date), stepPath: stepPath)
         flushEncoder()
-        reader = ring.addReader(fromUptime: lowerBound) { [weak self] in self?.scheduleDrain(after: Self.drainInterval) }
+        reader = ring.addReader(fromUptime: lowerBound) { [weak self] in self?.framesArrived() }
         scheduleDrain()
+        let sweep = DispatchSource.makeTimerSource(queue: queue)
+        sweep.schedule(deadline: .now() + Self.sweepInterval, repeating: Self.sweepInterval)
+        sweep.setEventHandler { [weak self] in self?.scheduleDrain() }
+        sweep.resume()
+        sweeper = sweep
         return missing
     }
 
@@ -181,21 +190,30 @@ final class Recording: @unchecked Sendable {
 
     /// How long a recorder lets frames gather in the ring before it writes them: one wake-up
     /// of its queue per interval rather than one per delivery (a microphone delivers every
-    /// 20 ms). Durability is unchanged (files are synced once a second) and `finalize` drains
-    /// everything; live tails do not wait (they have their own readers).
+    /// 20 ms). A delivery at least this long after the last drain schedules one at once;
+    /// frames delivered sooner wait for the next delivery or, when the device goes quiet, for
+    /// the sweep (`sweepInterval`). Durability is unchanged (files are synced once a second),
+    /// `finalize` drains everything, and live tails do not wait (they have their own readers).
     static let drainInterval = 0.1
+    /// The longest frames wait in the ring when no more are delivered.
+    static let sweepInterval = 1.0
 
-    /// Drains on the queue, at once or after `delay` seconds; one drain is pending at a time.
-    func scheduleDrain(after delay: Double = 0) {
+    /// The ring's notification (on the device's thread): drains when the last drain scheduled
+    /// by a delivery is `drainInterval` old.
+    func framesArrived() {
+        let now = clock.uptime()
+        let last = Double(bitPattern: lastDeliveryDrain.load(ordering: .relaxed))
+        guard now - last >= Self.drainInterval else { return }
+        lastDeliveryDrain.store(now.bitPattern, ordering: .relaxed)
+        scheduleDrain()
+    }
+
+    /// Drains on the queue; one drain is pending at a time.
+    func scheduleDrain() {
         if !drainScheduled.exchange(true, ordering: .acquiringAndReleasing) {
-            let work: @Sendable () -> Void = { [self] in
+            queue.async { [self] in
                 drainScheduled.store(false, ordering: .releasing)
                 if drain(budget: Self.drainBudget) { scheduleDrain() }
-            }
-            if delay > 0 {
-                queue.asyncAfter(deadline: .now() + delay, execute: work)
-            } else {
-                queue.async(execute: work)
             }
         }
     }
@@ -439,6 +457,8 @@ final class Recording: @unchecked Sendable {
 
     /// Leaves the ring and the device.
     func detach() {
+        sweeper?.cancel()
+        sweeper = nil
         reader?.close()
         reader = nil
         lease?.release()

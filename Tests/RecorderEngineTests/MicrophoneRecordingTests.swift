@@ -1,0 +1,109 @@
+import Foundation
+import RecorderEngine
+import RecorderModel
+import RecorderTestSupport
+import Synchronization
+import Testing
+
+/// A microphone source of our own: the test hands it the chunks to deliver.
+final class ScriptedAudioSource: SensorSource, @unchecked Sendable {
+    // @unchecked: `sink` is a Mutex.
+    let sink = Mutex<(any FrameSink)?>(nil)
+
+    func open() throws -> DeviceCapabilities {
+        DeviceCapabilities(sensorTypes: [.soundLevel], rate: 50, details: ["sampleRate": "48000", "channels": "1"])
+    }
+
+    func start(sink: any FrameSink) throws { self.sink.withLock { $0 = sink } }
+
+    func stop() { sink.withLock { $0 = nil } }
+
+    /// 2 ms chunks (96 frames of `value`) starting at `uptime`, one after another.
+    static func chunks(from uptime: Double, count: Int, value: Int16 = 1000) -> [SensorFrame] {
+        (0..<count).map { .audio(AudioChunk(uptime: uptime + Double($0) * 0.002, sampleRate: 48000, channels: 1, samples: Array(repeating: value, count: 96))) }
+    }
+
+    func deliver(_ frames: [SensorFrame]) { sink.withLock { $0 }?.deliver(frames) }
+}
+
+struct ScriptedAudioBackend: SensorBackend {
+    let source: ScriptedAudioSource
+    var kind: String { "scripted-audio" }
+    var servedActionTypes: Set<AsyncActionType> { [.microphone] }
+    func makeSource(configuration: DeviceConfiguration, baseDirectory: String) throws(ConfigurationError) -> any SensorSource { source }
+}
+
+/// Microphone recordings in the engine, without a device: frames lost in the ring, and frames
+/// that wait in the ring when the device goes quiet.
+@Suite(.timeLimit(.minutes(1))) struct MicrophoneRecordingTests {
+    static func start(_ source: ScriptedAudioSource, data: String) async throws -> (TaskRunRegistry, TaskStartResult) {
+        var configuration = DaemonConfiguration()
+        // A ring of 64 chunks (its smallest), so that a burst overflows it.
+        configuration.ringSeconds = 0.1
+        configuration.devices = [DeviceConfiguration(name: "mic0", kind: "scripted-audio", json: .object(["name": .string("mic0"), "kind": .string("scripted-audio")]))]
+        let devices = DeviceRegistry(configuration: configuration, backends: [ScriptedAudioBackend(source: source)], baseDirectory: "/", logger: Fixtures.logger)
+        devices.probeAll()
+        let runs = TaskRunRegistry(dataDirectory: data, devices: devices, ringSeconds: 0.1, logger: Fixtures.logger)
+        let start = try await runs.start(TaskStartParams(taskIdentifier: "voice", asyncActions: [
+            AsyncActionConfiguration(identifier: "voice", options: .microphone(MicrophoneOptions(saveAudioFile: true, levelInterval: 0.1))),
+        ]))
+        return (runs, start)
+    }
+
+    /// Waits until the file at `path` is `size` bytes (at most `timeout` seconds).
+    static func waitForSize(_ path: String, _ size: Int, timeout: Double) async throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) != size {
+            guard Date() < deadline else { throw POSIXError(.ETIMEDOUT) }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    @Test func chunksLostInTheRingAreAGapOfTheirFramesAndDuration() async throws {
+        let data = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let source = ScriptedAudioSource()
+        let (runs, start) = try await Self.start(source, data: data)
+        let t0 = SystemClock.monotonicUptime() + 0.01
+        source.deliver(ScriptedAudioSource.chunks(from: t0, count: 2))
+        // The first delivery is drained at once: the WAV holds its frames.
+        try await Self.waitForSize(start.runDirectory + "/voice.wav", 44 + 2 * 192, timeout: 5)
+        // A burst of 100 chunks into a ring of 64: the 36 oldest are overwritten unread.
+        source.deliver(ScriptedAudioSource.chunks(from: t0 + 0.004, count: 100))
+        // The stop must come after the last frame's time (frames measured later are cut).
+        try await Task.sleep(until: .now + .seconds(max(0, t0 + 0.21 - SystemClock.monotonicUptime())))
+        let result = try await runs.finish(start.taskRunUUID)
+
+        let records = try Fixtures.records(start.runDirectory + "/voice.jsonl")
+        let gaps = records.filter(\.isGap)
+        try #require(gaps.count == 1)
+        #expect(gaps[0].droppedSamples == 36 * 96 && abs((gaps[0].duration ?? 0) - 0.072) < 1e-9, "\(gaps[0])")
+        #expect(abs((gaps[0].uptime ?? 0) - (t0 + 0.004 + 36 * 0.002)) < 1e-9)
+        let file = try #require(result.asyncResults.compactMap(\.file).first { $0.relativePath == "voice.jsonl" })
+        #expect(file.droppedSamples == 36 * 96 && file.gapCount == 1)
+        let audio = try #require(result.asyncResults.compactMap(\.file).first { $0.contentType == "audio/wav" })
+        #expect(audio.frameCount == (2 + 64) * 96)
+        // No level window spans the gap: each ends before it or starts after it.
+        let levels = records.filter { $0.average != nil }
+        let gapAt = try #require(gaps[0].uptime)
+        #expect(!levels.isEmpty && levels.allSatisfy { l in
+            let end = l.uptime ?? 0, begin = end - (l.timeInterval ?? 0)
+            return end <= t0 + 0.004 + 1e-9 || begin >= gapAt - 1e-9
+        }, "\(levels)")
+    }
+
+    @Test func framesDeliveredJustBeforeTheDeviceGoesQuietAreWrittenWithoutAStop() async throws {
+        let data = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let source = ScriptedAudioSource()
+        let (runs, start) = try await Self.start(source, data: data)
+        let t0 = SystemClock.monotonicUptime() + 0.01
+        source.deliver(ScriptedAudioSource.chunks(from: t0, count: 1))
+        try await Self.waitForSize(start.runDirectory + "/voice.wav", 44 + 192, timeout: 5)
+        // Within the drain interval of the last drain: no drain now; then the device is quiet.
+        source.deliver(ScriptedAudioSource.chunks(from: t0 + 0.002, count: 1))
+        // The sweep writes it (within a second) although nothing else arrives.
+        try await Self.waitForSize(start.runDirectory + "/voice.wav", 44 + 2 * 192, timeout: 5)
+        _ = try await runs.finish(start.taskRunUUID)
+    }
+}
