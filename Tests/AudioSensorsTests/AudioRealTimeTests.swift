@@ -59,6 +59,23 @@ import Testing
         }
     }
 
+    /// recorderd with `mic0` on the JACK PCM (retries every 0.2 s), and a client.
+    static func daemon(directory: String, jack: JACKServer) async throws -> (ChildProcess, RecorderClient) {
+        let config = directory + "/recorderd.json"
+        try #"{"dataDirectory": "\#(directory)/data", "retryInterval": 0.2, "devices": [{"name":"mic0","kind":"alsa","pcm":"recorderd_jack","sampleRate":48000,"channels":1}]}"#
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let socket = directory + "/control.sock"
+        let daemon = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", config, "--socket", socket, "--log-level", "error"],
+                                      environment: jack.environment)
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, daemon.process.isRunning {
+            if let client = try? await RecorderClient.connect(socketPath: socket) { return (daemon, client) }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        _ = try await daemon.stop(signal: SIGKILL, timeout: 5)
+        throw POSIXError(.ETIMEDOUT)
+    }
+
     static func useJACK(_ jack: JACKServer) {
         for (key, value) in jack.environment { setenv(key, value, 1) }
     }
@@ -121,19 +138,7 @@ import Testing
         try await jack.start()
         let fixture = try AudioFixture()
         defer { fixture.remove() }
-        let config = fixture.directory + "/recorderd.json"
-        try #"{"dataDirectory": "\#(fixture.directory)/data", "retryInterval": 0.2, "devices": [{"name":"mic0","kind":"alsa","pcm":"recorderd_jack","sampleRate":48000,"channels":1}]}"#
-            .write(toFile: config, atomically: true, encoding: .utf8)
-        let socket = fixture.directory + "/control.sock"
-        let daemon = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", config, "--socket", socket, "--log-level", "error"],
-                                      environment: jack.environment)
-        var connected: RecorderClient?
-        let deadline = Date().addingTimeInterval(20)
-        while connected == nil, Date() < deadline, daemon.process.isRunning {
-            connected = try? await RecorderClient.connect(socketPath: socket)
-            if connected == nil { try await Task.sleep(for: .milliseconds(20)) }
-        }
-        let client = try #require(connected)
+        let (daemon, client) = try await Self.daemon(directory: fixture.directory, jack: jack)
 
         let run = try await client.startTask(identifier: "voice", asyncActions: [
             AsyncActionConfiguration(identifier: "voice", options: .microphone(MicrophoneOptions(saveAudioFile: true, levelInterval: 0.1))),
@@ -187,5 +192,41 @@ import Testing
         // The WAV holds the frames captured: the recording's span minus the outage.
         let span = (levelsFile.endUptime ?? 0) - levelsFile.startUptime
         #expect(abs(Double(wav.samples.count) / 48000 - (span - outage)) < 0.3, "\(wav.samples.count) frames over \(span) s less \(outage) s")
+    }
+
+    @Test(.enabled(if: JACKServer.enabled("aWAVLeftByAKilledDaemonIsRepairedOnTheNextStart")))
+    func aWAVLeftByAKilledDaemonIsRepairedOnTheNextStart() async throws {
+        let jack = try JACKServer()
+        try await jack.start()
+        let fixture = try AudioFixture()
+        defer { fixture.remove() }
+        let (daemon, client) = try await Self.daemon(directory: fixture.directory, jack: jack)
+        let run = try await client.startTask(identifier: "voice", asyncActions: [
+            AsyncActionConfiguration(identifier: "voice", options: .microphone(MicrophoneOptions(saveAudioFile: true, levelInterval: 0.1))),
+        ])
+        // Audio is in the file (0.2 s of it) when recorderd is killed.
+        let wavPath = run.runDirectory + "/voice.wav"
+        let deadline = Date().addingTimeInterval(10)
+        while ((try? FileManager.default.attributesOfItem(atPath: wavPath)[.size] as? Int) ?? 0) < 44 + 2 * 9600, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        client.close()
+        _ = try await daemon.stop(signal: SIGKILL, timeout: 10)
+        let torn = try AudioFixture.parse(wavPath)
+        #expect(torn.dataSize == 0 && torn.riffSize == 0 && torn.fileSize >= 44 + 2 * 9600, "sizes are written on stop: \(torn.fileSize) bytes")
+
+        // The next start repairs the header and the manifest before it serves clients.
+        let (again, client2) = try await Self.daemon(directory: fixture.directory, jack: jack)
+        let wav = try AudioFixture.parse(wavPath)
+        #expect(wav.fileSize == torn.fileSize - (torn.fileSize - 44) % 2, "a torn last frame is cut")
+        #expect(wav.dataSize == wav.fileSize - 44 && wav.riffSize == wav.fileSize - 8 && wav.samples.count == wav.dataSize / 2)
+        let result = try TaskResultStore.read(directory: run.runDirectory)
+        #expect(result.status == .interrupted)
+        let audio = try #require(result.asyncResults.compactMap(\.file).first { $0.contentType == "audio/wav" })
+        #expect(audio.frameCount == wav.samples.count && audio.sampleRate == 48000 && audio.channels == 1)
+        #expect(audio.sha256 == SHA256.hexDigest(ofFile: wavPath))
+        client2.close()
+        #expect(try await again.stop(signal: SIGTERM, timeout: 15) == 0)
+        try await jack.stop()
     }
 }
