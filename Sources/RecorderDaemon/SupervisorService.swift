@@ -17,7 +17,6 @@ struct SupervisorService: Service {
             while !Task.isCancelled {
                 _ = await Self.onBlockingQueue { devices.probeAll() }
                 await runs.sweepOrphans(timeout: orphanTimeout)
-                runs.syncAll()
                 try? await Task.sleep(for: .milliseconds(Int(retryInterval * 1000)))
             }
         }

@@ -195,7 +195,9 @@ final class Recording: @unchecked Sendable {
     /// the sweep (`sweepInterval`). Durability is unchanged (files are synced once a second),
     /// `finalize` drains everything, and live tails do not wait (they have their own readers).
     static let drainInterval = 0.1
-    /// The longest frames wait in the ring when no more are delivered.
+    /// The longest frames wait in the ring when no more are delivered; the sweep's drain also
+    /// fdatasyncs data written since the last sync (a quiet device's last samples are durable
+    /// within about two seconds).
     static let sweepInterval = 1.0
 
     /// The ring's notification (on the device's thread): drains when the last drain scheduled

@@ -239,11 +239,6 @@ public final class TaskRun: @unchecked Sendable {
         }
     }
 
-    /// On the queue: fdatasync writers whose data are older than their sync interval.
-    func syncRecordings() {
-        let now = clock.uptime()
-        for r in recordings { r.writer?.syncIfDue(now: now) }
-    }
 
     // MARK: Space reserve
 

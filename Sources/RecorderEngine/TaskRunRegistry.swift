@@ -133,12 +133,6 @@ public final class TaskRunRegistry: Sendable {
         }
     }
 
-    /// Makes every recording's written data durable if its last sync is a second old, even when
-    /// no new samples arrive (called by the supervisor every second).
-    public func syncAll() {
-        let all = runs.withLock { Array($0.values) }
-        for run in all { run.queue.async { run.syncRecordings() } }
-    }
 
     /// The runs recording now.
     public func active() async -> [ActiveTaskRun] {
