@@ -112,15 +112,25 @@ enum AudioBenchmark {
         let device = #"{"name": "mic0", "kind": "alsa", "pcm": "recorderd_jack"}"#
         guard let (daemon, client) = await startDaemon(dir: dir, ringSeconds: 5, device: device, environment: environment) else { return }
         defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
-        _ = await record(client: client, pid: daemon.processIdentifier, seconds: 6, profile: false)
-        let (ours, wall) = await record(client: client, pid: daemon.processIdentifier, seconds: Double(realTimeSeconds), profile: true)
+        _ = await record(client: client, pid: daemon.processIdentifier, seconds: 6, profile: false, peer: nil)
+
+        // Measured side by side: both JACK clients of the same server capture over the same
+        // window, so the VM's noise falls on both alike.
+        let peer = Process()
+        peer.executableURL = URL(fileURLWithPath: "/usr/bin/arecord")
+        peer.arguments = ["-q", "-D", "recorderd_jack", "-f", "S16_LE", "-r", "48000", "-c", "1", "-t", "wav",
+                          // recorderd's period (20 ms) and buffer (8 periods): the same wake-ups
+                          "--period-size=960", "--buffer-size=7680", "-d", "\(realTimeSeconds + 4)", dir + "/arecord.wav"]
+        peer.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        try! peer.run()
+        let (ours, theirs, wall) = await record(client: client, pid: daemon.processIdentifier, seconds: Double(realTimeSeconds), profile: true,
+                                                peer: peer.processIdentifier)
+        peer.waitUntilExit()
         client.close()
         kill(daemon.processIdentifier, SIGTERM)
         daemon.waitUntilExit()
-
-        let (theirs, theirWall) = await arecordRealTime(pcm: "recorderd_jack", seconds: Double(realTimeSeconds), output: dir + "/arecord.wav", environment: environment)
-        Benchmarks.say(String(format: "audio real time (JACK dummy driver, jack plugin): %d s of 48 kHz mono: recorderd (WAV + levels) %.2f ms CPU per second, arecord (WAV) %.2f ms, ratio %.2f×",
-                              realTimeSeconds, ours / wall * 1000, theirs / theirWall * 1000, (ours / wall) / (theirs / theirWall)))
+        Benchmarks.say(String(format: "audio real time (JACK dummy driver, jack plugin, side by side): %d s of 48 kHz mono: recorderd (WAV + levels) %.2f ms CPU per second, arecord (WAV) %.2f ms, ratio %.2f×",
+                              realTimeSeconds, ours / wall * 1000, theirs / wall * 1000, ours / theirs))
     }
 
     /// recorderd with one ALSA device; nil (and a line said) when it does not start.
@@ -167,43 +177,29 @@ enum AudioBenchmark {
         return cpu
     }
 
-    /// One task run of real-time capture: recorderd's CPU seconds over `seconds` of wall time,
-    /// from 1 s after the start (opening the PCM and the JACK client are not counted) to before
-    /// the finish (which ends the capture thread, whose time `schedstat` then no longer shows).
-    static func record(client: RecorderClient, pid: Int32, seconds: Double, profile: Bool) async -> (cpu: Double, wall: Double) {
+    /// One task run of real-time capture: recorderd's (and `peer`'s) CPU seconds over `seconds`
+    /// of wall time, from 1 s after the start (opening the PCM and the JACK client are not
+    /// counted) to before the finish (which ends the capture thread, whose time `schedstat` then
+    /// no longer shows).
+    static func record(client: RecorderClient, pid: Int32, seconds: Double, profile: Bool, peer: Int32?) async -> (cpu: Double, peer: Double, wall: Double) {
         let run = await startMicrophone(client)
         try? await Task.sleep(for: .seconds(1))
         let stopProfile = profile ? Benchmarks.profile(pid: pid) : {}
         let cpu0 = cpuSeconds(pid: pid)
+        let peer0 = peer.map { cpuSeconds(pid: $0) } ?? 0
         let threads0 = threadSeconds(pid: pid)
         let start = Date()
         try? await Task.sleep(for: .seconds(seconds)) // the measurement window itself
         let cpu = cpuSeconds(pid: pid) - cpu0
+        let peerCPU = (peer.map { cpuSeconds(pid: $0) } ?? 0) - peer0
         let wall = Date().timeIntervalSince(start)
         stopProfile()
-        if ProcessInfo.processInfo.environment["BENCH_THREADS"] != nil { say(threads: threads0, pid: pid) }
+        if ProcessInfo.processInfo.environment["BENCH_THREADS"] != nil {
+            say(threads: threads0, pid: pid)
+            if peer != nil { Benchmarks.say(String(format: "  arecord: %.1f ms CPU", peerCPU * 1000)) }
+        }
         _ = try? await run.finish()
-        return (cpu, wall)
-    }
-
-    /// arecord capturing `pcm` in real time, measured like recorderd: CPU seconds over `seconds`
-    /// of wall time from 1 s after its start.
-    static func arecordRealTime(pcm: String, seconds: Double, output: String, environment: [String: String]) async -> (cpu: Double, wall: Double) {
-        let peer = Process()
-        peer.executableURL = URL(fileURLWithPath: "/usr/bin/arecord")
-        peer.arguments = ["-q", "-D", pcm, "-f", "S16_LE", "-r", "48000", "-c", "1", "-t", "wav",
-                          // recorderd's period (20 ms) and buffer (8 periods): the same wake-ups
-                          "--period-size=960", "--buffer-size=7680", "-d", "\(Int(seconds) + 3)", output]
-        peer.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        try! peer.run()
-        try? await Task.sleep(for: .seconds(1))
-        let cpu0 = cpuSeconds(pid: peer.processIdentifier)
-        let start = Date()
-        try? await Task.sleep(for: .seconds(seconds))
-        let cpu = cpuSeconds(pid: peer.processIdentifier) - cpu0
-        let wall = Date().timeIntervalSince(start)
-        peer.waitUntilExit()
-        return (cpu, wall)
+        return (cpu, peerCPU, wall)
     }
 
     /// arecord capturing `pcm` to a WAV: its CPU seconds (user + system).
