@@ -76,6 +76,15 @@ import Testing
         throw POSIXError(.ETIMEDOUT)
     }
 
+    /// recorderd (as `daemon`) recording `voice`: a WAV and levels every 0.1 s.
+    static func recordMicrophone(directory: String, jack: JACKServer) async throws -> (ChildProcess, RecorderClient, ClientTaskRun) {
+        let (daemon, client) = try await Self.daemon(directory: directory, jack: jack)
+        let run = try await client.startTask(identifier: "voice", asyncActions: [
+            AsyncActionConfiguration(identifier: "voice", options: .microphone(MicrophoneOptions(saveAudioFile: true, levelInterval: 0.1))),
+        ])
+        return (daemon, client, run)
+    }
+
     static func useJACK(_ jack: JACKServer) {
         for (key, value) in jack.environment { setenv(key, value, 1) }
     }
@@ -138,11 +147,7 @@ import Testing
         try await jack.start()
         let fixture = try AudioFixture()
         defer { fixture.remove() }
-        let (daemon, client) = try await Self.daemon(directory: fixture.directory, jack: jack)
-
-        let run = try await client.startTask(identifier: "voice", asyncActions: [
-            AsyncActionConfiguration(identifier: "voice", options: .microphone(MicrophoneOptions(saveAudioFile: true, levelInterval: 0.1))),
-        ])
+        let (daemon, client, run) = try await Self.recordMicrophone(directory: fixture.directory, jack: jack)
         // Live levels show the recording's progress: wait for some, kill the sound server, wait
         // for the error, start it again, wait for levels after the gap.
         let stream = try await client.subscribe(device: "mic0", rate: 10)
@@ -200,10 +205,7 @@ import Testing
         try await jack.start()
         let fixture = try AudioFixture()
         defer { fixture.remove() }
-        let (daemon, client) = try await Self.daemon(directory: fixture.directory, jack: jack)
-        let run = try await client.startTask(identifier: "voice", asyncActions: [
-            AsyncActionConfiguration(identifier: "voice", options: .microphone(MicrophoneOptions(saveAudioFile: true, levelInterval: 0.1))),
-        ])
+        let (daemon, client, run) = try await Self.recordMicrophone(directory: fixture.directory, jack: jack)
         // Audio is in the file (0.2 s of it) when recorderd is killed.
         let wavPath = run.runDirectory + "/voice.wav"
         let deadline = Date().addingTimeInterval(10)
