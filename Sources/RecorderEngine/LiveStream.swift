@@ -22,9 +22,8 @@ public final class LiveStream: @unchecked Sendable {
     /// Audio devices: live levels every 1/rate seconds (default 0.1 s).
     var meter: SoundLevelMeter?
     var levels: [SoundLevel] = []
-    /// Audio: the rate of the chunks seen, and the uptime just after the last one (for lost chunks).
-    var audioSampleRate = 0
-    var audioExpectedNext: Double?
+    /// Audio: lost chunks measured in frames.
+    var audio = AudioContinuity()
     private let scheduled = Atomic<Bool>(false)
 
     /// Subscribes to `device` (starting it if idle). `notify` is called from the sampler thread
@@ -87,10 +86,7 @@ public final class LiveStream: @unchecked Sendable {
             var duration: Double?
             if meter != nil {
                 meter?.reset()
-                if let expected = audioExpectedNext, audioSampleRate > 0 {
-                    duration = max(0, at - expected)
-                    dropped = Int((duration! * Double(audioSampleRate)).rounded())
-                }
+                if let audioLost = audio.lost(before: at) { (dropped, duration) = audioLost }
             }
             for t in types {
                 separator()
@@ -123,8 +119,7 @@ public final class LiveStream: @unchecked Sendable {
                 encoder.removeLastNewline()
             case .audio(let chunk):
                 guard var m = meter else { continue }
-                audioSampleRate = chunk.sampleRate
-                audioExpectedNext = chunk.uptime + chunk.duration
+                audio.read(chunk)
                 levels.removeAll(keepingCapacity: true)
                 m.add(chunk, into: &levels)
                 meter = m
@@ -137,7 +132,7 @@ public final class LiveStream: @unchecked Sendable {
                 var duration: Double?
                 if meter != nil, gapTypes.contains(.soundLevel) {
                     meter?.reset()
-                    if audioSampleRate > 0 { duration = Double(dropped) / Double(audioSampleRate) }
+                    duration = audio.duration(ofFrames: dropped)
                 }
                 for t in types where gapTypes.contains(t) {
                     separator()

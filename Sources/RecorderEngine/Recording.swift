@@ -52,9 +52,8 @@ final class Recording: @unchecked Sendable {
     var wavResult: FileResult?
     var levels: [SoundLevel] = []
     var audioChannels = 1
-    var audioSampleRate = 0
-    /// The uptime just after the last audio frame read (for frames lost in the ring).
-    var audioExpectedNext: Double?
+    /// Microphone recordings: lost audio measured in frames.
+    var audio = AudioContinuity()
 
     struct PendingCounts {
         var samples = 0
@@ -143,11 +142,11 @@ final class Recording: @unchecked Sendable {
         if case .microphone(let o) = configuration.options { result.frequency = 1 / o.levelInterval }
         fileResult = result
         if levelMeter != nil {
-            audioSampleRate = caps.details["sampleRate"].flatMap { Int($0) } ?? Int(caps.rate)
+            audio = AudioContinuity(sampleRate: caps.details["sampleRate"].flatMap { Int($0) } ?? Int(caps.rate))
             audioChannels = caps.details["channels"].flatMap { Int($0) } ?? 1
         }
         if saveAudioFile {
-            let rate = audioSampleRate
+            let rate = audio.sampleRate
             do {
                 wav = try WAVFileWriter(path: directory + "/" + identifier + ".wav", sampleRate: rate, channels: audioChannels)
             } catch {
@@ -240,12 +239,9 @@ final class Recording: @unchecked Sendable {
                 // lost frames are measured by time.
                 var dropped = Int(lost)
                 var duration: Double?
-                if levelMeter != nil, audioSampleRate > 0 {
+                if levelMeter != nil {
                     levelMeter?.reset()
-                    if let expected = audioExpectedNext {
-                        duration = max(0, at - expected)
-                        dropped = Int((duration! * Double(audioSampleRate)).rounded())
-                    }
+                    if let audioLost = audio.lost(before: at) { (dropped, duration) = audioLost }
                 }
                 for type in types {
                     encoder.appendGap(uptime: at, timestamp: at - startUptime, stepPath: stepPath, sensorType: type, droppedSamples: dropped,
@@ -315,7 +311,7 @@ final class Recording: @unchecked Sendable {
             var duration: Double?
             if gapTypes.contains(.soundLevel), levelMeter != nil {
                 levelMeter?.reset()
-                if audioSampleRate > 0 { duration = Double(dropped) / Double(audioSampleRate) }
+                duration = audio.duration(ofFrames: dropped)
             }
             for type in types where gapTypes.contains(type) {
                 encoder.appendGap(uptime: uptime, timestamp: timestamp, stepPath: stepPath, sensorType: type, droppedSamples: dropped,
@@ -334,7 +330,7 @@ final class Recording: @unchecked Sendable {
     func encodeAudio(_ chunk: AudioChunk) {
         guard types.contains(.soundLevel), var meter = levelMeter else { return }
         let period = 1 / Double(chunk.sampleRate)
-        audioExpectedNext = chunk.uptime + Double(chunk.frames) * period
+        audio.read(chunk)
         var first = 0
         if chunk.uptime < lowerBound { first = min(chunk.frames, Int(((lowerBound - chunk.uptime) / period).rounded(.up))) }
         var end = chunk.frames

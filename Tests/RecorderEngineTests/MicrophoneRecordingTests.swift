@@ -9,9 +9,14 @@ import Testing
 final class ScriptedAudioSource: SensorSource, @unchecked Sendable {
     // @unchecked: `sink` is a Mutex.
     let sink = Mutex<(any FrameSink)?>(nil)
+    let sampleRate: Int
+
+    init(sampleRate: Int = 48000) {
+        self.sampleRate = sampleRate
+    }
 
     func open() throws -> DeviceCapabilities {
-        DeviceCapabilities(sensorTypes: [.soundLevel], rate: 50, details: ["sampleRate": "48000", "channels": "1"])
+        DeviceCapabilities(sensorTypes: [.soundLevel], rate: 50, details: ["sampleRate": "\(sampleRate)", "channels": "1"])
     }
 
     func start(sink: any FrameSink) throws { self.sink.withLock { $0 = sink } }
@@ -36,10 +41,10 @@ struct ScriptedAudioBackend: SensorBackend {
 /// Microphone recordings in the engine, without a device: frames lost in the ring, and frames
 /// that wait in the ring when the device goes quiet.
 @Suite(.timeLimit(.minutes(1))) struct MicrophoneRecordingTests {
-    static func start(_ source: ScriptedAudioSource, data: String) async throws -> (TaskRunRegistry, TaskStartResult) {
+    static func start(_ source: ScriptedAudioSource, data: String, ringSeconds: Double = 0.1) async throws -> (TaskRunRegistry, TaskStartResult) {
         var configuration = DaemonConfiguration()
-        // A ring of 64 chunks (its smallest), so that a burst overflows it.
-        configuration.ringSeconds = 0.1
+        // By default a ring of 64 chunks (its smallest), so that a burst overflows it.
+        configuration.ringSeconds = ringSeconds
         configuration.devices = [DeviceConfiguration(name: "mic0", kind: "scripted-audio", json: .object(["name": .string("mic0"), "kind": .string("scripted-audio")]))]
         let devices = DeviceRegistry(configuration: configuration, backends: [ScriptedAudioBackend(source: source)], baseDirectory: "/", logger: Fixtures.logger)
         devices.probeAll()
@@ -105,5 +110,40 @@ struct ScriptedAudioBackend: SensorBackend {
         // The sweep writes it (within a second) although nothing else arrives.
         try await Self.waitForSize(start.runDirectory + "/voice.wav", 44 + 2 * 192, timeout: 5)
         _ = try await runs.finish(start.taskRunUUID)
+    }
+
+    @Test(.enabled(if: Privileges.rootTestsEnabled("aFullDiskStopsAMicrophoneRecordingWithAValidWAV")))
+    func aFullDiskStopsAMicrophoneRecordingWithAValidWAV() async throws {
+        let data = try Fixtures.temporaryDirectory()
+        #expect(try Privileges.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", data]) == 0)
+        defer { _ = try? Privileges.run(["umount", "-l", data]); try? FileManager.default.removeItem(atPath: data) }
+        // 480 kHz, so that 1 MiB (less the run's 256 KiB reserve) fills in under a second of audio.
+        let source = ScriptedAudioSource(sampleRate: 480_000)
+        let (runs, start) = try await Self.start(source, data: data, ringSeconds: 30)
+        let t0 = SystemClock.monotonicUptime() + 0.01
+        let chunks: [SensorFrame] = (0..<50).map { i in
+            .audio(AudioChunk(uptime: t0 + Double(i) * 0.02, sampleRate: 480_000, channels: 1,
+                              samples: (0..<9600).map { Int16(truncatingIfNeeded: i * 9600 + $0) }))
+        }
+        source.deliver(chunks)
+        try await Task.sleep(until: .now + .seconds(max(0, t0 + 1.01 - SystemClock.monotonicUptime())))
+        let result = try await runs.finish(start.taskRunUUID)
+
+        let error = try #require(result.asyncResults.compactMap(\.error).first)
+        #expect(error.errorDescription.contains("No space left on device"), "\(error.errorDescription)")
+        // The WAV keeps every whole frame written, its header says so, and its samples are the
+        // delivered ones from the start.
+        let path = start.runDirectory + "/voice.wav"
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let frames = (bytes.count - 44) / 2
+        #expect(frames > 100_000 && frames < 50 * 9600 && (bytes.count - 44) % 2 == 0)
+        #expect(WAVFileWriter.header(sampleRate: 480_000, channels: 1, dataBytes: frames * 2) == Array(bytes[0..<44]))
+        #expect((0..<frames).allSatisfy { Int16(bitPattern: UInt16(bytes[44 + 2 * $0]) | UInt16(bytes[45 + 2 * $0]) << 8) == Int16(truncatingIfNeeded: $0) })
+        let audio = try #require(result.asyncResults.compactMap(\.file).first { $0.contentType == "audio/wav" })
+        #expect(audio.frameCount == frames && audio.sha256 == SHA256.hexDigest(ofFile: path))
+        // The levels file holds whole lines.
+        let levels = try Data(contentsOf: URL(fileURLWithPath: start.runDirectory + "/voice.jsonl"))
+        #expect(levels.last == UInt8(ascii: "\n"))
+        #expect(try TaskResultStore.read(directory: start.runDirectory).status == .finished)
     }
 }
