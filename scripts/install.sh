@@ -85,6 +85,7 @@ install -D -m 0644 Tests/Fixtures/imu/mobgap/HA/001/TimeMeasure1_Test11_Trial1.c
   "$root$share/Tests/Fixtures/imu/mobgap/HA/001/TimeMeasure1_Test11_Trial1.csv"
 install -m 0644 Tests/Fixtures/imu/mobgap/LICENSE Tests/Fixtures/imu/mobgap/PROVENANCE.md "$root$share/Tests/Fixtures/imu/mobgap/"
 install -D -m 0644 config/tasks/gait-balance.json "$root$share/config/tasks/gait-balance.json"
+install -D -m 0644 config/tasks/voice.json "$root$share/config/tasks/voice.json"
 sed -e "s|/usr/local/share/recorderd|$share|g" config/recorderd.json > "$root/etc/recorderd/recorderd.json.example"
 chmod 0644 "$root/etc/recorderd/recorderd.json.example"
 if [ -e "$root/etc/recorderd/recorderd.json" ]; then

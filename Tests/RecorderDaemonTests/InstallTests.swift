@@ -35,6 +35,7 @@ struct InstallTests {
             ("/etc/recorderd/recorderd.json.example", 0o644), ("/opt/recorderd/share/doc/recorderd/README.md", 0o644),
             ("/opt/recorderd/share/recorderd/Tests/Fixtures/imu/mobgap/HA/001/TimeMeasure1_Test11_Trial1.csv", 0o644),
             ("/opt/recorderd/share/recorderd/Tests/Fixtures/imu/mobgap/LICENSE", 0o644),
+            ("/opt/recorderd/share/recorderd/config/tasks/gait-balance.json", 0o644), ("/opt/recorderd/share/recorderd/config/tasks/voice.json", 0o644),
         ]
         for (path, wanted) in expected {
             #expect(mode(destdir + path) == wanted, "\(path): mode \(mode(destdir + path).map { String($0, radix: 8) } ?? "missing")")

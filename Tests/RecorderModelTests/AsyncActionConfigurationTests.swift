@@ -141,4 +141,17 @@ struct DaemonConfigurationTests {
         #expect(task.asyncActions[0].stopStepIdentifier == "walking.rest")
         #expect(task.asyncActions[1].stopStepIdentifier == "walking.return")
     }
+
+    @Test func voiceTaskFileDecodes() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../config/tasks/voice.json")
+        let task = try TaskDefinition.decode(try Data(contentsOf: url))
+        #expect(task.steps.map(\.identifier) == ["instruction", "countdown", "phonation", "conclusion"])
+        #expect(task.asyncActions.map(\.type) == [.microphone])
+        guard case .microphone(let options) = task.asyncActions[0].options else {
+            Issue.record("not a microphone action")
+            return
+        }
+        #expect(options.saveAudioFile && options.levelInterval == 0.1)
+        #expect(task.asyncActions[0].startStepIdentifier == "countdown" && task.asyncActions[0].stopStepIdentifier == "phonation")
+    }
 }
