@@ -100,8 +100,10 @@ struct ALSACapture {
             if anchor == nil {
                 let fallback = completion - Double(pcm.buffered + n) / rate
                 var first = pcm.firstFrameUptime(framesRead: n).flatMap { abs($0 - fallback) < 1 ? $0 : nil } ?? fallback
-                // A source faster than real time (a file) cannot have captured before it started.
-                first = max(first, startUptime)
+                // A PCM paced in real time may hand over, at its start, one block captured just
+                // before it (JACK: a 256-frame cycle), never more than a period; more means the
+                // input is faster than real time (a file), which is stamped from the start.
+                if first < startUptime - Double(pcm.periodFrames) / rate { first = startUptime }
                 if let expected = expectedNext {
                     let lost = Int(((first - expected) * rate).rounded())
                     if lost > 0 { frames.append(.gap(uptime: first, sensorTypes: [.soundLevel], droppedSamples: lost)) }
