@@ -103,9 +103,10 @@ let package = Package(
             dependencies: ["RecorderModel", "RecorderEngine", "RecorderClient", "RecorderDaemon", "FakeIIO"],
             path: "Benchmarks/RecorderBenchmarks"
         ),
+        .target(name: "CChildProcess", path: "Tests/CChildProcess"),
         .target(
             name: "RecorderTestSupport",
-            dependencies: ["RecorderEngine", "RecorderModel", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["RecorderEngine", "RecorderModel", "CChildProcess", .product(name: "Logging", package: "swift-log")],
             path: "Tests/RecorderTestSupport"
         ),
         .target(name: "FakeIIO", path: "Tests/FakeIIO"),

@@ -68,7 +68,7 @@ import Testing
         let daemon = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", config, "--socket", socket, "--log-level", "error"],
                                       environment: jack.environment)
         let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline, daemon.process.isRunning {
+        while Date() < deadline, daemon.isRunning {
             if let client = try? await RecorderClient.connect(socketPath: socket) { return (daemon, client) }
             try await Task.sleep(for: .milliseconds(20))
         }

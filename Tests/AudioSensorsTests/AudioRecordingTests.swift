@@ -18,7 +18,7 @@ import Testing
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
             if let client = try? await RecorderClient.connect(socketPath: socket) { return (process, client) }
-            guard process.process.isRunning else { throw POSIXError(.ECHILD) }
+            guard process.isRunning else { throw POSIXError(.ECHILD) }
             try await Task.sleep(for: .milliseconds(20))
         }
         throw POSIXError(.ETIMEDOUT)

@@ -68,7 +68,7 @@ final class JACKServer: @unchecked Sendable {
                                    environment: environment)
         let wait = try ChildProcess("/usr/bin/jack_wait", ["-s", name, "-w", "-t", "15"], environment: environment)
         let status = try await wait.wait(timeout: 20)
-        guard status == 0, process?.process.isRunning == true else {
+        guard status == 0, process?.isRunning == true else {
             let printed = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             throw JACKError(description: "jackd did not start (jack_wait \(status)): \(printed.suffix(500))")
         }

@@ -82,7 +82,7 @@ final class IIODaemonHarness: @unchecked Sendable {
                 client = c
                 return c
             }
-            guard process.process.isRunning else { throw IIOHarnessError("recorderd exited: \(process.printed)") }
+            guard process.isRunning else { throw IIOHarnessError("recorderd exited: \(process.printed)") }
             try await Task.sleep(for: .milliseconds(20))
         }
         throw IIOHarnessError("recorderd did not listen on \(socket)")

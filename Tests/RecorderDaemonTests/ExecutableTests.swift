@@ -25,7 +25,7 @@ struct ExecutableTests {
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
             if let client = try? await RecorderClient.connect(socketPath: socket) { return client }
-            guard daemon.process.isRunning else { throw POSIXError(.ECHILD) }
+            guard daemon.isRunning else { throw POSIXError(.ECHILD) }
             try await Task.sleep(for: .milliseconds(20))
         }
         throw POSIXError(.ETIMEDOUT)

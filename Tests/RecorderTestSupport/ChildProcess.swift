@@ -1,4 +1,6 @@
+import CChildProcess
 import Foundation
+import Synchronization
 import Testing
 
 /// Runs a blocking call on a Dispatch thread: tests must not block the cooperative pool, which
@@ -10,29 +12,80 @@ public func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) asy
 }
 
 /// A child process with a deadline, stopped by its PID.
+///
+/// Spawned with `posix_spawn` (every descriptor above stderr closed in the child, signal mask and
+/// dispositions reset, its own process group) and waited for through a pidfd and `waitpid`.
+/// Foundation's `Process` is not used: it learns of an exit when a socket it gives the child
+/// reaches end of file, and a child spawned at the same moment on another thread can inherit
+/// that socket and hold it open — a long-lived one (jackd, gpsd) then hid an exit for ever and
+/// `waitUntilExit` spun.
 public final class ChildProcess: @unchecked Sendable {
-    // @unchecked: Process is used from one test at a time.
-    public let process = Process()
+    // @unchecked: `status` is a Mutex; the rest is immutable after init.
+    public let pid: Int32
     public let output = Pipe()
+    /// A descriptor that polls readable once the child has exited (-1 where pidfds are missing).
+    private let pidfd: Int32
+    /// The exit status once reaped: the code, or the number of the signal that ended it.
+    private let status = Mutex<Int32?>(nil)
 
     /// `environment`: variables added to (or replacing) the test's own.
     public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        let devNull = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        defer { close(devNull) }
+        let out = output.fileHandleForWriting.fileDescriptor
+        posix_spawn_file_actions_adddup2(&actions, devNull, STDIN_FILENO)
+        posix_spawn_file_actions_adddup2(&actions, out, STDOUT_FILENO)
+        posix_spawn_file_actions_adddup2(&actions, out, STDERR_FILENO)
+        recorderd_spawn_closefrom(&actions, 3)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+        let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0)=\($1)" }
+        var argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        var envp: [UnsafeMutablePointer<CChar>?] = variables.map { strdup($0) } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
         }
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
+        var child: pid_t = 0
+        let result = posix_spawn(&child, executable, &actions, &attributes, &argv, &envp)
+        output.fileHandleForWriting.closeFile()
+        guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EINVAL) }
+        pid = child
+        pidfd = recorderd_pidfd_open(child)
     }
 
-    public var pid: Int32 { process.processIdentifier }
+    /// True until the child has exited (and then reaps it).
+    public var isRunning: Bool { !reaped() }
+
+    /// Reaps the child without blocking; true once it has exited.
+    private func reaped() -> Bool {
+        status.withLock { status in
+            if status != nil { return true }
+            var raw: Int32 = 0
+            let r = waitpid(pid, &raw, WNOHANG)
+            guard r == pid else { return false }
+            // Exited: the code; ended by a signal: its number (as Foundation reported it).
+            status = raw & 0x7f == 0 ? (raw >> 8) & 0xff : raw & 0x7f
+            return true
+        }
+    }
 
     /// Sends `signal` and waits for the exit (at most `timeout` s, then SIGKILL).
     @discardableResult
     public func stop(signal: Int32 = SIGTERM, timeout: Double = 15) async throws -> Int32 {
-        if process.isRunning { kill(pid, signal) }
+        if isRunning { kill(pid, signal) }
         return try await wait(timeout: timeout)
     }
 
@@ -42,18 +95,22 @@ public final class ChildProcess: @unchecked Sendable {
         try await offPool { self.waitBlocking(timeout: timeout) }
     }
 
-    func waitBlocking(timeout: Double) -> Int32 {
-        let done = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async { [process] in
-            process.waitUntilExit()
-            done.signal()
+    /// Blocks until the exit (at most `timeout` s, then SIGKILL); returns the status.
+    public func waitBlocking(timeout: Double) -> Int32 {
+        let deadline = Date().addingTimeInterval(timeout)
+        var killed = false
+        while !reaped() {
+            let left = deadline.timeIntervalSinceNow
+            if left <= 0 && !killed {
+                Issue.record("process \(pid) did not exit within \(timeout) s")
+                kill(pid, SIGKILL)
+                killed = true
+            }
+            // The pidfd polls readable at the exit; without one, look again every 10 ms.
+            var p = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
+            if pidfd < 0 || poll(&p, 1, Int32(max(10, min(1000, left * 1000)))) < 0 { usleep(10_000) }
         }
-        if done.wait(timeout: .now() + timeout) == .timedOut {
-            Issue.record("process \(pid) did not exit within \(timeout) s")
-            kill(pid, SIGKILL)
-            done.wait()
-        }
-        return process.terminationStatus
+        return status.withLock { $0 ?? -1 }
     }
 
     /// Everything the process printed (after it exited).
@@ -62,7 +119,11 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning { kill(pid, SIGKILL) }
+        if isRunning {
+            kill(pid, SIGKILL)
+            _ = waitBlocking(timeout: 10)
+        }
+        if pidfd >= 0 { close(pidfd) }
     }
 
     /// The built executable `name` (beside the test bundle).

@@ -13,14 +13,9 @@ public enum Privileges {
         return false
     }
 
-    /// Runs a command and returns its exit status (for mount/umount in tests).
+    /// Runs a command and returns its exit status (for mount/umount in tests; at most 60 s).
     @discardableResult
     public static func run(_ arguments: [String]) throws -> Int32 {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = arguments
-        try p.run()
-        p.waitUntilExit()
-        return p.terminationStatus
+        try ChildProcess("/usr/bin/env", arguments).waitBlocking(timeout: 60)
     }
 }
