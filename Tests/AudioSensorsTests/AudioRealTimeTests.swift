@@ -85,15 +85,24 @@ import Testing
         return (daemon, client, run)
     }
 
-    static func useJACK(_ jack: JACKServer) {
+    /// Points this process's libasound and libjack at `jack` (for a source run in process);
+    /// the returned closure restores the environment other tests' children inherit.
+    static func useJACK(_ jack: JACKServer) -> () -> Void {
+        let saved = jack.environment.keys.map { ($0, getenv($0).map { String(cString: $0) }) }
         for (key, value) in jack.environment { setenv(key, value, 1) }
+        return {
+            for (key, value) in saved {
+                if let value { setenv(key, value, 1) } else { unsetenv(key) }
+            }
+        }
     }
 
     @Test(.enabled(if: JACKServer.enabled("overrunIsRecoveredCountedAndWrittenAsAGapOfTheLostFrames")))
     func overrunIsRecoveredCountedAndWrittenAsAGapOfTheLostFrames() async throws {
         let jack = try JACKServer()
         try await jack.start()
-        Self.useJACK(jack)
+        let restore = Self.useJACK(jack)
+        defer { restore() }
         let configuration = try JSONDecoder().decode(ALSAConfiguration.self, from: Data(#"{"name":"mic0","pcm":"recorderd_jack","sampleRate":48000,"channels":1}"#.utf8))
         let source = ALSASource(configuration: configuration, retryInterval: 0.2, logger: Logger(label: "test"))
         let caps = try source.open()
