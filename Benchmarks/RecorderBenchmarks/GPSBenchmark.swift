@@ -4,7 +4,6 @@ import RecorderClient
 import RecorderDaemon
 import RecorderEngine
 import RecorderModel
-import Synchronization
 
 /// gpsd → recorderd latency, side by side with `gpspipe -w` on the same gpsd (gpsfake replaying
 /// a real u-blox log): per TPV, arrival at a recorderd live subscriber minus arrival at gpspipe,
@@ -57,7 +56,7 @@ enum GPSBenchmark {
         ])
         // The file: an inotify watcher timestamps each append of the recording's file.
         let filePath = run.runDirectory + "/location.jsonl"
-        let fileChunks = Mutex<[(Double, Data)]>([])
+        let fileChunks = LockedValue<[(Double, Data)]>([])
         let inotify = inotify_init1(Int32(IN_CLOEXEC))
         _ = inotify_add_watch(inotify, filePath, UInt32(IN_MODIFY))
         let fileWatcher = Thread {
@@ -82,7 +81,7 @@ enum GPSBenchmark {
         peer.standardOutput = pipe
         try! peer.run()
         // Raw chunks with their arrival time; parsed after the run (parsing is not recorderd's CPU).
-        let peerChunks = Mutex<[(Double, Data)]>([])
+        let peerChunks = LockedValue<[(Double, Data)]>([])
         let reader = Thread {
             let handle = pipe.fileHandleForReading
             while true {

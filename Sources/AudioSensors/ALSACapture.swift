@@ -105,7 +105,7 @@ struct ALSACapture {
                 // input is faster than real time (a file), which is stamped from the start.
                 if first < startUptime - Double(pcm.periodFrames) / rate { first = startUptime }
                 if let expected = expectedNext {
-                    let lost = Int(((first - expected) * rate).rounded())
+                    let lost = Int(saturating: ((first - expected) * rate).rounded())
                     if lost > 0 { frames.append(.gap(uptime: first, sensorTypes: [.soundLevel], droppedSamples: lost)) }
                     first = max(first, expected)
                 }

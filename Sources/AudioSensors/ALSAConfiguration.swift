@@ -27,25 +27,13 @@ public struct ALSAConfiguration: Sendable, Equatable, Decodable {
         guard !pcm.isEmpty, pcm.utf8.count <= 256, !pcm.contains("\0") else {
             throw DecodingError.dataCorruptedError(forKey: .pcm, in: c, debugDescription: "expected an ALSA PCM name")
         }
-        sampleRate = try c.decodeIfPresent(Int.self, forKey: .sampleRate) ?? 48000
-        guard (1000...768_000).contains(sampleRate) else {
-            throw DecodingError.dataCorruptedError(forKey: .sampleRate, in: c, debugDescription: "expected a rate in Hz from 1000 to 768000")
-        }
-        channels = try c.decodeIfPresent(Int.self, forKey: .channels) ?? 1
-        guard (1...32).contains(channels) else {
-            throw DecodingError.dataCorruptedError(forKey: .channels, in: c, debugDescription: "expected 1 to 32 channels")
-        }
+        sampleRate = try c.decodeIfPresent(Int.self, forKey: .sampleRate, in: 1000...768_000, "a sample rate in Hz") ?? 48000
+        channels = try c.decodeIfPresent(Int.self, forKey: .channels, in: 1...32, "a number of channels") ?? 1
         format = try c.decodeIfPresent(String.self, forKey: .format) ?? "S16_LE"
         guard Self.formats.contains(format) else {
             throw DecodingError.dataCorruptedError(forKey: .format, in: c, debugDescription: "unsupported format \(format.debugDescription): expected one of \(Self.formats.joined(separator: ", "))")
         }
-        periodFrames = try c.decodeIfPresent(Int.self, forKey: .periodFrames)
-        if let p = periodFrames, !(16...65536).contains(p) {
-            throw DecodingError.dataCorruptedError(forKey: .periodFrames, in: c, debugDescription: "expected 16 to 65536 frames")
-        }
-        frames = try c.decodeIfPresent(Int.self, forKey: .frames)
-        if let f = frames, f <= 0 {
-            throw DecodingError.dataCorruptedError(forKey: .frames, in: c, debugDescription: "expected a frame count > 0")
-        }
+        periodFrames = try c.decodeIfPresent(Int.self, forKey: .periodFrames, in: 16...65536, "a number of frames")
+        frames = try c.decodeIfPresent(Int.self, forKey: .frames, in: 1...(1 << 50), "a number of frames")
     }
 }

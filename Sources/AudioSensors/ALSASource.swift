@@ -26,7 +26,7 @@ public final class ALSASource: SensorSource {
         let wakeRead: Int32
         let wakeWrite: Int32
         let overruns = Atomic<Int>(0)
-        let status = Mutex<String>("starting")
+        let status = LockedValue<String>("starting")
 
         init() {
             var fds: [Int32] = [0, 0]
@@ -53,11 +53,11 @@ public final class ALSASource: SensorSource {
         /// Waits up to `seconds` or until stopped.
         func pause(_ seconds: Double) {
             var p = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
-            _ = poll(&p, 1, Int32(seconds * 1000))
+            _ = poll(&p, 1, Int32(clamping: Int(saturating: seconds * 1000)))
         }
     }
 
-    private let run = Mutex<Run?>(nil)
+    private let run = LockedValue<Run?>(nil)
 
     public init(configuration: ALSAConfiguration, retryInterval: Double = 1, logger: Logger) {
         self.configuration = configuration

@@ -14,10 +14,13 @@ public struct GPSDConfiguration: Sendable, Equatable, Decodable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         name = try c.decode(String.self, forKey: .name)
         host = try c.decodeIfPresent(String.self, forKey: .host) ?? "127.0.0.1"
-        port = try c.decodeIfPresent(Int.self, forKey: .port) ?? 2947
-        guard (1...65535).contains(port) else {
-            throw DecodingError.dataCorruptedError(forKey: .port, in: c, debugDescription: "expected a port from 1 to 65535")
+        guard !host.isEmpty, host.utf8.count <= 253, !host.contains("\0") else {
+            throw DecodingError.dataCorruptedError(forKey: .host, in: c, debugDescription: "expected a host name or address")
         }
+        port = try c.decodeIfPresent(Int.self, forKey: .port, in: 1...65535, "a port") ?? 2947
         gpsDevice = try c.decodeIfPresent(String.self, forKey: .gpsDevice)
+        if let gpsDevice, gpsDevice.isEmpty || gpsDevice.utf8.count > 256 || gpsDevice.contains("\0") {
+            throw DecodingError.dataCorruptedError(forKey: .gpsDevice, in: c, debugDescription: "expected a receiver path")
+        }
     }
 }

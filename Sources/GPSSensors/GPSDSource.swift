@@ -20,11 +20,11 @@ public final class GPSDSource: SensorSource {
         let done = DispatchSemaphore(value: 0)
         let stopped = Atomic<Bool>(false)
         /// The connected socket, for `shutdown` from `stop()`.
-        let socket = Mutex<Int32?>(nil)
-        let status = Mutex<String>("not connected")
-        let fixMode = Mutex<String?>(nil)
+        let socket = LockedValue<Int32?>(nil)
+        let status = LockedValue<String>("not connected")
+        let fixMode = LockedValue<String?>(nil)
         /// Receiver paths seen in TPV reports.
-        let receivers = Mutex<Set<String>>([])
+        let receivers = LockedValue<Set<String>>([])
 
         /// Sleeps up to `seconds`, or until stopped.
         func pause(_ seconds: Double) {
@@ -38,10 +38,10 @@ public final class GPSDSource: SensorSource {
         }
     }
 
-    private let control = Mutex<Control?>(nil)
+    private let control = LockedValue<Control?>(nil)
     /// The connection state after the last sampling thread ended.
     final class LastStatus: Sendable {
-        let value = Mutex<String>("not connected")
+        let value = LockedValue<String>("not connected")
     }
 
     private let lastStatus = LastStatus()
@@ -135,7 +135,7 @@ public final class GPSDSource: SensorSource {
                 if !path.isEmpty { _ = control.receivers.withLock { $0.insert(path) } }
                 var frames: [SensorFrame] = []
                 if faulted, let last = lastFixUptime {
-                    let lost = Int(((uptime - last) / interval).rounded()) - 1
+                    let lost = Int(saturating: ((uptime - last) / interval).rounded()) &- 1
                     if lost > 0 { frames.append(.gap(uptime: uptime, sensorTypes: [.location], droppedSamples: lost)) }
                 }
                 faulted = false

@@ -44,10 +44,7 @@ public struct IIOConfiguration: Sendable, Equatable, Decodable {
                 throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "expected an IIO device name or id")
             }
         }
-        frequency = try c.decodeIfPresent(Double.self, forKey: .frequency)
-        if let f = frequency, !(f > 0 && f <= 100_000) {
-            throw DecodingError.dataCorruptedError(forKey: .frequency, in: c, debugDescription: "expected a frequency in Hz, > 0 and <= 100000")
-        }
+        frequency = try c.decodeIfPresent(Double.self, forKey: .frequency, in: MotionOptions.frequencyRange)
         if let names = try c.decodeIfPresent([String].self, forKey: .sensorTypes) {
             sensorTypes = try names.map { name in
                 guard let type = SensorType(rawValue: name), SensorType.motionTypes.contains(type) else {

@@ -9,7 +9,7 @@ public enum IIOSampleRate {
         if trimmed.hasPrefix("["), trimmed.hasSuffix("]") {
             let parts = trimmed.dropFirst().dropLast().split(whereSeparator: { $0 == " " || $0 == "\t" }).compactMap { Double($0) }
             guard parts.count == 3, parts[1] > 0, parts[2] >= parts[0] else { return parts.filter { $0 > 0 } }
-            let count = min(1000, Int(((parts[2] - parts[0]) / parts[1]).rounded(.down)))
+            let count = min(1000, Int(saturating: ((parts[2] - parts[0]) / parts[1]).rounded(.down)))
             return (0...count).map { parts[0] + Double($0) * parts[1] }.filter { $0 > 0 }
         }
         return trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).compactMap { Double($0) }.filter { $0 > 0 }

@@ -92,7 +92,7 @@ struct IIOSampler {
             if let lost = outage {
                 // Samples resumed: estimate what the outage lost from the last sample before it.
                 if let last = lost.lastUptime {
-                    let missing = Int(((first.uptime - last) * rate).rounded()) - 1
+                    let missing = Int(saturating: ((first.uptime - last) * rate).rounded()) &- 1
                     if missing > 0 { batch.insert(.gap(uptime: first.uptime, sensorTypes: types, droppedSamples: missing), at: 0) }
                 }
                 logger.info("IIO device back", metadata: ["device": "\(configuration.name)", "down": "\(SystemClock.monotonicUptime() - lost.since) s"])

@@ -3,7 +3,6 @@ import Foundation
 import Logging
 import RecorderEngine
 import RecorderModel
-import Synchronization
 
 /// Motion samples from an IIO device (or an accelerometer and a gyroscope device) through libiio.
 ///
@@ -24,10 +23,10 @@ public final class IIOSource: SensorSource {
         let done = DispatchSemaphore(value: 0)
         /// The buffers a refill may block on; cancelled by `stop()`. Registration and the stop
         /// flag share the lock, so a buffer made while stopping is cancelled too.
-        let cancellers = Mutex<(stopped: Bool, buffers: [IIOBufferCanceller])>((false, []))
-        let status = Mutex<String>("starting")
+        let cancellers = LockedValue<(stopped: Bool, buffers: [IIOBufferCanceller])>((false, []))
+        let status = LockedValue<String>("starting")
         /// The refill timeout of the current session, seconds.
-        let timeout = Mutex<Double>(5)
+        let timeout = LockedValue<Double>(5)
 
         var isStopped: Bool { cancellers.withLock { $0.stopped } }
 
@@ -54,7 +53,7 @@ public final class IIOSource: SensorSource {
         func pause(_ seconds: Double) { _ = wake.wait(timeout: .now() + seconds) }
     }
 
-    private let run = Mutex<Run?>(nil)
+    private let run = LockedValue<Run?>(nil)
 
     public init(configuration: IIOConfiguration, retryInterval: Double = 1, logger: Logger) {
         self.configuration = configuration

@@ -102,7 +102,7 @@ final class IIOStream {
 
     /// Scans per refill: about `seconds` of samples (at least one).
     static func bufferSamples(rate: Double, seconds: Double) -> Int {
-        max(1, Int((rate * seconds).rounded()))
+        max(1, Int(saturating: (rate * seconds).rounded()))
     }
 
     /// Creates the buffer (enables the device's buffer).

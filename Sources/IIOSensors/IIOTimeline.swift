@@ -22,7 +22,7 @@ public struct IIOTimeline: Sendable {
         guard let last = lastTimestamp else { return 0 }
         let step = Double(timestamp &- last) * 1e-9
         guard step > 1.5 * period else { return 0 }
-        return max(0, Int((step / period).rounded()) - 1)
+        return max(0, Int(saturating: (step / period).rounded()) &- 1)
     }
 
     /// The uptime of a timestamped sample.

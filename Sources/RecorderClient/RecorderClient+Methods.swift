@@ -29,7 +29,7 @@ extension RecorderClient {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: [Record].self, throwing: (any Error).self, bufferingPolicy: .bufferingNewest(4096))
         let result: SubscribeResult = try await call(.streamSubscribe, SubscribeParams(device: device, sensorTypes: sensorTypes, rate: rate)) { [weak self] message in
             // On the reader thread, before any notification of this subscription is read.
-            if let id = message.result?["subscription"]?.numberValue { self?.register(subscription: Int(id), continuation: continuation) }
+            if let id = message.result?["subscription"]?.numberValue { self?.register(subscription: Int(saturating: id), continuation: continuation) }
         }
         continuation.onTermination = { [weak self] _ in
             guard let self else { return }

@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import RecorderModel
-import Synchronization
 
 /// A connection to recorderd's control socket (async/await).
 ///
@@ -24,7 +23,7 @@ public final class RecorderClient: Sendable {
     }
 
     let socket: ClientSocket
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     private let writeQueue = DispatchQueue(label: "recorderd.client.write")
 
     init(socket: ClientSocket) {
@@ -110,7 +109,7 @@ public final class RecorderClient: Sendable {
                     continuation.resume(throwing: RecorderClientError.connectionClosed)
                     return
                 }
-                let request = JSONRPCRequest(id: .number(id), method: method, params: params)
+                let request = JSONRPCRequest(id: JSONRPCID(id), method: method, params: params)
                 guard var line = try? JSONEncoder().encode(request) else {
                     _ = state.withLock { $0.pending.removeValue(forKey: id) }
                     continuation.resume(throwing: RecorderClientError.invalidResponse("cannot encode request"))
@@ -171,7 +170,7 @@ public final class RecorderClient: Sendable {
             stream?.yield(batch.records)
             return
         }
-        guard case .number(let id)? = message.id,
+        guard let id = message.id?.integerValue,
               let pending = state.withLock({ $0.pending.removeValue(forKey: id) }) else { return }
         pending.onResponse?(message)
         pending.continuation.resume(returning: message)
@@ -201,12 +200,12 @@ final class ClientSocket: Sendable {
         var queued = 0
     }
 
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
     private let fd: Int32
 
     init(fd: Int32) {
         self.fd = fd
-        state = Mutex(State(descriptor: fd))
+        state = LockedValue(State(descriptor: fd))
     }
 
     /// Ends both directions; the reader sees EOF.

@@ -39,8 +39,8 @@ public struct TaskDefinitionRunner: Sendable {
                 if let duration = step.duration, duration > 0 {
                     let seconds = stepSeconds ?? duration
                     let clock = ContinuousClock()
-                    let end = clock.now.advanced(by: .milliseconds(Int(seconds * 1000)))
-                    var left = Int(seconds.rounded(.up))
+                    let end = clock.now.advanced(by: .seconds(seconds))
+                    var left = Int(saturating: seconds.rounded(.up))
                     while clock.now < end {
                         await presenter.countdown(left, step: step)
                         let next = min(end, clock.now.advanced(by: .seconds(1)))

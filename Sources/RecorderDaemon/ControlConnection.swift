@@ -7,19 +7,20 @@ import Synchronization
 
 /// One client connection: answers its requests in order and feeds its live subscriptions.
 /// A client that disconnects leaves its task runs running; its subscriptions end.
+///
+/// Its `ControlChannelHandler` frames the input and hands over one request at a time
+/// (`deliver`); `serve` answers it and reports back through the pipeline, which lets the next
+/// one through (see `ControlConnectionState` for the flow control).
 final class ControlConnection: Sendable {
-    /// Lines longer than this are refused and the connection is closed.
-    static let maximumLineLength = 1 << 20
-
     let channel: any Channel
     let router: RequestRouter
     let logger: Logger
     let lines: AsyncStream<ByteBuffer>
     let linesContinuation: AsyncStream<ByteBuffer>.Continuation
-    private let subscriptions = Mutex<[Int: LiveStream]>([:])
+    private let subscriptions = LockedValue<[Int: LiveStream]>([:])
     /// Streams subscribed by the request being answered: armed once its response is sent, so no
     /// notification precedes it (the client learns the subscription id from the response).
-    private let unarmed = Mutex<[(holder: StreamHolder, stream: LiveStream)]>([])
+    private let unarmed = LockedValue<[(holder: StreamHolder, stream: LiveStream)]>([])
     private let nextSubscription = Atomic<Int>(1)
     private let isClosed = Atomic<Bool>(false)
     private let refused = Atomic<Bool>(false)
@@ -28,18 +29,19 @@ final class ControlConnection: Sendable {
         self.channel = channel
         self.router = router
         self.logger = logger
+        // Holds at most one line: the handler delivers the next only after `requestAnswered`.
         (lines, linesContinuation) = AsyncStream.makeStream(of: ByteBuffer.self, bufferingPolicy: .unbounded)
+    }
+
+    /// A request line to answer (from the handler, on the event loop).
+    func deliver(_ line: ByteBuffer) {
+        linesContinuation.yield(line)
     }
 
     /// Answers requests one after another until the connection closes.
     func serve() async {
         for await line in lines {
             let response: [UInt8]?
-            if refused.load(ordering: .acquiring) { continue }
-            if line.readableBytes > Self.maximumLineLength {
-                refuseOversizedLine()
-                continue
-            }
             do {
                 let request = try JSONRPCRequest.parse(line: line.readableBytesView)
                 response = await router.respond(to: request, connection: self)
@@ -48,6 +50,9 @@ final class ControlConnection: Sendable {
             }
             if let response { send(response) }
             armSubscriptions()
+            // Lets the handler hand over the next request (after this reply's write: both go
+            // through the event loop in order).
+            channel.pipeline.fireUserInboundEventTriggered(ControlChannelHandler.RequestAnswered())
         }
     }
 
@@ -69,20 +74,19 @@ final class ControlConnection: Sendable {
         channel.writeAndFlush(buffer, promise: nil)
     }
 
-    /// Refuses an over-long line: sends the error, closes the output (the client reads the error
-    /// and EOF), ignores further input, and closes fully when the client does or after 5 s.
-    func refuseOversizedLine() {
+    /// Refuses a request line (too long, over the input budget, unfinished): sends the error,
+    /// closes the output (the client reads the error and EOF), and closes fully when the client
+    /// does or after 5 s. Further input is discarded by the handler.
+    func refuse(_ error: RPCError) {
         guard !refused.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        let response = ResponseEncoding.failure(id: .null, error: RPCError(.requestTooLarge, "request line longer than 1 MiB; closing the connection"))
+        logger.warning("control request refused", metadata: ["error": "\(error.message)"])
+        let response = ResponseEncoding.failure(id: .null, error: error)
         let channel = self.channel
         channel.writeAndFlush(channel.allocator.buffer(bytes: response)).whenComplete { _ in
             channel.close(mode: .output, promise: nil)
             channel.eventLoop.scheduleTask(in: .seconds(5)) { channel.close(promise: nil) }
         }
     }
-
-    /// True once an over-long line was refused: later input is discarded.
-    var isRefused: Bool { refused.load(ordering: .acquiring) }
 
     func close() {
         channel.close(promise: nil)
@@ -101,6 +105,10 @@ final class ControlConnection: Sendable {
     // MARK: Subscriptions
 
     func subscribe(device: Device, params: SubscribeParams, clock: any RecorderClock) async throws(RPCError) -> SubscribeResult {
+        // One request at a time per connection: no other subscribe can slip in between.
+        guard subscriptions.withLock({ $0.count }) < DaemonLimits.subscriptionsPerConnection else {
+            throw RPCError(.limitReached, "too many subscriptions: a connection may hold \(DaemonLimits.subscriptionsPerConnection)")
+        }
         let id = nextSubscription.wrappingAdd(1, ordering: .relaxed).oldValue
         let holder = StreamHolder()
         let eventLoop = channel.eventLoop
@@ -145,6 +153,7 @@ final class ControlConnection: Sendable {
     /// On the event loop: sends what the stream has while the client keeps up. When the socket
     /// is not writable the ring keeps going and this subscriber later gets a gap record.
     func drain(_ stream: LiveStream) {
+        channel.eventLoop.preconditionInEventLoop()
         stream.beginDrain()
         guard subscriptions.withLock({ $0[stream.subscription] != nil }) else { return }
         var rounds = 0
@@ -159,8 +168,9 @@ final class ControlConnection: Sendable {
         }
     }
 
-    /// The socket became writable again.
+    /// The socket became writable again (on the event loop).
     func writable() {
+        channel.eventLoop.preconditionInEventLoop()
         let all = subscriptions.withLock { Array($0.values) }
         for stream in all where stream.claimDrain() { drain(stream) }
     }
@@ -168,5 +178,5 @@ final class ControlConnection: Sendable {
 
 /// Lets the ring's notification find its stream once it is armed.
 final class StreamHolder: Sendable {
-    let stream = Mutex<LiveStream?>(nil)
+    let stream = LockedValue<LiveStream?>(nil)
 }

@@ -6,7 +6,6 @@ import NIOPosix
 import RecorderEngine
 import RecorderModel
 import ServiceLifecycle
-import Synchronization
 
 /// The control socket: JSON-RPC 2.0, one object per line, on a SOCK_STREAM Unix socket.
 /// Runs as a `Service`: on graceful shutdown it stops accepting and closes its connections.
@@ -17,19 +16,30 @@ public final class ControlServer: Service, Sendable {
     let listenSocket: Int32?
     let router: RequestRouter
     let group: MultiThreadedEventLoopGroup
+    /// Control connections open at once; one more is answered with `-32011` and closed.
+    let maximumConnections: Int
+    /// Unfinished request bytes of all connections together.
+    let budget = InputBudget()
     let logger: Logger
-    private let serverChannel = Mutex<(any Channel)?>(nil)
-    private let connections = Mutex<[ObjectIdentifier: ControlConnection]>([:])
-    private let ready = Mutex<[CheckedContinuation<Void, Never>]?>([])
+    private let serverChannel = LockedValue<(any Channel)?>(nil)
+    private let connections = LockedValue<[ObjectIdentifier: ControlConnection]>([:])
+    private let ready = LockedValue<[CheckedContinuation<Void, Never>]?>([])
+    /// When an accept failure was last logged (CLOCK_MONOTONIC seconds): once a minute at most.
+    private let lastAcceptFailureLog = LockedValue<Double>(-.infinity)
 
-    init(socketPath: String, socketMode: UInt16, listenSocket: Int32? = nil, router: RequestRouter, logger: Logger) {
+    init(socketPath: String, socketMode: UInt16, listenSocket: Int32? = nil, maximumConnections: Int = DaemonLimits().connections,
+         router: RequestRouter, logger: Logger) {
         self.socketPath = socketPath
         self.socketMode = socketMode
         self.listenSocket = listenSocket
+        self.maximumConnections = maximumConnections
         self.router = router
         self.logger = logger
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     }
+
+    /// Connections open now.
+    public var connectionCount: Int { connections.withLock { $0.count } }
 
     /// Binds the socket (replacing a stale socket file) and sets its mode; with socket
     /// activation, takes the passed socket as it is (systemd owns its path and mode).
@@ -40,16 +50,31 @@ public final class ControlServer: Service, Sendable {
         }
         let router = self.router
         let logger = self.logger
+        let budget = self.budget
         let bootstrap = ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 64)
+            .serverChannelOption(.backlog, value: 128)
+            .serverChannelInitializer { [weak self] channel in
+                // Out of descriptors (EMFILE, ENFILE): accepting pauses instead of spinning; the
+                // pending connections are taken once descriptors are free again.
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(AcceptBackoffHandler(shouldForwardIOErrorCaught: false) { error in
+                        self?.acceptFailed(error)
+                        return .milliseconds(250)
+                    })
+                }
+            }
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { [weak self] channel in
                 channel.eventLoop.makeCompletedFuture {
+                    guard let self else { return }
                     let connection = ControlConnection(channel: channel, router: router, logger: logger)
-                    try channel.pipeline.syncOperations.addHandler(
-                        ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: ControlConnection.maximumLineLength))
-                    try channel.pipeline.syncOperations.addHandler(ControlChannelHandler(connection: connection))
-                    self?.track(connection, channel: channel)
+                    guard self.admit(connection, channel: channel) else {
+                        try channel.pipeline.syncOperations.addHandler(RefusedConnectionHandler(
+                            error: RPCError(.limitReached, "too many connections: recorderd serves at most \(self.maximumConnections) at once")))
+                        return
+                    }
+                    try channel.pipeline.syncOperations.addHandler(ControlChannelHandler(connection: connection, budget: budget, logger: logger))
+                    Task { await connection.serve() }
                 }
             }
         let channel: any Channel
@@ -66,13 +91,33 @@ public final class ControlServer: Service, Sendable {
         for w in waiters { w.resume() }
     }
 
-    func track(_ connection: ControlConnection, channel: any Channel) {
+    /// Counts a new connection in; false when the limit is reached (it is then refused).
+    func admit(_ connection: ControlConnection, channel: any Channel) -> Bool {
         let key = ObjectIdentifier(connection)
-        connections.withLock { $0[key] = connection }
+        let admitted = connections.withLock { c -> Bool in
+            guard c.count < maximumConnections else { return false }
+            c[key] = connection
+            return true
+        }
+        guard admitted else {
+            logger.warning("control connection refused: limit reached", metadata: ["limit": "\(maximumConnections)"])
+            return false
+        }
         channel.closeFuture.whenComplete { [weak self] _ in
             self?.connections.withLock { _ = $0.removeValue(forKey: key) }
         }
-        Task { await connection.serve() }
+        return true
+    }
+
+    /// An accept failed (descriptors exhausted): logged once a minute at most.
+    func acceptFailed(_ error: IOError) {
+        let now = SystemClock.monotonicUptime()
+        let log = lastAcceptFailureLog.withLock { last -> Bool in
+            guard now - last >= 60 else { return false }
+            last = now
+            return true
+        }
+        if log { logger.error("cannot accept control connections; pausing accepts", metadata: ["error": "\(error)"]) }
     }
 
     /// Returns once the socket is listening.

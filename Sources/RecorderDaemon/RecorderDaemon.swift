@@ -43,7 +43,7 @@ public struct RecorderDaemon: Sendable {
         runs = TaskRunRegistry(dataDirectory: configuration.dataDirectory, devices: devices, ringSeconds: configuration.ringSeconds, clock: clock, logger: logger)
         let router = RequestRouter(runs: runs, devices: devices, startUptime: clock.uptime(), clock: clock)
         server = ControlServer(socketPath: configuration.socket, socketMode: configuration.socketMode, listenSocket: listenSocket,
-                               router: router, logger: logger)
+                               maximumConnections: configuration.limits.connections, router: router, logger: logger)
         supervisor = SupervisorService(devices: devices, runs: runs, retryInterval: configuration.retryInterval,
                                        orphanTimeout: configuration.orphanTimeout, logger: logger)
     }

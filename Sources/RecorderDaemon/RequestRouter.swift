@@ -69,7 +69,6 @@ struct RequestRouter: Sendable {
             })
         case .streamSubscribe:
             let params = try Self.params(SubscribeParams.self, request.params)
-            if let rate = params.rate, !(rate > 0) { throw RPCError(.invalidParams, "invalid params: params.rate: expected a rate in Hz > 0") }
             let device: Device
             do { device = try devices.device(named: params.device) } catch { throw error.rpcError }
             let result = try await connection.subscribe(device: device, params: params, clock: clock)

@@ -17,7 +17,7 @@ struct SupervisorService: Service {
             while !Task.isCancelled {
                 _ = await Self.onBlockingQueue { devices.probeAll() }
                 await runs.sweepOrphans(timeout: orphanTimeout)
-                try? await Task.sleep(for: .milliseconds(Int(retryInterval * 1000)))
+                try? await Task.sleep(for: .seconds(retryInterval))
             }
         }
         await runs.interruptAll()

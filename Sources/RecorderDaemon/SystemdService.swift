@@ -47,7 +47,7 @@ struct SystemdService: Service {
                 }
                 nextPing = now + tick
             }
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .milliseconds(Int(tick * 1000))) }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(tick)) }
         }
         notifier.stopping()
     }

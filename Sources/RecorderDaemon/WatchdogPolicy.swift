@@ -22,7 +22,7 @@ public struct WatchdogPolicy: Sendable, Equatable {
             lastReason = nil
             return .ping
         }
-        let reason = "recorder thread wedged: " + stalled.map { "\($0.name) silent \(Int($0.silentSeconds)) s" }.joined(separator: ", ")
+        let reason = "recorder thread wedged: " + stalled.map { "\($0.name) silent \(Int(saturating: $0.silentSeconds)) s" }.joined(separator: ", ")
         let names = stalled.map(\.name).joined(separator: ",")
         defer { lastReason = names }
         return .withhold(reason: reason, log: lastReason != names)

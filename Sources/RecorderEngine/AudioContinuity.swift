@@ -25,7 +25,7 @@ struct AudioContinuity {
     func lost(before uptime: Double) -> (frames: Int, duration: Double)? {
         guard let expectedNext, sampleRate > 0 else { return nil }
         let duration = max(0, uptime - expectedNext)
-        return (Int((duration * Double(sampleRate)).rounded()), duration)
+        return (Int(saturating: (duration * Double(sampleRate)).rounded()), duration)
     }
 
     /// Seconds that `frames` lost frames lasted; nil before the rate is known.

@@ -36,9 +36,9 @@ public final class Device: Sendable {
     let source: any SensorSource
     let ringSeconds: Double
     let logger: Logger
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     /// Serialises open/start/stop of the source (they may block briefly); never the cooperative pool.
-    private let control = Mutex(())
+    private let control = LockedValue(())
 
     public init(configuration: DeviceConfiguration, source: any SensorSource, ringSeconds: Double, logger: Logger) {
         self.configuration = configuration
@@ -52,7 +52,7 @@ public final class Device: Sendable {
 
     /// Frames for `seconds` at `rate`, at least 64 and at most `maximumRingCapacity`.
     public static func ringCapacity(rate: Double, seconds: Double) -> Int {
-        Int(min(Double(maximumRingCapacity), max(64, (rate * seconds).rounded(.up))))
+        Int(saturating: min(Double(maximumRingCapacity), max(64, (rate * seconds).rounded(.up))))
     }
 
     /// Opens the device if it is not open; returns whether it is usable.

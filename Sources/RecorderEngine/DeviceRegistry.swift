@@ -1,6 +1,5 @@
 import Logging
 import RecorderModel
-import Synchronization
 
 /// The configured devices, made by their backends. A configuration reload replaces the set:
 /// unchanged devices keep their `Device` (and whatever is sampling from it).
@@ -20,7 +19,7 @@ public final class DeviceRegistry: Sendable {
         public var unchanged: [String] = []
     }
 
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
     /// The action types each device kind serves, from the backends.
     let served: [String: Set<AsyncActionType>]
     let backends: [any SensorBackend]
@@ -34,7 +33,7 @@ public final class DeviceRegistry: Sendable {
         self.baseDirectory = baseDirectory
         self.logger = logger
         served = Dictionary(backends.map { ($0.kind, $0.servedActionTypes) }, uniquingKeysWith: { $0.union($1) })
-        state = Mutex(State(devices: [], invalid: [], configurations: []))
+        state = LockedValue(State(devices: [], invalid: [], configurations: []))
         _ = reload(configuration.devices, baseDirectory: baseDirectory)
     }
 

@@ -24,14 +24,14 @@ public final class FrameRing: FrameSink, Sendable {
 
     /// Frames the ring holds.
     public let capacity: Int
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
     /// CLOCK_MONOTONIC of the writer's last heartbeat or delivery (bit pattern of a Double).
     private let lastHeartbeat = Atomic<UInt64>(0)
 
     public init(capacity: Int) {
         precondition(capacity > 0)
         self.capacity = capacity
-        state = Mutex(State(storage: []))
+        state = LockedValue(State(storage: []))
         state.withLock { $0.storage.reserveCapacity(capacity) }
     }
 

@@ -5,29 +5,36 @@ import Synchronization
 /// A live subscriber's reader of a device ring: decimates to the requested rate, encodes the
 /// same record objects as the files (without `stepPath`) into `stream.records` notifications.
 ///
-/// `@unchecked Sendable`: mutable state is used only inside `drain()`, which the owner calls from
-/// one serial context at a time (the connection's event loop).
-public final class LiveStream: @unchecked Sendable {
+/// Its owner drains it from one context (the connection's event loop) and may close it from
+/// another (a closed connection's cleanup): the mutable state sits behind one lock, so a close
+/// can never pull the reader out from under a drain.
+public final class LiveStream: Sendable {
     public let subscription: Int
     public let types: [SensorType]
     /// Keep one frame of every `stride`.
     public let stride: Int
     public let deliveredRate: Double
     let startUptime: Double
-    var reader: RingReader?
-    var lease: DeviceLease?
-    var encoder = JSONLinesEncoder(reservingCapacity: 16 * 1024)
-    var scratch: [SensorFrame] = []
-    var counter = 0
-    /// Audio devices: live levels every 1/rate seconds (default 0.1 s).
-    var meter: SoundLevelMeter?
-    var levels: [SoundLevel] = []
-    /// Audio: lost chunks measured in frames.
-    var audio = AudioContinuity()
+
+    struct State {
+        var reader: RingReader?
+        var lease: DeviceLease?
+        var encoder = JSONLinesEncoder(reservingCapacity: 16 * 1024)
+        var scratch: [SensorFrame] = []
+        var counter = 0
+        /// Audio devices: live levels every 1/rate seconds (default 0.1 s).
+        var meter: SoundLevelMeter?
+        var levels: [SoundLevel] = []
+        /// Audio: lost chunks measured in frames.
+        var audio = AudioContinuity()
+    }
+
+    private let state: LockedValue<State>
     private let scheduled = Atomic<Bool>(false)
 
     /// Subscribes to `device` (starting it if idle). `notify` is called from the sampler thread
-    /// when frames arrive: it should schedule `drain` on the owner's context.
+    /// when frames arrive: it should schedule `drain` on the owner's context. `rate` must lie in
+    /// `SubscribeParams.rateRange` (the protocol decoder checks it).
     public init(subscription: Int, device: Device, types: [SensorType]?, rate: Double?, clock: any RecorderClock,
                 notify: @escaping @Sendable () -> Void) throws(DeviceError) {
         self.subscription = subscription
@@ -49,22 +56,51 @@ public final class LiveStream: @unchecked Sendable {
         }
         self.types = wanted
         if let rate, rate > 0, rate < caps.rate {
-            stride = max(1, Int((caps.rate / rate).rounded()))
+            stride = max(1, Int(saturating: (caps.rate / rate).rounded()))
         } else {
             stride = 1
         }
+        var initial = State(reader: reader, lease: lease)
         if wanted.contains(.soundLevel) {
-            meter = SoundLevelMeter(interval: rate.map { 1 / max(0.1, min($0, 100)) } ?? 0.1)
+            initial.meter = SoundLevelMeter(interval: rate.map { 1 / max(0.1, min($0, 100)) } ?? 0.1)
         }
         deliveredRate = caps.rate / Double(stride)
         startUptime = clock.uptime()
-        self.lease = lease
-        self.reader = reader
+        state = LockedValue(initial)
     }
 
     /// Reads what arrived and returns notification lines (each ends in `\n`); empty when nothing.
     /// Lost frames (the subscriber was too slow) become gap records.
     public func drain(maximumRecords: Int = 512) -> [UInt8] {
+        state.withLock { $0.drain(maximumRecords: maximumRecords, stream: self) }
+    }
+
+    /// True when more frames are waiting.
+    public var hasBacklog: Bool { state.withLock { ($0.reader?.backlog ?? 0) > 0 } }
+
+    /// Coalesces notifications: true when the caller should schedule a drain.
+    public func claimDrain() -> Bool { !scheduled.exchange(true, ordering: .acquiringAndReleasing) }
+
+    /// Marks the scheduled drain as started.
+    public func beginDrain() { scheduled.store(false, ordering: .releasing) }
+
+    /// Leaves the ring and releases the device (which may block briefly to stop it: call off the
+    /// event loop and the cooperative pool).
+    public func close() {
+        let lease = state.withLock { s -> DeviceLease? in
+            s.reader?.close()
+            s.reader = nil
+            defer { s.lease = nil }
+            return s.lease
+        }
+        lease?.release()
+    }
+}
+
+extension LiveStream.State {
+    /// The body of `LiveStream.drain`, under its lock.
+    mutating func drain(maximumRecords: Int, stream: LiveStream) -> [UInt8] {
+        let subscription = stream.subscription, types = stream.types, stride = stream.stride, startUptime = stream.startUptime
         guard let reader else { return [] }
         encoder.removeAll()
         scratch.removeAll(keepingCapacity: true)
@@ -148,22 +184,5 @@ public final class LiveStream: @unchecked Sendable {
         if encoder.bytes.count == recordsStart { return [] }
         encoder.appendStatic("]}}\n")
         return encoder.bytes
-    }
-
-    /// True when more frames are waiting.
-    public var hasBacklog: Bool { (reader?.backlog ?? 0) > 0 }
-
-    /// Coalesces notifications: true when the caller should schedule a drain.
-    public func claimDrain() -> Bool { !scheduled.exchange(true, ordering: .acquiringAndReleasing) }
-
-    /// Marks the scheduled drain as started.
-    public func beginDrain() { scheduled.store(false, ordering: .releasing) }
-
-    /// Leaves the ring and releases the device.
-    public func close() {
-        reader?.close()
-        reader = nil
-        lease?.release()
-        lease = nil
     }
 }

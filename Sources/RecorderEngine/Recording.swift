@@ -142,7 +142,7 @@ final class Recording: @unchecked Sendable {
         if case .microphone(let o) = configuration.options { result.frequency = 1 / o.levelInterval }
         fileResult = result
         if levelMeter != nil {
-            audio = AudioContinuity(sampleRate: caps.details["sampleRate"].flatMap { Int($0) } ?? Int(caps.rate))
+            audio = AudioContinuity(sampleRate: caps.details["sampleRate"].flatMap { Int($0) } ?? Int(saturating: caps.rate))
             audioChannels = caps.details["channels"].flatMap { Int($0) } ?? 1
         }
         if saveAudioFile {
@@ -332,9 +332,9 @@ final class Recording: @unchecked Sendable {
         let period = 1 / Double(chunk.sampleRate)
         audio.read(chunk)
         var first = 0
-        if chunk.uptime < lowerBound { first = min(chunk.frames, Int(((lowerBound - chunk.uptime) / period).rounded(.up))) }
+        if chunk.uptime < lowerBound { first = min(chunk.frames, Int(saturating: ((lowerBound - chunk.uptime) / period).rounded(.up))) }
         var end = chunk.frames
-        if let stopUptime { end = max(first, min(end, Int(((stopUptime - chunk.uptime) / period).rounded(.down)) + 1)) }
+        if let stopUptime { end = max(first, min(end, Int(saturating: ((stopUptime - chunk.uptime) / period).rounded(.down)) &+ 1)) }
         guard end > first else { return }
         var part = chunk
         if first > 0 || end < chunk.frames {

@@ -25,6 +25,12 @@ public struct ReplayConfiguration: Sendable, Equatable, Decodable {
 
     enum CodingKeys: String, CodingKey { case name, file, frequency, columns, units, speed, loop }
 
+    /// Allowed file rates and playback speeds; the played rate (`frequency × speed`, also when the
+    /// rate comes from a JSON-lines file) is at most `maximumRate`.
+    public static let frequencyRange = NumberRange(greaterThan: 0, atMost: 100_000, "a frequency in Hz")
+    public static let speedRange = NumberRange(greaterThan: 0, atMost: 1000, "a speed")
+    public static let maximumRate = 1_000_000.0
+
     /// Accepted units and their factor to the file unit.
     static let unitFactors: [SensorType: [String: Double]] = [
         .accelerometer: ["g": 1, "m/s^2": 1 / 9.80665, "m/s2": 1 / 9.80665],
@@ -36,10 +42,7 @@ public struct ReplayConfiguration: Sendable, Equatable, Decodable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         name = try c.decode(String.self, forKey: .name)
         file = try c.decode(String.self, forKey: .file)
-        frequency = try c.decodeIfPresent(Double.self, forKey: .frequency)
-        if let f = frequency, !(f > 0 && f <= 100_000) {
-            throw DecodingError.dataCorruptedError(forKey: .frequency, in: c, debugDescription: "expected a frequency in Hz, > 0")
-        }
+        frequency = try c.decodeIfPresent(Double.self, forKey: .frequency, in: Self.frequencyRange)
         let rawColumns = try c.decodeIfPresent([String: [String]].self, forKey: .columns)
             ?? ["accelerometer": ["acc_x", "acc_y", "acc_z"], "gyro": ["gyr_x", "gyr_y", "gyr_z"]]
         var columns: [SensorType: [String]] = [:]
@@ -65,9 +68,11 @@ public struct ReplayConfiguration: Sendable, Equatable, Decodable {
             units[type] = unit
         }
         self.units = units
-        speed = try c.decodeIfPresent(Double.self, forKey: .speed) ?? 1
-        guard speed > 0, speed.isFinite else {
-            throw DecodingError.dataCorruptedError(forKey: .speed, in: c, debugDescription: "expected a speed > 0")
+        speed = try c.decodeIfPresent(Double.self, forKey: .speed, in: Self.speedRange) ?? 1
+        if let frequency, frequency * speed > Self.maximumRate {
+            throw DecodingError.dataCorruptedError(
+                forKey: .speed, in: c,
+                debugDescription: "frequency × speed is \(frequency * speed) Hz: expected at most \(Int(Self.maximumRate)) Hz")
         }
         loop = try c.decodeIfPresent(Bool.self, forKey: .loop) ?? true
     }

@@ -22,8 +22,8 @@ public final class ReplaySource: SensorSource {
 
     public let configuration: ReplayConfiguration
     let path: String
-    private let data = Mutex<ReplayData?>(nil)
-    private let run = Mutex<Run?>(nil)
+    private let data = LockedValue<ReplayData?>(nil)
+    private let run = LockedValue<Run?>(nil)
 
     public init(configuration: ReplayConfiguration, path: String) {
         self.configuration = configuration
@@ -43,8 +43,12 @@ public final class ReplaySource: SensorSource {
             loaded = try ReplayData.load(path: path, configuration: configuration)
             data.withLock { $0 = loaded }
         }
+        let rate = rate(of: loaded)
+        guard rate > 0, rate <= ReplayConfiguration.maximumRate else {
+            throw ReplayData.LoadError(description: "\(path): the played rate would be \(rate) Hz: expected at most \(Int(ReplayConfiguration.maximumRate)) Hz")
+        }
         return DeviceCapabilities(
-            sensorTypes: loaded.sensorTypes, rate: rate(of: loaded),
+            sensorTypes: loaded.sensorTypes, rate: rate,
             details: ["file": path, "frames": "\(loaded.frames.count)", "speed": "\(configuration.speed)", "loop": "\(configuration.loop)"])
     }
 
@@ -84,7 +88,7 @@ public final class ReplaySource: SensorSource {
         while !run.stopped.load(ordering: .acquiring) {
             sink.heartbeat()
             let now = SystemClock.monotonicUptime()
-            var due = Int((now - t0) / period) + 1
+            var due = Int(saturating: (now - t0) / period) + 1
             if !loop { due = min(due, frames.count) }
             let end = min(due, emitted + maximumBatch)
             if end > emitted {

@@ -23,7 +23,7 @@ public struct SoundLevelMeter: Sendable {
     /// Adds a chunk; appends a level for every window it completes.
     public mutating func add(_ chunk: AudioChunk, into levels: inout [SoundLevel]) {
         sampleRate = chunk.sampleRate
-        let windowFrames = max(1, Int((interval * Double(chunk.sampleRate)).rounded()))
+        let windowFrames = max(1, Int(saturating: (interval * Double(chunk.sampleRate)).rounded()))
         let channels = max(1, chunk.channels)
         chunk.samples.withUnsafeBufferPointer { samples in
             var frame = 0

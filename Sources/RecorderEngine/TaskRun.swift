@@ -2,7 +2,6 @@ import Dispatch
 import Foundation
 import Logging
 import RecorderModel
-import Synchronization
 
 /// One task run: its rules, its recorders and its manifest.
 ///
@@ -15,7 +14,7 @@ public final class TaskRun: @unchecked Sendable {
     public let directory: String
     let queue: DispatchQueue
     private let persistQueue: DispatchQueue
-    private let pendingPersist = Mutex<TaskResult?>(nil)
+    private let pendingPersist = LockedValue<TaskResult?>(nil)
     let clock: any RecorderClock
     let logger: Logger
     var rules: TaskRunRules
@@ -23,7 +22,7 @@ public final class TaskRun: @unchecked Sendable {
     /// Recorders in configuration order (those whose device exists).
     var recordings: [Recording] = []
     /// Seconds of CLOCK_MONOTONIC of the last request about this run.
-    let lastActivity: Mutex<Double>
+    let lastActivity: LockedValue<Double>
 
     init(uuid: UUID, taskIdentifier: String, directory: String, actions: [AsyncActionConfiguration],
          clock: any RecorderClock, logger: Logger) {
@@ -36,7 +35,7 @@ public final class TaskRun: @unchecked Sendable {
         persistQueue = DispatchQueue(label: "recorderd.run.persist.\(uuid.uuidString)")
         rules = TaskRunRules(taskIdentifier: taskIdentifier, actions: actions)
         result = TaskResult(taskIdentifier: taskIdentifier, taskRunUUID: uuid, startDate: clock.now())
-        lastActivity = Mutex(clock.uptime())
+        lastActivity = LockedValue(clock.uptime())
     }
 
     /// Runs `body` on the run's queue.

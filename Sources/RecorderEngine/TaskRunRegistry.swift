@@ -10,7 +10,7 @@ public final class TaskRunRegistry: Sendable {
     let ringSeconds: Double
     let clock: any RecorderClock
     let logger: Logger
-    private let runs = Mutex<[UUID: TaskRun]>([:])
+    private let runs = LockedValue<[UUID: TaskRun]>([:])
     private let closing = Atomic<Bool>(false)
 
     public init(dataDirectory: String, devices: DeviceRegistry, ringSeconds: Double, clock: any RecorderClock = SystemClock(), logger: Logger) {

@@ -45,52 +45,24 @@ extension AsyncActionConfiguration: Codable {
                 }
                 o.recorderTypes = types
             }
-            if let f = try c.decodeIfPresent(Double.self, forKey: .frequency) {
-                guard f > 0, f <= 100_000 else {
-                    throw DecodingError.dataCorruptedError(forKey: .frequency, in: c, debugDescription: "expected a frequency in Hz, > 0 and <= 100000")
-                }
-                o.frequency = f
-            }
+            if let f = try c.decodeIfPresent(Double.self, forKey: .frequency, in: MotionOptions.frequencyRange) { o.frequency = f }
             o.shouldDeletePrevious = try c.decodeIfPresent(Bool.self, forKey: .shouldDeletePrevious) ?? true
-            if let p = try c.decodeIfPresent(Double.self, forKey: .preRollSeconds) {
-                guard p >= 0, p <= 3600 else {
-                    throw DecodingError.dataCorruptedError(forKey: .preRollSeconds, in: c, debugDescription: "expected seconds >= 0")
-                }
-                o.preRollSeconds = p
-            }
+            if let p = try c.decodeIfPresent(Double.self, forKey: .preRollSeconds, in: MotionOptions.preRollRange) { o.preRollSeconds = p }
             options = .motion(o)
         case .distance:
             var o = DistanceOptions()
             o.saveCoordinates = try c.decodeIfPresent(Bool.self, forKey: .saveCoordinates) ?? false
             o.motionStepIdentifier = try c.decodeIfPresent(String.self, forKey: .motionStepIdentifier)
-            if let t = try c.decodeIfPresent(Double.self, forKey: .horizontalAccuracyThreshold) {
-                guard t > 0 else {
-                    throw DecodingError.dataCorruptedError(forKey: .horizontalAccuracyThreshold, in: c, debugDescription: "expected metres > 0")
-                }
+            if let t = try c.decodeIfPresent(Double.self, forKey: .horizontalAccuracyThreshold, in: DistanceOptions.accuracyThresholdRange) {
                 o.horizontalAccuracyThreshold = t
             }
             options = .distance(o)
         case .microphone:
             var o = MicrophoneOptions()
             o.saveAudioFile = try c.decodeIfPresent(Bool.self, forKey: .saveAudioFile) ?? false
-            if let l = try c.decodeIfPresent(Double.self, forKey: .levelInterval) {
-                guard l > 0, l <= 3600 else {
-                    throw DecodingError.dataCorruptedError(forKey: .levelInterval, in: c, debugDescription: "expected seconds > 0")
-                }
-                o.levelInterval = l
-            }
-            if let r = try c.decodeIfPresent(Int.self, forKey: .sampleRate) {
-                guard r > 0, r <= 768_000 else {
-                    throw DecodingError.dataCorruptedError(forKey: .sampleRate, in: c, debugDescription: "expected a sample rate in Hz, > 0")
-                }
-                o.sampleRate = r
-            }
-            if let n = try c.decodeIfPresent(Int.self, forKey: .channels) {
-                guard (1...32).contains(n) else {
-                    throw DecodingError.dataCorruptedError(forKey: .channels, in: c, debugDescription: "expected 1 to 32 channels")
-                }
-                o.channels = n
-            }
+            if let l = try c.decodeIfPresent(Double.self, forKey: .levelInterval, in: MicrophoneOptions.levelIntervalRange) { o.levelInterval = l }
+            o.sampleRate = try c.decodeIfPresent(Int.self, forKey: .sampleRate, in: 1000...768_000, "a sample rate in Hz")
+            o.channels = try c.decodeIfPresent(Int.self, forKey: .channels, in: 1...32, "a number of channels")
             options = .microphone(o)
         }
     }

@@ -37,6 +37,10 @@ public struct MotionOptions: Sendable, Equatable {
     /// Seconds of samples before the start step to include (ours; default 0).
     public var preRollSeconds: Double = 0
 
+    /// Allowed requested frequencies and pre-roll durations.
+    public static let frequencyRange = NumberRange(greaterThan: 0, atMost: 100_000, "a frequency in Hz")
+    public static let preRollRange = NumberRange(atLeast: 0, atMost: 3600, "seconds")
+
     public init(recorderTypes: [SensorType] = [.accelerometer, .gyro], frequency: Double = 100,
                 shouldDeletePrevious: Bool = true, preRollSeconds: Double = 0) {
         self.recorderTypes = recorderTypes
@@ -54,6 +58,9 @@ public struct DistanceOptions: Sendable, Equatable {
     /// Fixes count for distance only when their horizontal accuracy is better than this (m; ours, default 20).
     public var horizontalAccuracyThreshold: Double = 20
 
+    /// Allowed accuracy thresholds.
+    public static let accuracyThresholdRange = NumberRange(greaterThan: 0, atMost: 100_000, "metres")
+
     public init(saveCoordinates: Bool = false, motionStepIdentifier: String? = nil, horizontalAccuracyThreshold: Double = 20) {
         self.saveCoordinates = saveCoordinates
         self.motionStepIdentifier = motionStepIdentifier
@@ -66,6 +73,9 @@ public struct MicrophoneOptions: Sendable, Equatable {
     public var saveAudioFile: Bool = false
     /// Seconds per sound-level record (default 1).
     public var levelInterval: Double = 1
+
+    /// Allowed level intervals: at least 10 ms (a level per frame would be a record per sample).
+    public static let levelIntervalRange = NumberRange(atLeast: 0.01, atMost: 3600, "seconds")
     public var sampleRate: Int?
     public var channels: Int?
 

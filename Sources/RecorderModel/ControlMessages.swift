@@ -27,7 +27,7 @@ public struct TaskStartResult: Sendable, Codable, Equatable {
     }
 }
 
-/// `step.start` / `step.finish` parameters.
+/// `step.start` / `step.finish` parameters. The step path must satisfy `StepPath`.
 public struct StepParams: Sendable, Codable, Equatable {
     public var taskRunUUID: UUID
     public var stepPath: String
@@ -35,6 +35,17 @@ public struct StepParams: Sendable, Codable, Equatable {
     public init(taskRunUUID: UUID, stepPath: String) {
         self.taskRunUUID = taskRunUUID
         self.stepPath = stepPath
+    }
+
+    enum CodingKeys: String, CodingKey { case taskRunUUID, stepPath }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        taskRunUUID = try c.decode(UUID.self, forKey: .taskRunUUID)
+        stepPath = try c.decode(String.self, forKey: .stepPath)
+        if let problem = StepPath.problem(stepPath) {
+            throw DecodingError.dataCorruptedError(forKey: .stepPath, in: c, debugDescription: problem)
+        }
     }
 }
 
@@ -74,13 +85,25 @@ public struct TaskCancelParams: Sendable, Codable, Equatable {
 public struct SubscribeParams: Sendable, Codable, Equatable {
     public var device: String
     public var sensorTypes: [SensorType]?
-    /// Records per second per sensor type; absent: every sample.
+    /// Records per second per sensor type (`rateRange`); absent: every sample.
     public var rate: Double?
+
+    /// Live rates a subscriber may ask for.
+    public static let rateRange = NumberRange(atLeast: 0.001, atMost: 100_000, "a rate in Hz")
 
     public init(device: String, sensorTypes: [SensorType]? = nil, rate: Double? = nil) {
         self.device = device
         self.sensorTypes = sensorTypes
         self.rate = rate
+    }
+
+    enum CodingKeys: String, CodingKey { case device, sensorTypes, rate }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        device = try c.decode(String.self, forKey: .device)
+        sensorTypes = try c.decodeIfPresent([SensorType].self, forKey: .sensorTypes)
+        rate = try c.decodeIfPresent(Double.self, forKey: .rate, in: Self.rateRange)
     }
 }
 

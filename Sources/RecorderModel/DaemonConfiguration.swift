@@ -48,14 +48,24 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Seconds a sampling thread may go without a heartbeat (beyond twice its longest blocking
     /// call) before it counts as wedged and the systemd watchdog pings stop.
     public var stallTimeout: Double = 5
+    /// What clients may use at once.
+    public var limits = DaemonLimits()
     public var devices: [DeviceConfiguration] = []
+
+    /// Allowed values of the numbers (checked when the file is read).
+    public static let ringSecondsRange = NumberRange(greaterThan: 0, atMost: 3600, "seconds")
+    public static let orphanTimeoutRange = NumberRange(greaterThan: 0, atMost: 604_800, "seconds")
+    public static let retryIntervalRange = NumberRange(atLeast: 0.01, atMost: 3600, "seconds")
+    public static let stallTimeoutRange = NumberRange(atLeast: 0.1, atMost: 3600, "seconds")
+    /// The longest control socket path (`sun_path` holds 108 bytes with the terminating NUL).
+    public static let maximumSocketPathLength = 107
 
     public init() {}
 
     /// Decodes a configuration file; errors name the JSON path.
     public static func decode(_ data: Data) throws(ConfigurationError) -> DaemonConfiguration {
         do {
-            return try JSONDecoder().decode(DaemonConfiguration.self, from: data)
+            return try JSONValueDecoder().decode(DaemonConfiguration.self, from: data)
         } catch {
             throw ConfigurationError(DecodingErrorDescription.describe(error))
         }
@@ -63,45 +73,35 @@ public struct DaemonConfiguration: Sendable, Equatable {
 }
 
 extension DaemonConfiguration: Codable {
-    enum CodingKeys: String, CodingKey { case socket, socketMode, dataDirectory, ringSeconds, orphanTimeout, retryInterval, stallTimeout, devices }
+    enum CodingKeys: String, CodingKey { case socket, socketMode, dataDirectory, ringSeconds, orphanTimeout, retryInterval, stallTimeout, limits, devices }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         socket = try c.decodeIfPresent(String.self, forKey: .socket) ?? socket
+        guard !socket.isEmpty, socket.utf8.count <= Self.maximumSocketPathLength, !socket.contains("\0") else {
+            throw DecodingError.dataCorruptedError(forKey: .socket, in: c, debugDescription: "expected a socket path of 1 to \(Self.maximumSocketPathLength) bytes")
+        }
         if let modeText = try? c.decodeIfPresent(String.self, forKey: .socketMode) {
             guard let m = UInt16(modeText, radix: 8), m <= 0o777 else {
                 throw DecodingError.dataCorruptedError(forKey: .socketMode, in: c, debugDescription: "expected an octal mode such as \"0660\"")
             }
             socketMode = m
-        } else if let m = try c.decodeIfPresent(Int.self, forKey: .socketMode) {
-            guard (0...0o777).contains(m) else {
-                throw DecodingError.dataCorruptedError(forKey: .socketMode, in: c, debugDescription: "expected a mode between 0 and 0777")
-            }
+        } else if let m = try c.decodeIfPresent(Int.self, forKey: .socketMode, in: 0...0o777, "a mode (0 to 0777, i.e. 511)") {
             socketMode = UInt16(m)
         }
         dataDirectory = try c.decodeIfPresent(String.self, forKey: .dataDirectory) ?? dataDirectory
-        if let r = try c.decodeIfPresent(Double.self, forKey: .ringSeconds) {
-            guard r > 0, r <= 3600 else {
-                throw DecodingError.dataCorruptedError(forKey: .ringSeconds, in: c, debugDescription: "expected seconds > 0 and <= 3600")
-            }
-            ringSeconds = r
+        guard !dataDirectory.isEmpty, dataDirectory.utf8.count <= 1024, !dataDirectory.contains("\0") else {
+            throw DecodingError.dataCorruptedError(forKey: .dataDirectory, in: c, debugDescription: "expected a directory path of 1 to 1024 bytes")
         }
-        if let o = try c.decodeIfPresent(Double.self, forKey: .orphanTimeout) {
-            guard o > 0 else { throw DecodingError.dataCorruptedError(forKey: .orphanTimeout, in: c, debugDescription: "expected seconds > 0") }
-            orphanTimeout = o
-        }
-        if let r = try c.decodeIfPresent(Double.self, forKey: .retryInterval) {
-            guard r > 0 else { throw DecodingError.dataCorruptedError(forKey: .retryInterval, in: c, debugDescription: "expected seconds > 0") }
-            retryInterval = r
-        }
-        if let t = try c.decodeIfPresent(Double.self, forKey: .stallTimeout) {
-            guard t > 0 else { throw DecodingError.dataCorruptedError(forKey: .stallTimeout, in: c, debugDescription: "expected seconds > 0") }
-            stallTimeout = t
-        }
+        ringSeconds = try c.decodeIfPresent(Double.self, forKey: .ringSeconds, in: Self.ringSecondsRange) ?? ringSeconds
+        orphanTimeout = try c.decodeIfPresent(Double.self, forKey: .orphanTimeout, in: Self.orphanTimeoutRange) ?? orphanTimeout
+        retryInterval = try c.decodeIfPresent(Double.self, forKey: .retryInterval, in: Self.retryIntervalRange) ?? retryInterval
+        stallTimeout = try c.decodeIfPresent(Double.self, forKey: .stallTimeout, in: Self.stallTimeoutRange) ?? stallTimeout
+        limits = try c.decodeIfPresent(DaemonLimits.self, forKey: .limits) ?? limits
         devices = try c.decodeIfPresent([DeviceConfiguration].self, forKey: .devices) ?? []
         var seen = Set<String>()
         for (i, d) in devices.enumerated() where !seen.insert(d.name).inserted {
-            throw DecodingError.dataCorrupted(.init(codingPath: [CodingKeys.devices, IndexKey(i)], debugDescription: "duplicate device name \(d.name.debugDescription)"))
+            throw DecodingError.dataCorrupted(.init(codingPath: [CodingKeys.devices, ArrayIndexKey(i)], debugDescription: "duplicate device name \(d.name.debugDescription)"))
         }
     }
 
@@ -114,17 +114,9 @@ extension DaemonConfiguration: Codable {
         try c.encode(orphanTimeout, forKey: .orphanTimeout)
         try c.encode(retryInterval, forKey: .retryInterval)
         try c.encode(stallTimeout, forKey: .stallTimeout)
+        try c.encode(limits, forKey: .limits)
         try c.encode(devices, forKey: .devices)
     }
-}
-
-/// An array index as a coding key, for error paths.
-struct IndexKey: CodingKey {
-    var stringValue: String { "\(intValue!)" }
-    var intValue: Int?
-    init(_ i: Int) { intValue = i }
-    init?(stringValue: String) { nil }
-    init?(intValue: Int) { self.intValue = intValue }
 }
 
 /// A configuration that cannot be used; the message names the JSON path.

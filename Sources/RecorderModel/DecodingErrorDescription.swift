@@ -26,7 +26,8 @@ public enum DecodingErrorDescription {
             return "\(path(context.codingPath + [key], prefix: prefix)): required key is missing"
         case .dataCorrupted(let context):
             if context.codingPath.isEmpty {
-                return "\(prefix.isEmpty ? "" : prefix + ": ")malformed JSON"
+                let what = context.debugDescription.hasPrefix("malformed JSON") ? context.debugDescription : "malformed JSON"
+                return "\(prefix.isEmpty ? "" : prefix + ": ")\(what)"
             }
             return "\(path(context.codingPath, prefix: prefix)): \(context.debugDescription)"
         @unknown default:

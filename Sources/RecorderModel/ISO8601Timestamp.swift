@@ -4,8 +4,8 @@ import Foundation
 public enum ISO8601Timestamp {
     /// Formats `date` in UTC with milliseconds and offset `+00:00`.
     public static func string(from date: Date) -> String {
-        var t = time_t(floor(date.timeIntervalSince1970))
-        var ms = Int(((date.timeIntervalSince1970 - Double(t)) * 1000).rounded())
+        var t = time_t(Int(saturating: floor(date.timeIntervalSince1970)))
+        var ms = Int(saturating: ((date.timeIntervalSince1970 - Double(t)) * 1000).rounded())
         if ms >= 1000 { ms -= 1000; t += 1 }
         var parts = tm()
         gmtime_r(&t, &parts)

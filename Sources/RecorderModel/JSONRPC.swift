@@ -1,36 +1,51 @@
 import Foundation
 
 /// A JSON-RPC 2.0 request id: a string, a number, or null.
+///
+/// A number is kept as the exact text it arrived in and echoed byte for byte: ids beyond 2^53
+/// (which a Double would change) and `Int64.max` come back as sent.
 public enum JSONRPCID: Sendable, Hashable, Codable {
-    case number(Int64)
+    /// A number, as its JSON text (e.g. `"9223372036854775807"`).
+    case number(String)
     case string(String)
     case null
+
+    /// A numeric id.
+    public init(_ number: Int64) { self = .number(String(number)) }
+
+    /// The numeric id as an integer, when it is one that fits.
+    public var integerValue: Int64? {
+        if case .number(let text) = self { return Int64(text) }
+        return nil
+    }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
         if c.decodeNil() { self = .null }
-        else if let n = try? c.decode(Int64.self) { self = .number(n) }
+        else if let n = try? c.decode(Int64.self) { self = .number(String(n)) }
+        else if let d = try? c.decode(Double.self) { self = .number("\(d)") }
         else { self = .string(try c.decode(String.self)) }
     }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
         switch self {
-        case .number(let n): try c.encode(n)
+        case .number(let text):
+            if let n = Int64(text) { try c.encode(n) } else { try c.encode(Double(text) ?? 0) }
         case .string(let s): try c.encode(s)
         case .null: try c.encodeNil()
         }
     }
 
-    /// Reads an id from a request's `id` member; nil when it is not a valid id.
-    public init?(json: JSONValue) {
-        switch json {
-        case .null: self = .null
-        case .string(let s): self = .string(s)
-        case .number(let n):
-            guard n.rounded() == n, abs(n) < 9.2e18 else { return nil }
-            self = .number(Int64(n))
-        default: return nil
+    /// The id as JSON text, exactly as it was received.
+    public var jsonBytes: [UInt8] {
+        switch self {
+        case .number(let text): return Array(text.utf8)
+        case .null: return Array("null".utf8)
+        case .string(let s):
+            var encoder = JSONLinesEncoder(reservingCapacity: s.utf8.count + 2)
+            encoder.appendString(s)
+            return encoder.bytes
         }
     }
 }
@@ -62,6 +77,8 @@ public enum RPCErrorCode: Int, Sendable, Codable, CaseIterable {
     case requestTooLarge = -32009
     /// The daemon is shutting down.
     case shuttingDown = -32010
+    /// A limit of recorderd was reached (connections, task runs, recorders per run, subscriptions).
+    case limitReached = -32011
 }
 
 /// A JSON-RPC error object.
@@ -149,25 +166,30 @@ extension JSONRPCRequest {
     /// Parses one request line. Throws `RPCError` (parse error or invalid request) with the id
     /// when it could be read, so that the error response can carry it.
     public static func parse(line: some Collection<UInt8>) throws(RequestParseError) -> JSONRPCRequest {
-        let value: JSONValue
+        let document: JSONParser.Document
         guard String(validating: line, as: UTF8.self) != nil else {
             throw RequestParseError(id: .null, error: RPCError(.parseError, "parse error: the line is not UTF-8"))
         }
         do {
-            value = try JSONDecoder().decode(JSONValue.self, from: Data(line))
+            document = try JSONParser.parseDocument(line)
         } catch {
-            throw RequestParseError(id: .null, error: RPCError(.parseError, "parse error: the line is not valid JSON"))
+            throw RequestParseError(id: .null, error: RPCError(.parseError, "parse error: the line is not valid JSON (\(error))"))
         }
-        guard case .object(let members) = value else {
-            let what = value.typeName
+        guard case .object(let members) = document.value else {
+            let what = document.value.typeName
             throw RequestParseError(id: .null, error: RPCError(.invalidRequest, "invalid request: expected a JSON object, found \(what) (batches are not supported)"))
         }
         var id: JSONRPCID?
         if let rawID = members["id"] {
-            guard let parsed = JSONRPCID(json: rawID) else {
-                throw RequestParseError(id: .null, error: RPCError(.invalidRequest, "invalid request: id: expected a string, an integer or null"))
+            switch rawID {
+            case .null: id = .null
+            case .string(let s): id = .string(s)
+            case .number:
+                // Echoed exactly as received: the member's own text.
+                id = .number(String(decoding: document.topLevelMembers["id"] ?? [], as: UTF8.self))
+            default:
+                throw RequestParseError(id: .null, error: RPCError(.invalidRequest, "invalid request: id: expected a string, a number or null"))
             }
-            id = parsed
         }
         guard members["jsonrpc"] == .string("2.0") else {
             throw RequestParseError(id: id ?? .null, error: RPCError(.invalidRequest, "invalid request: jsonrpc: expected \"2.0\""))

@@ -80,15 +80,15 @@ extension JSONValue: Codable {
 }
 
 extension JSONValue {
-    /// Decodes a typed value from this JSON value (control plane only, not per sample).
+    /// Decodes a typed value from this JSON value (control plane only, not per sample), with
+    /// `JSONValueDecoder`: integers range-checked, errors with their full JSON path.
     public func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        let data = try JSONEncoder().encode(self)
-        return try JSONDecoder().decode(T.self, from: data)
+        try JSONValueDecoder().decode(T.self, from: self)
     }
 
     /// Encodes any Encodable value as a JSON value.
     public init<T: Encodable>(encoding value: T) throws {
         let data = try JSONEncoder().encode(value)
-        self = try JSONDecoder().decode(JSONValue.self, from: data)
+        self = try JSONParser.parse(data)
     }
 }

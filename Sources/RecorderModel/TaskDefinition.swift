@@ -17,6 +17,22 @@ public struct TaskDefinition: Sendable, Codable, Equatable {
             self.text = text
             self.duration = duration
         }
+
+        /// Step durations a task file may give.
+        public static let durationRange = NumberRange(atLeast: 0, atMost: 86_400, "seconds")
+
+        enum CodingKeys: String, CodingKey { case identifier, title, text, duration }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            identifier = try c.decode(String.self, forKey: .identifier)
+            if let problem = StepPath.problem(identifier) {
+                throw DecodingError.dataCorruptedError(forKey: .identifier, in: c, debugDescription: problem)
+            }
+            title = try c.decodeIfPresent(String.self, forKey: .title)
+            text = try c.decodeIfPresent(String.self, forKey: .text)
+            duration = try c.decodeIfPresent(Double.self, forKey: .duration, in: Self.durationRange)
+        }
     }
 
     public var identifier: String
@@ -32,7 +48,7 @@ public struct TaskDefinition: Sendable, Codable, Equatable {
     /// Decodes a task file; errors name the JSON path.
     public static func decode(_ data: Data) throws(ConfigurationError) -> TaskDefinition {
         do {
-            return try JSONDecoder().decode(TaskDefinition.self, from: data)
+            return try JSONValueDecoder().decode(TaskDefinition.self, from: data)
         } catch {
             throw ConfigurationError(DecodingErrorDescription.describe(error))
         }

@@ -12,7 +12,7 @@ struct StatusCommand: AsyncParsableCommand {
         let client = try await socket.connect()
         let status = try await client.status()
         if json { return try Output.json(status) }
-        print("recorderd \(status.version), pid \(status.pid), up \(Int(status.uptimeSeconds)) s, data in \(status.dataDirectory)")
+        print("recorderd \(status.version), pid \(status.pid), up \(Int(saturating: status.uptimeSeconds)) s, data in \(status.dataDirectory)")
         print("devices:")
         for d in status.devices { print("  " + DevicesCommand.line(d)) }
         print("task runs: \(status.taskRuns.isEmpty ? "none" : "")")
@@ -40,7 +40,7 @@ struct DevicesCommand: AsyncParsableCommand {
         var s = "\(h.kind) \(h.source) \(h.id)"
         if let name = h.name { s += " \(name)" }
         if let channels = h.channels { s += " [\(channels.joined(separator: ","))]" }
-        if let rates = h.rates, !rates.isEmpty { s += " rates \(rates.map { $0 == $0.rounded() ? String(Int($0)) : String($0) }.joined(separator: " ")) Hz" }
+        if let rates = h.rates, !rates.isEmpty { s += " rates \(rates.map { $0 == $0.rounded() ? String(Int(saturating: $0)) : String($0) }.joined(separator: " ")) Hz" }
         for (k, v) in (h.details ?? [:]).sorted(by: { $0.key < $1.key }) { s += " \(k)=\(v)" }
         return s
     }

@@ -5,7 +5,6 @@ import RecorderClient
 import RecorderEngine
 import RecorderModel
 import RecorderTestSupport
-import Synchronization
 import Testing
 
 /// Capture from a real-time PCM: the real libasound's jack plugin over a real JACK server.
@@ -13,14 +12,14 @@ import Testing
     /// A sink of our own that stalls the capture thread once (the stimulus for an overrun: the
     /// reader falls behind the device) and records what arrives with the time it arrived.
     final class StallingSink: FrameSink, @unchecked Sendable {
-        // @unchecked: `state` is a Mutex; `arrived` only wakes waiters.
+        // @unchecked: `state` is a LockedValue; `arrived` only wakes waiters.
         struct State {
             var frames: [(frame: SensorFrame, deliveredAt: Double)] = []
             var chunks = 0
             var stalledFrom: Double?
             var stalledUntil: Double?
         }
-        let state = Mutex(State())
+        let state = LockedValue(State())
         let arrived = DispatchSemaphore(value: 0)
         let stallAtChunk: Int
         let stallSeconds: Double

@@ -176,7 +176,7 @@ struct SystemdTests {
         let runs = TaskRunRegistry(dataDirectory: dir, devices: devices, ringSeconds: 2, clock: SystemClock(), logger: Fixtures.logger)
         let lease = try devices.device(named: "stub0").acquire()
         defer { lease.release() }
-        let messages = Mutex<[(Double, String)]>([])
+        let messages = LockedValue<[(Double, String)]>([])
         let notifier = SystemdNotifier { m in messages.withLock { $0.append((SystemClock.monotonicUptime(), m)) } }
         let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let service = SystemdService(notifier: notifier, watchdogTimeout: 0.2, devices: devices, runs: runs, listening: {},

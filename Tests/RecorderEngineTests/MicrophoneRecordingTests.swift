@@ -2,13 +2,12 @@ import Foundation
 import RecorderEngine
 import RecorderModel
 import RecorderTestSupport
-import Synchronization
 import Testing
 
 /// A microphone source of our own: the test hands it the chunks to deliver.
 final class ScriptedAudioSource: SensorSource, @unchecked Sendable {
-    // @unchecked: `sink` is a Mutex.
-    let sink = Mutex<(any FrameSink)?>(nil)
+    // @unchecked: `sink` is a LockedValue.
+    let sink = LockedValue<(any FrameSink)?>(nil)
     let sampleRate: Int
 
     init(sampleRate: Int = 48000) {

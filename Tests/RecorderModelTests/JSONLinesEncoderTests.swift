@@ -124,7 +124,7 @@ struct JSONRPCRequestTests {
 
     @Test func validRequest() throws {
         let r = try parse(#"{"jsonrpc":"2.0","id":7,"method":"step.start","params":{"stepPath":"a"}}"#).get()
-        #expect(r.id == .number(7))
+        #expect(r.id == .number("7"))
         #expect(r.method == "step.start")
         #expect(r.params?["stepPath"] == .string("a"))
         #expect(ControlMethod(rawValue: r.method) == .stepStart)
@@ -136,9 +136,9 @@ struct JSONRPCRequestTests {
         ("[1,2]", -32600, .null),
         ("42", -32600, .null),
         (#"{"jsonrpc":"1.0","id":"x","method":"a"}"#, -32600, .string("x")),
-        (#"{"jsonrpc":"2.0","id":3}"#, -32600, .number(3)),
+        (#"{"jsonrpc":"2.0","id":3}"#, -32600, .number("3")),
         (#"{"jsonrpc":"2.0","id":{"a":1},"method":"a"}"#, -32600, .null),
-        (#"{"jsonrpc":"2.0","id":4,"method":"a","params":5}"#, -32602, .number(4)),
+        (#"{"jsonrpc":"2.0","id":4,"method":"a","params":5}"#, -32602, .number("4")),
     ])
     func badRequests(line: String, code: Int, id: JSONRPCID) {
         guard case .failure(let e) = parse(line) else {

@@ -1,6 +1,6 @@
 import CChildProcess
+import RecorderModel
 import Foundation
-import Synchronization
 import Testing
 
 /// Runs a blocking call on a Dispatch thread: tests must not block the cooperative pool, which
@@ -20,13 +20,13 @@ public func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) asy
 /// that socket and hold it open — a long-lived one (jackd, gpsd) then hid an exit for ever and
 /// `waitUntilExit` spun.
 public final class ChildProcess: @unchecked Sendable {
-    // @unchecked: `status` is a Mutex; the rest is immutable after init.
+    // @unchecked: `status` is a LockedValue; the rest is immutable after init.
     public let pid: Int32
     public let output = Pipe()
     /// A descriptor that polls readable once the child has exited (-1 where pidfds are missing).
     private let pidfd: Int32
     /// The exit status once reaped: the code, or the number of the signal that ended it.
-    private let status = Mutex<Int32?>(nil)
+    private let status = LockedValue<Int32?>(nil)
 
     /// `environment`: variables added to (or replacing) the test's own.
     public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {

@@ -1,0 +1,66 @@
+/// What recorderd lets its clients use at once (`limits` in `recorderd.json`). Reaching a limit is
+/// a clear error (`-32011`), never a crash or a stall. The open-file limit recorderd needs
+/// follows from them (`descriptorsNeeded`); the systemd unit's `LimitNOFILE` covers the defaults
+/// with room to spare.
+public struct DaemonLimits: Sendable, Equatable, Codable {
+    /// Control connections open at once; one more is answered with `-32011` and closed.
+    public var connections: Int = 64
+    /// Task runs recording at once; one more `task.start` is `-32011`.
+    public var taskRuns: Int = 16
+    /// Async actions (recorders) in one task run; more is `-32011`.
+    public var recordersPerRun: Int = 16
+
+    /// Allowed values of each limit.
+    public static let connectionsRange = 1...4096
+    public static let taskRunsRange = 1...256
+    public static let recordersPerRunRange = 1...256
+
+    /// Live subscriptions one connection may hold; one more is `-32011`.
+    public static let subscriptionsPerConnection = 16
+    /// The longest request line (bytes, newline excluded); longer is `-32009` and the connection
+    /// is closed.
+    public static let maximumLineLength = 1 << 20
+    /// Bytes of unfinished request lines all connections may hold together; a connection whose
+    /// line would exceed it gets `-32009` and is closed.
+    public static let inputBudget = 16 << 20
+    /// Bytes of replies and notifications a connection may have waiting for the client to read.
+    /// Above the socket's high-water mark recorderd stops reading the connection's requests; past
+    /// this the connection is closed.
+    public static let maximumPendingOutput = 4 << 20
+    /// Seconds a connection may stay unable to take replies (the client reads nothing) before it
+    /// is closed.
+    public static let unwritableTimeout = 60.0
+    /// Descriptors a device may hold (a libiio context and buffers, a gpsd socket, a PCM and its
+    /// poll descriptors, wake pipes).
+    public static let descriptorsPerDevice = 8
+    /// Descriptors a recorder holds: its JSON-lines file, a WAV, and one being opened.
+    public static let descriptorsPerRecorder = 3
+    /// Descriptors a task run holds besides its recorders (manifest writes, the space reserve).
+    public static let descriptorsPerRun = 2
+    /// Everything else: standard streams, the event loop, journald, the listening socket, libraries.
+    public static let descriptorsBase = 64
+
+    public init() {}
+
+    public init(connections: Int, taskRuns: Int, recordersPerRun: Int) {
+        self.connections = connections
+        self.taskRuns = taskRuns
+        self.recordersPerRun = recordersPerRun
+    }
+
+    enum CodingKeys: String, CodingKey { case connections, taskRuns, recordersPerRun }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        connections = try c.decodeIfPresent(Int.self, forKey: .connections, in: Self.connectionsRange, "a number of connections") ?? connections
+        taskRuns = try c.decodeIfPresent(Int.self, forKey: .taskRuns, in: Self.taskRunsRange, "a number of task runs") ?? taskRuns
+        recordersPerRun = try c.decodeIfPresent(Int.self, forKey: .recordersPerRun, in: Self.recordersPerRunRange, "a number of recorders")
+            ?? recordersPerRun
+    }
+
+    /// Open files recorderd needs at these limits with `devices` configured.
+    public func descriptorsNeeded(devices: Int) -> Int {
+        Self.descriptorsBase + connections + devices * Self.descriptorsPerDevice
+            + taskRuns * (Self.descriptorsPerRun + recordersPerRun * Self.descriptorsPerRecorder)
+    }
+}

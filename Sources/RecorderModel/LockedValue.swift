@@ -1,0 +1,37 @@
+import Foundation
+
+/// A value guarded by a `pthread_mutex_t`: the lock recorderd's modules share state through.
+///
+/// Not `Synchronization.Mutex`: on Linux that locks through raw futex calls, which
+/// ThreadSanitizer cannot see, so every access under it is reported as a race and real races
+/// drown in the noise. pthread mutexes are intercepted by TSan; with this lock every TSan report
+/// is real. (NIO's `NIOLockedValueBox` is the same idea; the model and client modules do not
+/// depend on NIO.)
+///
+/// `@unchecked Sendable`: the value is only ever reached inside `withLock`, under the mutex.
+public final class LockedValue<Value>: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private var value: Value
+
+    public init(_ value: Value) {
+        self.value = value
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        let rc = pthread_mutex_init(mutex, nil)
+        precondition(rc == 0, "pthread_mutex_init failed: \(rc)")
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+
+    /// Runs `body` with exclusive access to the value.
+    @inline(__always)
+    public func withLock<Result, E: Error>(_ body: (inout Value) throws(E) -> Result) throws(E) -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
+    }
+}

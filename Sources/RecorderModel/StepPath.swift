@@ -1,0 +1,25 @@
+/// Validation of step paths (`step.start`/`step.finish`), which every record of a recording
+/// carries: at most `maximumLength` bytes of UTF-8, not empty, no control characters (C0, DEL,
+/// C1) — a path is text for a file and a terminal, never a way to grow every record or to
+/// write escape sequences into them.
+public enum StepPath {
+    /// The longest step path accepted, in UTF-8 bytes.
+    public static let maximumLength = 256
+
+    /// Why `path` is not accepted, or nil when it is.
+    public static func problem(_ path: String) -> String? {
+        let length = path.utf8.count
+        if length == 0 { return "expected a step path, found an empty string" }
+        if length > maximumLength { return "expected a step path of at most \(maximumLength) bytes, found \(length)" }
+        for scalar in path.unicodeScalars where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+            return "control character U+\(String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 4)) in the step path"
+        }
+        return nil
+    }
+}
+
+extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}
