@@ -26,11 +26,13 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        .target(name: "CSystemSupport"),
         .target(
             name: "RecorderEngine",
             dependencies: [
                 "RecorderModel",
                 "CLibCrypto",
+                "CSystemSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -83,9 +85,11 @@ let package = Package(
             ]
         ),
         .target(name: "RecorderClient", dependencies: ["RecorderModel"]),
+        .target(name: "CEarlySignals"),
         .executableTarget(
             name: "recorderd",
             dependencies: [
+                "CEarlySignals",
                 "RecorderDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

@@ -11,6 +11,7 @@ extension TaskRunError {
         case .stepOrder: return RPCError(.stepOrder, description)
         case .storage: return RPCError(.storageError, description)
         case .shuttingDown: return RPCError(.shuttingDown, description)
+        case .limitReached: return RPCError(.limitReached, description)
         }
     }
 }

@@ -19,6 +19,8 @@ public struct RecorderDaemon: Sendable {
     let notifier: SystemdNotifier
     /// Reads the configuration again on SIGHUP; nil: SIGHUP is not handled.
     let reloadConfiguration: (@Sendable () throws(ConfigurationError) -> (DaemonConfiguration, baseDirectory: String))?
+    /// Whether a SIGHUP arrived before the reload service took the signal over (then it reloads).
+    let earlyReload: @Sendable () -> Bool
     let logger: Logger
 
     /// The backends this build knows.
@@ -34,13 +36,15 @@ public struct RecorderDaemon: Sendable {
     public init(configuration: DaemonConfiguration, baseDirectory: String, clock: any RecorderClock = SystemClock(),
                 listenSocket: Int32? = nil, notifier: SystemdNotifier = .system,
                 reloadConfiguration: (@Sendable () throws(ConfigurationError) -> (DaemonConfiguration, baseDirectory: String))? = nil,
-                logger: Logger) {
+                earlyReload: @escaping @Sendable () -> Bool = { false }, logger: Logger) {
         self.configuration = configuration
         self.notifier = notifier
         self.reloadConfiguration = reloadConfiguration
+        self.earlyReload = earlyReload
         self.logger = logger
         devices = DeviceRegistry(configuration: configuration, backends: Self.backends(retryInterval: configuration.retryInterval, logger: logger), baseDirectory: baseDirectory, logger: logger)
-        runs = TaskRunRegistry(dataDirectory: configuration.dataDirectory, devices: devices, ringSeconds: configuration.ringSeconds, clock: clock, logger: logger)
+        runs = TaskRunRegistry(dataDirectory: configuration.dataDirectory, devices: devices, ringSeconds: configuration.ringSeconds,
+                               limits: configuration.limits, clock: clock, logger: logger)
         let router = RequestRouter(runs: runs, devices: devices, startUptime: clock.uptime(), clock: clock)
         server = ControlServer(socketPath: configuration.socket, socketMode: configuration.socketMode, listenSocket: listenSocket,
                                maximumConnections: configuration.limits.connections, router: router, logger: logger)
@@ -74,7 +78,7 @@ public struct RecorderDaemon: Sendable {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: supervisor), .init(service: server), .init(service: systemd)]
         if handleSignals, let reloadConfiguration {
             services.append(.init(service: ReloadService(load: reloadConfiguration, running: configuration, devices: devices, runs: runs,
-                                                         notifier: notifier, logger: logger)))
+                                                         notifier: notifier, earlyReload: earlyReload, logger: logger)))
         }
         let group = ServiceGroup(
             configuration: .init(

@@ -16,10 +16,14 @@ struct ReloadService: Service {
     let devices: DeviceRegistry
     let runs: TaskRunRegistry
     let notifier: SystemdNotifier
+    /// True when a SIGHUP came before this service took the signal over (see CEarlySignals).
+    let earlyReload: @Sendable () -> Bool
     let logger: Logger
 
     func run() async throws {
         let signals = await UnixSignalsSequence(trapping: .sighup)
+        // From here on SIGHUP reaches `signals`; one that came earlier was only noted.
+        if earlyReload() { await reload() }
         await cancelWhenGracefulShutdown {
             for await _ in signals { await reload() }
         }

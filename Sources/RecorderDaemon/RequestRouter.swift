@@ -36,7 +36,7 @@ struct RequestRouter: Sendable {
         case .daemonStatus:
             let status = DaemonStatus(
                 version: RecorderVersion.string, uptimeSeconds: clock.uptime() - startUptime,
-                pid: getpid(), dataDirectory: runs.dataDirectory, devices: devices.infos, taskRuns: await runs.active())
+                pid: getpid(), dataDirectory: runs.dataDirectory, devices: devices.infos, taskRuns: runs.active())
             return try ResponseEncoding.success(id: id, result: status)
         case .devicesList:
             let hardware = await SupervisorService.onBlockingQueue { [devices] in devices.discoverHardware() }

@@ -56,7 +56,7 @@ struct SystemdService: Service {
     static func summary(devices: DeviceRegistry, runs: TaskRunRegistry) async -> String {
         let infos = devices.infos
         let up = infos.filter { $0.state != .unavailable }.count
-        let active = await runs.active()
+        let active = runs.active()
         let recording = active.reduce(0) { $0 + $1.recording.count }
         return "\(up) of \(infos.count) devices up; \(active.count) task runs, \(recording) recorders recording"
     }

@@ -10,8 +10,11 @@ struct AudioContinuity {
     /// CLOCK_MONOTONIC seconds just after the last chunk seen.
     private(set) var expectedNext: Double?
 
-    init(sampleRate: Int = 0) {
+    /// `expectedNext`: where the first chunk is expected (a recording's start), so that chunks a
+    /// ring loses before the first one read are measured too.
+    init(sampleRate: Int = 0, expectedNext: Double? = nil) {
         self.sampleRate = sampleRate
+        self.expectedNext = expectedNext
     }
 
     /// Notes a chunk read.

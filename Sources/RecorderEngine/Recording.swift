@@ -7,7 +7,8 @@ import Synchronization
 /// writes `<identifier>.jsonl`.
 ///
 /// `@unchecked Sendable`: every mutable property is used only on the owning run's serial queue
-/// (`queue`); the ring's notification only schedules work onto that queue.
+/// (`queue`; the methods that touch them assert it); the ring's notification only schedules work
+/// onto that queue.
 final class Recording: @unchecked Sendable {
     /// Seconds a stopping recorder waits for samples measured before the stop but still in flight
     /// from the device (a hardware FIFO or replay batch holds about 20 ms).
@@ -108,6 +109,7 @@ final class Recording: @unchecked Sendable {
     /// Starts recording at `uptime`: creates the file, writes the first marker, attaches to the ring.
     /// Returns the wanted sensor types the device turned out not to have.
     func start(uptime: Double, date: Date) throws(RecordingStartError) -> [SensorType] {
+        dispatchPrecondition(condition: .onQueue(queue))
         do {
             try arm()
         } catch {
@@ -142,7 +144,8 @@ final class Recording: @unchecked Sendable {
         if case .microphone(let o) = configuration.options { result.frequency = 1 / o.levelInterval }
         fileResult = result
         if levelMeter != nil {
-            audio = AudioContinuity(sampleRate: caps.details["sampleRate"].flatMap { Int($0) } ?? Int(saturating: caps.rate))
+            audio = AudioContinuity(sampleRate: caps.details["sampleRate"].flatMap { Int($0) } ?? Int(saturating: caps.rate),
+                                    expectedNext: uptime - preRollSeconds)
             audioChannels = caps.details["channels"].flatMap { Int($0) } ?? 1
         }
         if saveAudioFile {
@@ -226,6 +229,7 @@ final class Recording: @unchecked Sendable {
     /// Returns true when frames remain to be read (the caller reschedules).
     @discardableResult
     func drain(budget: Int) -> Bool {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard let reader, writer != nil, failure == nil, !reachedStop else { return false }
         var left = budget
         var more = false
@@ -242,6 +246,7 @@ final class Recording: @unchecked Sendable {
                 if levelMeter != nil {
                     levelMeter?.reset()
                     if let audioLost = audio.lost(before: at) { (dropped, duration) = audioLost }
+                    writeSilence(frames: dropped, endingAt: at)
                 }
                 for type in types {
                     encoder.appendGap(uptime: at, timestamp: at - startUptime, stepPath: stepPath, sensorType: type, droppedSamples: dropped,
@@ -312,6 +317,7 @@ final class Recording: @unchecked Sendable {
             if gapTypes.contains(.soundLevel), levelMeter != nil {
                 levelMeter?.reset()
                 duration = audio.duration(ofFrames: dropped)
+                writeSilence(frames: dropped, endingAt: uptime)
             }
             for type in types where gapTypes.contains(type) {
                 encoder.appendGap(uptime: uptime, timestamp: timestamp, stepPath: stepPath, sensorType: type, droppedSamples: dropped,
@@ -352,6 +358,29 @@ final class Recording: @unchecked Sendable {
         meter.add(part, into: &levels)
         levelMeter = meter
         appendLevels()
+    }
+
+    /// Lost audio (`frames` frames ending at `uptime`) becomes silence in the WAV, as much of it as
+    /// lies within the recording: the WAV's timeline stays the wall clock's, and its file result
+    /// counts the frames (`droppedSamples`, `gapCount`) and says where they are (`gaps`).
+    func writeSilence(frames lost: Int, endingAt uptime: Double) {
+        guard let wav, failure == nil, lost > 0, audio.sampleRate > 0 else { return }
+        let rate = Double(audio.sampleRate)
+        let start = max(uptime - Double(lost) / rate, lowerBound)
+        let end = min(uptime, stopUptime ?? .infinity)
+        let frames = Int(saturating: ((end - start) * rate).rounded())
+        guard frames > 0 else { return }
+        let first = wav.framesWritten
+        do {
+            try wav.writeSilence(frames: frames)
+        } catch {
+            return stopOnAudioFailure(error)
+        }
+        guard var result = wavResult else { return }
+        result.droppedSamples += frames
+        result.gapCount += 1
+        result.gaps = (result.gaps ?? []) + [AudioGap(uptime: uptime, frame: first, frameCount: frames)]
+        wavResult = result
     }
 
     /// Writes the WAV's buffered samples (at the end of every drain).
@@ -413,6 +442,7 @@ final class Recording: @unchecked Sendable {
 
     /// Drains, writes the last markers, fsyncs and closes. `date` is the wall-clock time now.
     func finalize(date: Date) {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard !isFinalized else { return }
         isFinalized = true
         if writer != nil {

@@ -6,7 +6,9 @@ import RecorderModel
 /// One task run: its rules, its recorders and its manifest.
 ///
 /// `@unchecked Sendable`: mutable state is used only on `queue` (a serial Dispatch queue, so the
-/// file I/O never runs on the cooperative pool); the public async methods hop onto it.
+/// file I/O never runs on the cooperative pool; every method that touches it asserts so with
+/// `dispatchPrecondition`); the async methods hop onto it. What other threads may read — the
+/// last activity and the published status — sits behind locks.
 public final class TaskRun: @unchecked Sendable {
     public let uuid: UUID
     public let taskIdentifier: String
@@ -23,6 +25,9 @@ public final class TaskRun: @unchecked Sendable {
     var recordings: [Recording] = []
     /// Seconds of CLOCK_MONOTONIC of the last request about this run.
     let lastActivity: LockedValue<Double>
+    /// What `daemon.status` shows, republished on the queue after every change (so that status
+    /// never waits for a busy run).
+    let published: LockedValue<ActiveTaskRun>
 
     init(uuid: UUID, taskIdentifier: String, directory: String, actions: [AsyncActionConfiguration],
          clock: any RecorderClock, logger: Logger) {
@@ -36,6 +41,14 @@ public final class TaskRun: @unchecked Sendable {
         rules = TaskRunRules(taskIdentifier: taskIdentifier, actions: actions)
         result = TaskResult(taskIdentifier: taskIdentifier, taskRunUUID: uuid, startDate: clock.now())
         lastActivity = LockedValue(clock.uptime())
+        published = LockedValue(ActiveTaskRun(taskIdentifier: taskIdentifier, taskRunUUID: uuid, runDirectory: directory,
+                                              currentStepPath: nil, recording: []))
+    }
+
+    /// Asserts that the caller runs on the run's queue.
+    @inline(__always)
+    func onQueue() {
+        dispatchPrecondition(condition: .onQueue(queue))
     }
 
     /// Runs `body` on the run's queue.
@@ -62,8 +75,16 @@ public final class TaskRun: @unchecked Sendable {
     // MARK: On the queue
 
     /// Sets up the recorders (on the queue). Returns error results of actions that cannot record.
-    func begin(devices: DeviceRegistry, actions: [AsyncActionConfiguration]) -> [ErrorResult] {
-        allocateReserve()
+    /// Throws, before any recorder starts, when the manifest cannot be made durable (disk full,
+    /// no descriptor left): a run that could not say what it recorded is not started.
+    func begin(devices: DeviceRegistry, actions: [AsyncActionConfiguration]) throws(TaskRunError) -> [ErrorResult] {
+        onQueue()
+        do {
+            try allocateReserve()
+            try TaskResultStore.write(result, directory: directory)
+        } catch {
+            throw .storage("cannot start the task run: \(error)")
+        }
         var errors: [ErrorResult] = []
         for action in actions {
             do throws(DeviceError) {
@@ -87,7 +108,11 @@ public final class TaskRun: @unchecked Sendable {
                 }
                 let recording = Recording(configuration: action, device: device, types: types, directory: directory,
                                           stepPath: rules.currentStepPath, queue: queue, clock: clock)
-                recording.onFailure = { [unowned self] in persist() }
+                recording.onFailure = { [unowned self] in
+                    logger.error("recorder stopped", metadata: ["taskRun": "\(uuid)", "recorder": "\(recording.identifier)",
+                                                                "error": "\(recording.failure ?? "")"])
+                    persist()
+                }
                 if recording.preRollSeconds > 0 {
                     do throws(DeviceError) {
                         try recording.arm()
@@ -111,8 +136,17 @@ public final class TaskRun: @unchecked Sendable {
         recordings.first { $0.identifier == identifier }
     }
 
+    /// Undoes `begin` after a failed start: recorders leave their devices, the reserve goes.
+    func abandonStart() {
+        onQueue()
+        for r in recordings { r.detach() }
+        recordings = []
+        releaseReserve()
+    }
+
     /// Carries out the rules' actions; returns the recorders started and stopped.
     func apply(_ actions: [TaskRunRules.Action], uptime: Double, date: Date) -> (started: [String], stopped: [String]) {
+        onQueue()
         var started: [String] = []
         var stopped: [String] = []
         for action in actions {
@@ -151,6 +185,7 @@ public final class TaskRun: @unchecked Sendable {
     }
 
     func startStep(_ path: String) throws(TaskRunError) -> StepResult {
+        onQueue()
         let uptime = clock.uptime()
         let date = clock.now()
         let actions: [TaskRunRules.Action]
@@ -166,6 +201,7 @@ public final class TaskRun: @unchecked Sendable {
     }
 
     func finishStep(_ path: String) throws(TaskRunError) -> StepResult {
+        onQueue()
         let uptime = clock.uptime()
         let date = clock.now()
         let actions: [TaskRunRules.Action]
@@ -184,10 +220,12 @@ public final class TaskRun: @unchecked Sendable {
     }
 
     /// Stops every recorder and closes the run with `status`; calls `completion` on the queue with
-    /// the final result once the files are closed and the manifest is durable.
-    func end(status: TaskRunStatus, completion: @escaping @Sendable (TaskResult) -> Void) {
+    /// the final result once the files are closed and the manifest is durable — or with why the
+    /// manifest could not be written.
+    func end(status: TaskRunStatus, completion: @escaping @Sendable (TaskResult, StorageError?) -> Void) {
+        onQueue()
         guard !rules.isFinished else {
-            completion(result)
+            completion(result, nil)
             return
         }
         let uptime = clock.uptime()
@@ -203,17 +241,18 @@ public final class TaskRun: @unchecked Sendable {
         queue.asyncAfter(deadline: .now() + Recording.stopGrace) { [self] in
             for r in recordings { r.finalize(date: clock.now()) }
             let final = snapshot()
-            persistQueue.sync {
+            let failure = persistQueue.sync { () -> StorageError? in
                 pendingPersist.withLock { $0 = nil }
                 releaseReserve()
-                writeManifest(final)
+                return writeManifest(final)
             }
-            completion(final)
+            completion(final, failure)
         }
     }
 
     /// The manifest with the recorders' current file results.
     func snapshot() -> TaskResult {
+        onQueue()
         var snapshot = result
         var results: [AsyncResult] = []
         for r in recordings {
@@ -224,9 +263,10 @@ public final class TaskRun: @unchecked Sendable {
         return snapshot
     }
 
-    /// Writes the manifest soon (coalesced) on the persistence queue.
+    /// Writes the manifest soon (coalesced) on the persistence queue, and republishes the status.
     func persist() {
         let snap = snapshot()
+        publish()
         let first = pendingPersist.withLock { p -> Bool in
             defer { p = snap }
             return p == nil
@@ -246,12 +286,18 @@ public final class TaskRun: @unchecked Sendable {
     static let reserveSize = 256 * 1024
     var reservePath: String { directory + "/.space-reserve" }
 
-    /// Allocates the reserve (best effort).
-    func allocateReserve() {
+    /// Allocates the reserve; throws when the disk (or the descriptor table) cannot hold it.
+    func allocateReserve() throws(StorageError) {
         let fd = open(reservePath, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return }
-        _ = posix_fallocate(fd, 0, off_t(Self.reserveSize))
-        close(fd)
+        guard fd >= 0 else { throw StorageError("create", path: reservePath, errno: errno) }
+        defer { close(fd) }
+        let rc = posix_fallocate(fd, 0, off_t(Self.reserveSize))
+        // posix_fallocate returns the error; EOPNOTSUPP/EINVAL: the file system cannot reserve
+        // (no space is promised then, but nothing is wrong either).
+        if rc == ENOSPC || rc == EDQUOT {
+            unlink(reservePath)
+            throw StorageError("reserve space in", path: reservePath, errno: rc)
+        }
     }
 
     /// Frees the reserve (when the disk is full, or at the end of the run).
@@ -259,25 +305,38 @@ public final class TaskRun: @unchecked Sendable {
         unlink(reservePath)
     }
 
-    /// Writes the manifest; on a full disk frees the reserve and tries once more.
-    func writeManifest(_ snapshot: TaskResult) {
+    /// Writes the manifest; on a full disk frees the reserve and tries once more. Returns why it
+    /// could not be written (logged), or nil.
+    @discardableResult
+    func writeManifest(_ snapshot: TaskResult) -> StorageError? {
         do {
             try TaskResultStore.write(snapshot, directory: directory)
+            return nil
         } catch {
+            var failure = error
             if error.errno == ENOSPC || error.errno == EDQUOT {
                 releaseReserve()
                 do {
                     try TaskResultStore.write(snapshot, directory: directory)
-                    return
-                } catch {}
+                    return nil
+                } catch {
+                    failure = error
+                }
             }
-            logger.error("task result not written", metadata: ["taskRun": "\(uuid)", "error": "\(error)"])
+            logger.error("task result not written", metadata: ["taskRun": "\(uuid)", "error": "\(failure)"])
+            return failure
         }
     }
 
-    /// What `daemon.status` shows (on the queue).
-    func activeInfo() -> ActiveTaskRun {
-        ActiveTaskRun(taskIdentifier: taskIdentifier, taskRunUUID: uuid, runDirectory: directory,
-                      currentStepPath: rules.activeSteps.last, recording: rules.recordingIdentifiers)
+    /// Publishes what `daemon.status` shows (on the queue): recorders that stopped on a failure
+    /// are listed as `failed`, not as recording.
+    func publish() {
+        onQueue()
+        let failed = recordings.filter { $0.failure != nil }.map(\.identifier)
+        let info = ActiveTaskRun(taskIdentifier: taskIdentifier, taskRunUUID: uuid, runDirectory: directory,
+                                 currentStepPath: rules.activeSteps.last,
+                                 recording: rules.recordingIdentifiers.filter { !failed.contains($0) },
+                                 failed: failed.isEmpty ? nil : failed)
+        published.withLock { $0 = info }
     }
 }

@@ -8,17 +8,23 @@ public final class TaskRunRegistry: Sendable {
     public let dataDirectory: String
     let devices: DeviceRegistry
     let ringSeconds: Double
+    let limits: DaemonLimits
     let clock: any RecorderClock
     let logger: Logger
     private let runs = LockedValue<[UUID: TaskRun]>([:])
     private let closing = Atomic<Bool>(false)
+    /// Every run UUID in the data directory: none may be used again.
+    let index: RunIndex
 
-    public init(dataDirectory: String, devices: DeviceRegistry, ringSeconds: Double, clock: any RecorderClock = SystemClock(), logger: Logger) {
+    public init(dataDirectory: String, devices: DeviceRegistry, ringSeconds: Double, limits: DaemonLimits = DaemonLimits(),
+                clock: any RecorderClock = SystemClock(), logger: Logger) {
         self.dataDirectory = dataDirectory
         self.devices = devices
         self.ringSeconds = ringSeconds
+        self.limits = limits
         self.clock = clock
         self.logger = logger
+        index = RunIndex(runsDirectory: dataDirectory + "/runs")
     }
 
     /// The directory of all runs of all tasks.
@@ -35,6 +41,9 @@ public final class TaskRunRegistry: Sendable {
         guard RecorderIdentifier.isValid(params.taskIdentifier) else {
             throw .invalidConfiguration("taskIdentifier: invalid identifier \(params.taskIdentifier.debugDescription): expected \(RecorderIdentifier.expectation)")
         }
+        guard params.asyncActions.count <= limits.recordersPerRun else {
+            throw .limitReached("asyncActions: \(params.asyncActions.count) recorders: a task run may have at most \(limits.recordersPerRun)")
+        }
         var seen = Set<String>()
         for (i, action) in params.asyncActions.enumerated() {
             guard seen.insert(action.identifier).inserted else {
@@ -44,29 +53,61 @@ public final class TaskRunRegistry: Sendable {
                 throw .invalidConfiguration("asyncActions[\(i)].preRollSeconds: expected at most ringSeconds (\(ringSeconds))")
             }
         }
-        let uuid = params.taskRunUUID ?? UUID()
+        if params.taskRunUUID == RandomUUID.null { throw .invalidConfiguration("taskRunUUID: the nil UUID cannot name a task run") }
+        let uuid: UUID
+        do {
+            uuid = try params.taskRunUUID ?? RandomUUID.make()
+        } catch {
+            throw .storage("cannot make a task run UUID: \(error)")
+        }
         let startDate = clock.now()
         let directory = "\(runsDirectory)/\(params.taskIdentifier)/\(ISO8601Timestamp.compactString(from: startDate))-\(uuid.uuidString)"
         let run = TaskRun(uuid: uuid, taskIdentifier: params.taskIdentifier, directory: directory,
                           actions: params.asyncActions, clock: clock, logger: logger)
-        let inserted = runs.withLock { r -> Bool in
-            guard r[uuid] == nil else { return false }
+        enum Admission { case admitted, duplicate, full }
+        let admission = runs.withLock { r -> Admission in
+            guard r.count < limits.taskRuns else { return .full }
+            guard r[uuid] == nil, index.claim(uuid) else { return .duplicate }
             r[uuid] = run
-            return true
+            return .admitted
         }
-        guard inserted else { throw .duplicateTaskRun(uuid.uuidString) }
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o750])
-        } catch {
-            runs.withLock { $0[uuid] = nil }
-            throw .storage("cannot create \(directory): \((error as NSError).localizedDescription)")
+        switch admission {
+        case .admitted: break
+        case .duplicate: throw .duplicateTaskRun(uuid.uuidString)
+        case .full: throw .limitReached("too many task runs: recorderd records at most \(limits.taskRuns) at once")
         }
         let devices = self.devices
         let actions = params.asyncActions
-        let errors = try await run.perform { run.begin(devices: devices, actions: actions) }
-        logger.info("task run started", metadata: ["taskRun": "\(uuid)", "task": "\(params.taskIdentifier)", "directory": "\(directory)"])
-        return TaskStartResult(taskRunUUID: uuid, runDirectory: directory, errors: errors.isEmpty ? nil : errors)
+        do {
+            try Self.makeRunDirectory(directory)
+            let errors = try await run.perform { () throws(TaskRunError) -> [ErrorResult] in try run.begin(devices: devices, actions: actions) }
+            logger.info("task run started", metadata: ["taskRun": "\(uuid)", "task": "\(params.taskIdentifier)", "directory": "\(directory)"])
+            return TaskStartResult(taskRunUUID: uuid, runDirectory: directory, errors: errors.isEmpty ? nil : errors)
+        } catch {
+            // Nothing was recorded: the run leaves no trace, and its UUID may be used again.
+            _ = try? await run.perform(touching: false) { run.abandonStart() }
+            try? FileManager.default.removeItem(atPath: directory)
+            runs.withLock { $0[uuid] = nil }
+            index.release(uuid)
+            logger.error("task run not started", metadata: ["taskRun": "\(uuid)", "error": "\(error)"])
+            throw error
+        }
+    }
+
+    /// Creates a run's directory; it must not exist (the UUID makes it unique).
+    static func makeRunDirectory(_ directory: String) throws(TaskRunError) {
+        let parent = (directory as NSString).deletingLastPathComponent
+        do {
+            try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
+        } catch {
+            throw .storage("cannot create \(parent): \((error as NSError).localizedDescription)")
+        }
+        guard mkdir(directory, 0o750) == 0 else {
+            let code = errno
+            if code == EEXIST { throw .duplicateTaskRun((directory as NSString).lastPathComponent) }
+            throw .storage("cannot create \(directory): \(String(cString: strerror(code)))")
+        }
+        TaskResultStore.syncDirectory(parent)
     }
 
     /// `step.start`. `respond`, when given, gets the outcome on the run's queue first (the
@@ -84,42 +125,57 @@ public final class TaskRunRegistry: Sendable {
         return try await run.perform(respond: respond) { () throws(TaskRunError) -> StepResult in try run.finishStep(path) }
     }
 
-    /// Ends a run with `status` and removes it; returns its final result.
-    func end(_ run: TaskRun, status: TaskRunStatus) async -> TaskResult {
+    /// Ends a run with `status` and removes it; returns its final result and, when its manifest
+    /// could not be written, why (the run is over either way; its files stay).
+    func close(_ run: TaskRun, status: TaskRunStatus) async -> (TaskResult, StorageError?) {
         run.lastActivity.withLock { $0 = clock.uptime() }
-        let result: TaskResult = await withCheckedContinuation { continuation in
+        let outcome: (TaskResult, StorageError?) = await withCheckedContinuation { continuation in
             run.queue.async {
-                run.end(status: status) { continuation.resume(returning: $0) }
+                run.end(status: status) { continuation.resume(returning: ($0, $1)) }
             }
         }
         runs.withLock { $0[run.uuid] = nil }
         logger.info("task run ended", metadata: ["taskRun": "\(run.uuid)", "status": "\(status.rawValue)"])
-        return result
+        return outcome
+    }
+
+    static func unsaved(_ run: TaskRun, _ status: TaskRunStatus, _ failure: StorageError) -> TaskRunError {
+        .storage("task run \(run.uuid) ended (\(status.rawValue)) but its manifest could not be written: \(failure); its files are in \(run.directory)")
     }
 
     /// `task.finish`.
     public func finish(_ uuid: UUID) async throws(TaskRunError) -> TaskResult {
-        await end(try run(uuid), status: .finished)
+        let run = try run(uuid)
+        let (result, failure) = await close(run, status: .finished)
+        if let failure { throw Self.unsaved(run, .finished, failure) }
+        return result
     }
 
     /// `task.cancel`: closes the recorders and deletes the run's files unless `keepFiles`.
     public func cancel(_ uuid: UUID, keepFiles: Bool) async throws(TaskRunError) -> TaskResult {
         let run = try run(uuid)
-        let result = await end(run, status: .cancelled)
+        let (result, failure) = await close(run, status: .cancelled)
         if !keepFiles {
+            // The directory is this run's own: its UUID was unique in the data directory.
             try? FileManager.default.removeItem(atPath: run.directory)
+            index.release(uuid)
+            return result
         }
+        if let failure { throw Self.unsaved(run, .cancelled, failure) }
         return result
     }
 
-    /// Finishes, as `abandoned`, the runs without a request for `timeout` seconds.
+    /// Finishes, as `abandoned`, the runs without a request for `timeout` seconds (all at once:
+    /// each waits for its recorders' last samples).
     @discardableResult
     public func sweepOrphans(timeout: Double) async -> [UUID] {
         let now = clock.uptime()
         let idle = runs.withLock { r in r.values.filter { now - $0.lastActivity.withLock { $0 } >= timeout } }
-        for run in idle {
-            logger.warning("task run abandoned", metadata: ["taskRun": "\(run.uuid)", "idleSeconds": "\(now - run.lastActivity.withLock { $0 })"])
-            _ = await end(run, status: .abandoned)
+        await withTaskGroup(of: Void.self) { group in
+            for run in idle {
+                logger.warning("task run abandoned", metadata: ["taskRun": "\(run.uuid)", "idleSeconds": "\(now - run.lastActivity.withLock { $0 })"])
+                group.addTask { _ = await self.close(run, status: .abandoned) }
+            }
         }
         return idle.map(\.uuid)
     }
@@ -129,18 +185,16 @@ public final class TaskRunRegistry: Sendable {
         closing.store(true, ordering: .releasing)
         let all = runs.withLock { Array($0.values) }
         await withTaskGroup(of: Void.self) { group in
-            for run in all { group.addTask { _ = await self.end(run, status: .interrupted) } }
+            for run in all { group.addTask { _ = await self.close(run, status: .interrupted) } }
         }
     }
 
-
-    /// The runs recording now.
-    public func active() async -> [ActiveTaskRun] {
+    /// The runs recording now (from their published state: no run's queue is waited for).
+    public func active() -> [ActiveTaskRun] {
         let all = runs.withLock { Array($0.values) }
-        var infos: [ActiveTaskRun] = []
-        for run in all {
-            if let info = try? await run.perform(touching: false, { run.activeInfo() }) { infos.append(info) }
-        }
-        return infos.sorted { $0.taskRunUUID.uuidString < $1.taskRunUUID.uuidString }
+        return all.map { $0.published.withLock { $0 } }.sorted { $0.taskRunUUID.uuidString < $1.taskRunUUID.uuidString }
     }
+
+    /// Task runs recording now.
+    public var count: Int { runs.withLock { $0.count } }
 }

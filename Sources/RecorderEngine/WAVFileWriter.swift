@@ -68,6 +68,25 @@ public final class WAVFileWriter {
         if pending.count >= Self.bufferSize { try flush() }
     }
 
+    /// Appends `frames` frames of silence (lost audio, so that the file's timeline stays the wall
+    /// clock's). A long stretch extends the file without writing its zeros (a sparse hole).
+    public func writeSilence(frames: Int) throws(StorageError) {
+        guard frames > 0 else { return }
+        let bytes = frames * channels * 2
+        if pending.count + bytes <= Self.bufferSize {
+            pending.append(contentsOf: repeatElement(0, count: bytes))
+            framesWritten += frames
+            return
+        }
+        try flush()
+        let length = Self.headerSize + (framesInFile + frames) * channels * 2
+        guard ftruncate(fd, off_t(length)) == 0 else { throw StorageError("extend", path: path, errno: errno) }
+        guard lseek(fd, 0, SEEK_END) >= 0 else { throw StorageError("seek", path: path, errno: errno) }
+        framesWritten += frames
+        framesInFile = framesWritten
+        sync.wrote()
+    }
+
     /// Writes the buffered samples. On failure the file is cut back to its last whole write (the
     /// buffered frames are lost and `framesWritten` says what the file holds).
     public func flush() throws(StorageError) {

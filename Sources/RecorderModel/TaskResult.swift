@@ -55,6 +55,8 @@ public struct FileResult: Sendable, Equatable, Codable {
     public var frameCount: Int?
     public var sampleRate: Int?
     public var channels: Int?
+    /// Audio files: where lost audio was written as silence (`droppedSamples` frames in all).
+    public var gaps: [AudioGap]?
 
     public init(identifier: String, relativePath: String, contentType: String = "application/x-ndjson", device: String? = nil,
                 startDate: Date, startUptime: Double, units: [String: String]) {

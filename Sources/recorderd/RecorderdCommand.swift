@@ -1,4 +1,5 @@
 import ArgumentParser
+import CEarlySignals
 import Logging
 import RecorderDaemon
 import RecorderModel
@@ -24,6 +25,9 @@ struct RecorderdCommand: AsyncParsableCommand {
     var logLevel: String = "info"
 
     func run() async throws {
+        // SIGHUP has been caught since the executable loaded (CEarlySignals): one sent before the
+        // reload service listens is noted and carried out when it starts, instead of ending the daemon.
+        precondition(recorderd_early_signals_installed() == 1, "the early SIGHUP handler could not be installed")
         let level = Logger.Level(rawValue: logLevel) ?? .info
         let journal = JournalLogHandler.stderrIsJournal()
         LoggingSystem.bootstrap { label in
@@ -46,7 +50,8 @@ struct RecorderdCommand: AsyncParsableCommand {
             throw ExitCode(78)
         }
         let daemon = RecorderDaemon(configuration: loaded.0, baseDirectory: loaded.baseDirectory,
-                                    listenSocket: SystemdSocketActivation.passedControlSocket(), reloadConfiguration: load, logger: logger)
+                                    listenSocket: SystemdSocketActivation.passedControlSocket(), reloadConfiguration: load,
+                                    earlyReload: { recorderd_take_early_sighup() == 1 }, logger: logger)
         try await daemon.run()
     }
 }

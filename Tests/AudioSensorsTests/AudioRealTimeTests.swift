@@ -204,9 +204,15 @@ import Testing
         let audio = try #require(files.first { $0.contentType == "audio/wav" })
         let wav = try AudioFixture.parse(run.runDirectory + "/voice.wav")
         #expect(audio.frameCount == wav.samples.count && wav.samples.allSatisfy { $0 == 0 })
-        // The WAV holds the frames captured: the recording's span minus the outage.
+        // The WAV keeps the wall clock's timeline: the outage is silence in it, so it spans the
+        // whole recording; its result counts the outage's frames and says where they are.
         let span = (levelsFile.endUptime ?? 0) - levelsFile.startUptime
-        #expect(abs(Double(wav.samples.count) / 48000 - (span - outage)) < 0.3, "\(wav.samples.count) frames over \(span) s less \(outage) s")
+        #expect(abs(Double(wav.samples.count) / 48000 - span) < 0.1, "\(wav.samples.count) frames over \(span) s")
+        #expect(audio.gapCount == 1 && audio.droppedSamples == records[gapIndex].droppedSamples)
+        let silence = try #require(audio.gaps?.first)
+        #expect(silence.uptime == gapUptime && silence.frameCount == audio.droppedSamples)
+        // The silence starts where the outage began: the gap's time less its duration.
+        #expect(abs(levelsFile.startUptime + Double(silence.frame) / 48000 - (gapUptime - outage)) < 0.05, "\(silence)")
     }
 
     @Test(.enabled(if: JACKServer.enabled("aWAVLeftByAKilledDaemonIsRepairedOnTheNextStart")))

@@ -85,8 +85,19 @@ struct ScriptedAudioBackend: SensorBackend {
         #expect(abs((gaps[0].uptime ?? 0) - (t0 + 0.004 + 36 * 0.002)) < 1e-9)
         let file = try #require(result.asyncResults.compactMap(\.file).first { $0.relativePath == "voice.jsonl" })
         #expect(file.droppedSamples == 36 * 96 && file.gapCount == 1)
+        // The WAV keeps the wall clock's timeline: the 36 lost chunks are silence in it, and its
+        // result counts them and says where they are.
         let audio = try #require(result.asyncResults.compactMap(\.file).first { $0.contentType == "audio/wav" })
-        #expect(audio.frameCount == (2 + 64) * 96)
+        #expect(audio.frameCount == 102 * 96)
+        #expect(audio.droppedSamples == 36 * 96 && audio.gapCount == 1)
+        #expect(audio.gaps == [AudioGap(uptime: gaps[0].uptime!, frame: 2 * 96, frameCount: 36 * 96)])
+        let wav = try Data(contentsOf: URL(fileURLWithPath: start.runDirectory + "/voice.wav"))
+        let samples: [Int16] = wav.dropFirst(44).withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        let heard = 2 * 96, silent = 36 * 96, total = 102 * 96
+        #expect(samples.count == total)
+        #expect(samples[0..<heard].allSatisfy { $0 == 1000 })
+        #expect(samples[heard..<(heard + silent)].allSatisfy { $0 == 0 })
+        #expect(samples[(heard + silent)...].allSatisfy { $0 == 1000 })
         // No level window spans the gap: each ends before it or starts after it.
         let levels = records.filter { $0.average != nil }
         let gapAt = try #require(gaps[0].uptime)

@@ -173,7 +173,7 @@ struct RecordingTests {
         _ = try await s.runs.startStep(StepParams(taskRunUUID: busy.taskRunUUID, stepPath: "t/a"))
         #expect(await s.runs.sweepOrphans(timeout: 600) == [idle.taskRunUUID])
         #expect(try TaskResultStore.read(directory: idle.runDirectory).status == .abandoned)
-        #expect(await s.runs.active().map(\.taskRunUUID) == [busy.taskRunUUID])
+        #expect(s.runs.active().map(\.taskRunUUID) == [busy.taskRunUUID])
         await s.runs.interruptAll()
         #expect(try TaskResultStore.read(directory: busy.runDirectory).status == .interrupted)
         await #expect(throws: TaskRunError.shuttingDown) { _ = try await s.runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: [])) }

@@ -126,7 +126,7 @@ struct DaemonConfigurationTests {
         #expect(throws: ConfigurationError("devices[0].name: invalid device name: expected \(RecorderIdentifier.expectation)")) {
             try DaemonConfiguration.decode(Data(#"{"devices": [{"name": "../x", "kind": "replay"}]}"#.utf8))
         }
-        #expect(throws: ConfigurationError("malformed JSON")) {
+        #expect(throws: ConfigurationError("malformed JSON: unexpected end of input at byte 1")) {
             try DaemonConfiguration.decode(Data("{".utf8))
         }
     }

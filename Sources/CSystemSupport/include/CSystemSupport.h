@@ -1,0 +1,12 @@
+// System calls recorderd needs that Swift's Glibc module does not import.
+#ifndef RECORDERD_SYSTEM_SUPPORT_H
+#define RECORDERD_SYSTEM_SUPPORT_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/// getrandom(2) with no flags: fills `buffer` from the kernel's random pool without a file
+/// descriptor. Returns the bytes filled, or -1 with errno.
+ssize_t recorderd_getrandom(void *buffer, size_t length);
+
+#endif
