@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import RecorderModel
 
 /// Reads `recorderd.json` and applies command-line overrides.
@@ -27,6 +28,27 @@ public enum DaemonConfigurationLoader {
         }
         if let socket { configuration.socket = socket }
         if let dataDirectory { configuration.dataDirectory = dataDirectory }
+        let problems = deviceProblems(configuration, baseDirectory: baseDirectory)
+        if !problems.isEmpty { throw ConfigurationError("\(path): " + problems.joined(separator: "; ")) }
         return (configuration, baseDirectory)
+    }
+
+    /// Every device entry its backend cannot use (unknown kind, a key out of range), each with its
+    /// JSON path: a file with any of them is refused as a whole. Probes nothing.
+    public static func deviceProblems(_ configuration: DaemonConfiguration, baseDirectory: String) -> [String] {
+        let backends = RecorderDaemon.backends(retryInterval: configuration.retryInterval, logger: Logger(label: "recorderd.check"))
+        var problems: [String] = []
+        for (index, device) in configuration.devices.enumerated() {
+            guard let backend = backends.first(where: { $0.kind == device.kind }) else {
+                problems.append("devices[\(index)].kind: unknown kind \(device.kind.debugDescription): expected one of \(backends.map(\.kind).joined(separator: ", "))")
+                continue
+            }
+            do {
+                _ = try backend.makeSource(configuration: device, baseDirectory: baseDirectory)
+            } catch {
+                problems.append("devices[\(index)].\(error.message)")
+            }
+        }
+        return problems
     }
 }

@@ -60,6 +60,7 @@ public struct RecorderDaemon: Sendable {
 
     /// Recovers interrupted runs and probes the devices (nothing is recording yet).
     func recoverAndProbe() async throws {
+        OpenFileLimit.ensure(configuration.limits.descriptorsNeeded(devices: configuration.devices.count), logger: logger)
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         RunRecovery.recover(dataDirectory: configuration.dataDirectory, logger: logger)
         let available = await SupervisorService.onBlockingQueue { [devices] in devices.probeAll() }

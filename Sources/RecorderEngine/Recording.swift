@@ -348,6 +348,7 @@ final class Recording: @unchecked Sendable {
             part.uptime = chunk.uptime + Double(first) * period
         }
         if let wav, failure == nil {
+            if wav.framesWritten == 0 { wavStarts(at: part.uptime) }
             do {
                 try wav.write(part.samples)
             } catch {
@@ -371,6 +372,7 @@ final class Recording: @unchecked Sendable {
         let frames = Int(saturating: ((end - start) * rate).rounded())
         guard frames > 0 else { return }
         let first = wav.framesWritten
+        if first == 0 { wavStarts(at: start) }
         do {
             try wav.writeSilence(frames: frames)
         } catch {
@@ -381,6 +383,13 @@ final class Recording: @unchecked Sendable {
         result.gapCount += 1
         result.gaps = (result.gaps ?? []) + [AudioGap(uptime: uptime, frame: first, frameCount: frames)]
         wavResult = result
+    }
+
+    /// The WAV's first frame was measured at `uptime`: its result's start (frame `k` of the file
+    /// is at `startUptime + k / sampleRate`).
+    func wavStarts(at uptime: Double) {
+        wavResult?.startUptime = uptime
+        if let result = fileResult { wavResult?.startDate = result.startDate.addingTimeInterval(uptime - result.startUptime) }
     }
 
     /// Writes the WAV's buffered samples (at the end of every drain).
@@ -477,8 +486,12 @@ final class Recording: @unchecked Sendable {
             let end = stopUptime ?? clock.uptime()
             fileResult?.endUptime = end
             fileResult?.endDate = date.addingTimeInterval(end - clock.uptime())
-            wavResult?.endUptime = end
-            wavResult?.endDate = fileResult?.endDate
+            // The WAV ends with its last frame.
+            if let audio = wavResult, let rate = audio.sampleRate, rate > 0 {
+                let duration = Double(audio.frameCount ?? 0) / Double(rate)
+                wavResult?.endUptime = audio.startUptime + duration
+                wavResult?.endDate = audio.startDate.addingTimeInterval(duration)
+            }
         }
         detach()
     }

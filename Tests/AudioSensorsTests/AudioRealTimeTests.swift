@@ -205,14 +205,20 @@ import Testing
         let wav = try AudioFixture.parse(run.runDirectory + "/voice.wav")
         #expect(audio.frameCount == wav.samples.count && wav.samples.allSatisfy { $0 == 0 })
         // The WAV keeps the wall clock's timeline: the outage is silence in it, so it spans the
-        // whole recording; its result counts the outage's frames and says where they are.
-        let span = (levelsFile.endUptime ?? 0) - levelsFile.startUptime
-        #expect(abs(Double(wav.samples.count) / 48000 - span) < 0.1, "\(wav.samples.count) frames over \(span) s")
+        // whole recording from its first frame; its result counts the outage's frames and says
+        // where they are.
+        let span = (levelsFile.endUptime ?? 0) - audio.startUptime
+        #expect(audio.startUptime >= levelsFile.startUptime && audio.startUptime - levelsFile.startUptime < 0.5)
+        #expect(abs(Double(wav.samples.count) / 48000 - span) < 0.05, "\(wav.samples.count) frames over \(span) s")
+        #expect(abs((audio.endUptime ?? 0) - (audio.startUptime + Double(wav.samples.count) / 48000)) < 1e-6)
         #expect(audio.gapCount == 1 && audio.droppedSamples == records[gapIndex].droppedSamples)
         let silence = try #require(audio.gaps?.first)
         #expect(silence.uptime == gapUptime && silence.frameCount == audio.droppedSamples)
-        // The silence starts where the outage began: the gap's time less its duration.
-        #expect(abs(levelsFile.startUptime + Double(silence.frame) / 48000 - (gapUptime - outage)) < 0.05, "\(silence)")
+        // The silence starts where the outage began (the gap's time less its duration), and the
+        // audio after it where capture resumed: within a JACK period.
+        let silenceStart = audio.startUptime + Double(silence.frame) / 48000
+        #expect(abs(silenceStart - (gapUptime - outage)) < 0.006, "\(silence)")
+        #expect(abs(silenceStart + Double(silence.frameCount) / 48000 - gapUptime) < 0.006, "\(silence)")
     }
 
     @Test(.enabled(if: JACKServer.enabled("aWAVLeftByAKilledDaemonIsRepairedOnTheNextStart")))
