@@ -14,12 +14,14 @@ struct InProcessDaemon {
     var socket: String { daemon.configuration.socket }
     var dataDirectory: String { daemon.configuration.dataDirectory }
 
-    static func start(speed: Double = 1, orphanTimeout: Double = 600, extraDevices: [DeviceConfiguration] = []) async throws -> InProcessDaemon {
-        let directory = try Fixtures.temporaryDirectory()
+    static func start(speed: Double = 1, orphanTimeout: Double = 600, extraDevices: [DeviceConfiguration] = [],
+                      limits: DaemonLimits = DaemonLimits(), directory existing: String? = nil) async throws -> InProcessDaemon {
+        let directory = try existing ?? Fixtures.temporaryDirectory()
         var configuration = DaemonConfiguration()
         configuration.socket = directory + "/control.sock"
         configuration.dataDirectory = directory + "/data"
         configuration.orphanTimeout = orphanTimeout
+        configuration.limits = limits
         configuration.devices = [Fixtures.replayDevice(file: Fixtures.shortWalk, speed: speed)] + extraDevices
         let daemon = RecorderDaemon(configuration: configuration, baseDirectory: directory, logger: Fixtures.logger)
         try await daemon.prepare()

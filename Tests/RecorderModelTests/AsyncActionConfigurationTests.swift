@@ -131,6 +131,38 @@ struct DaemonConfigurationTests {
         }
     }
 
+    /// Each number at its limits is accepted, past them refused with the path and the range —
+    /// never converted first (retryInterval 1e16 used to trap converting to milliseconds).
+    @Test(arguments: [
+        (#"{"retryInterval": 1e16}"#, "retryInterval: expected seconds >= 0.01 and <= 3600"),
+        (#"{"retryInterval": 0.001}"#, "retryInterval: expected seconds >= 0.01 and <= 3600"),
+        (#"{"orphanTimeout": 1e300}"#, "orphanTimeout: expected seconds > 0 and <= 604800"),
+        (#"{"stallTimeout": -1}"#, "stallTimeout: expected seconds >= 0.1 and <= 3600"),
+        (#"{"ringSeconds": 3600.5}"#, "ringSeconds: expected seconds > 0 and <= 3600"),
+        (#"{"socketMode": 1e300}"#, "socketMode: expected an integer between -9007199254740992 and 9007199254740992"),
+        (#"{"socketMode": 512}"#, "socketMode: expected a mode (0 to 0777, i.e. 511) between 0 and 511"),
+        (#"{"limits": {"connections": 0}}"#, "limits.connections: expected a number of connections between 1 and 4096"),
+        (#"{"limits": {"taskRuns": 100000}}"#, "limits.taskRuns: expected a number of task runs between 1 and 256"),
+        (#"{"limits": {"recordersPerRun": 2.5}}"#, "limits.recordersPerRun: expected an integer between -9007199254740992 and 9007199254740992"),
+        (#"{"socket": ""}"#, "socket: expected a socket path of 1 to 107 bytes"),
+        (#"{"dataDirectory": "a\u0000b"}"#, "dataDirectory: expected a directory path of 1 to 1024 bytes"),
+    ])
+    func numbersPastTheirLimitsAreRefused(json: String, message: String) {
+        #expect(throws: ConfigurationError(message)) { try DaemonConfiguration.decode(Data(json.utf8)) }
+    }
+
+    @Test func limitsAtTheirBoundsAreAccepted() throws {
+        let c = try DaemonConfiguration.decode(Data(#"{"retryInterval": 3600, "stallTimeout": 0.1, "orphanTimeout": 604800, "socket": "\#(String(repeating: "s", count: 107))", "limits": {"connections": 4096, "taskRuns": 1, "recordersPerRun": 256}}"#.utf8))
+        #expect(c.retryInterval == 3600 && c.limits == DaemonLimits(connections: 4096, taskRuns: 1, recordersPerRun: 256))
+        #expect(try DaemonConfiguration.decode(Data("{}".utf8)).limits == DaemonLimits(connections: 64, taskRuns: 16, recordersPerRun: 16))
+    }
+
+    @Test func stepDurationsOfTaskFilesAreBounded() {
+        #expect(throws: ConfigurationError("steps[0].duration: expected seconds >= 0 and <= 86400")) {
+            try TaskDefinition.decode(Data(#"{"identifier": "t", "steps": [{"identifier": "s", "duration": 1e300}], "asyncActions": []}"#.utf8))
+        }
+    }
+
     @Test func gaitBalanceTaskFileDecodes() throws {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../config/tasks/gait-balance.json")
         let task = try TaskDefinition.decode(try Data(contentsOf: url))

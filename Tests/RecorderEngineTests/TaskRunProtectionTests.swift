@@ -1,0 +1,190 @@
+import Foundation
+import RecorderEngine
+import RecorderModel
+import RecorderTestSupport
+import Testing
+
+/// What a client cannot do to recorded data: reuse a run's UUID, exceed the limits, start a run
+/// whose manifest cannot be written, or be told a run finished when its manifest was not.
+@Suite("Task runs are protected")
+struct TaskRunProtectionTests {
+    func registry(data: String, limits: DaemonLimits = DaemonLimits(), clock: any RecorderClock = SystemClock(),
+                  speed: Double = 4) throws -> (DeviceRegistry, TaskRunRegistry) {
+        var configuration = DaemonConfiguration()
+        configuration.devices = [Fixtures.replayDevice(speed: speed)]
+        let devices = DeviceRegistry(configuration: configuration, backends: [ReplayBackend()], baseDirectory: "/", logger: Fixtures.logger)
+        devices.probeAll()
+        return (devices, TaskRunRegistry(dataDirectory: data, devices: devices, ringSeconds: 30, limits: limits, clock: clock, logger: Fixtures.logger))
+    }
+
+    /// A UUID that names a finished run is refused — also within the same second, also under
+    /// another task identifier, also after a restart — and the finished run keeps its files.
+    @Test func aTaskRunUUIDInTheDataDirectoryIsNeverUsedAgain() async throws {
+        let data = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let (devices, runs) = try registry(data: data)
+        let uuid = UUID()
+        let first = try await runs.start(TaskStartParams(taskIdentifier: "walk", taskRunUUID: uuid, asyncActions: [.motion("m")]))
+        try await Fixtures.waitForFrames(try devices.device(named: "imu0"), 100)
+        _ = try await runs.finish(uuid)
+        let manifest = try Data(contentsOf: URL(fileURLWithPath: first.runDirectory + "/taskResult.json"))
+        let file = try Data(contentsOf: URL(fileURLWithPath: first.runDirectory + "/m.jsonl"))
+
+        for task in ["walk", "other"] {
+            await #expect(throws: TaskRunError.duplicateTaskRun(uuid.uuidString)) {
+                _ = try await runs.start(TaskStartParams(taskIdentifier: task, taskRunUUID: uuid, asyncActions: [.motion("m")]))
+            }
+        }
+        // Nothing of the finished run changed; cancelling the refused UUID finds no run.
+        await #expect(throws: TaskRunError.unknownTaskRun(uuid.uuidString)) { _ = try await runs.cancel(uuid, keepFiles: false) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: first.runDirectory + "/taskResult.json")) == manifest)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: first.runDirectory + "/m.jsonl")) == file)
+
+        // A new daemon on the same data directory knows it from disk.
+        let (_, restarted) = try registry(data: data)
+        await #expect(throws: TaskRunError.duplicateTaskRun(uuid.uuidString)) {
+            _ = try await restarted.start(TaskStartParams(taskIdentifier: "walk", taskRunUUID: uuid, asyncActions: []))
+        }
+        // A run cancelled without its files leaves nothing: its UUID may be used again.
+        let cancelled = UUID()
+        _ = try await restarted.start(TaskStartParams(taskIdentifier: "walk", taskRunUUID: cancelled, asyncActions: []))
+        _ = try await restarted.cancel(cancelled, keepFiles: false)
+        _ = try await restarted.start(TaskStartParams(taskIdentifier: "walk", taskRunUUID: cancelled, asyncActions: []))
+        await restarted.interruptAll()
+        await #expect(throws: TaskRunError.invalidConfiguration("taskRunUUID: the nil UUID cannot name a task run")) {
+            _ = try await runs.start(TaskStartParams(taskIdentifier: "walk", taskRunUUID: RandomUUID.null, asyncActions: []))
+        }
+        await runs.interruptAll()
+    }
+
+    @Test func limitsOnRunsAndRecordersAreClearErrors() async throws {
+        let data = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let (_, runs) = try registry(data: data, limits: DaemonLimits(connections: 4, taskRuns: 2, recordersPerRun: 2))
+        await #expect(throws: TaskRunError.limitReached("asyncActions: 3 recorders: a task run may have at most 2")) {
+            _ = try await runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: [.motion("a"), .motion("b"), .motion("c")]))
+        }
+        let a = try await runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: [.motion("a"), .motion("b")]))
+        _ = try await runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: []))
+        await #expect(throws: TaskRunError.limitReached("too many task runs: recorderd records at most 2 at once")) {
+            _ = try await runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: []))
+        }
+        // A run that ends frees its place.
+        _ = try await runs.finish(a.taskRunUUID)
+        _ = try await runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: []))
+        #expect(runs.count == 2)
+        await runs.interruptAll()
+    }
+
+    /// Many idle runs are abandoned together, not one stop grace after another.
+    @Test func theOrphanSweepEndsIdleRunsTogether() async throws {
+        let data = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let clock = ManualClock()
+        let (_, runs) = try registry(data: data, limits: DaemonLimits(connections: 4, taskRuns: 200, recordersPerRun: 1), clock: clock)
+        var started: [TaskStartResult] = []
+        for _ in 0..<100 { started.append(try await runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: []))) }
+        clock.offset += 601
+        let began = SystemClock.monotonicUptime()
+        #expect(await runs.sweepOrphans(timeout: 600).count == 100)
+        // One after another they take at least 100 stop graces (6 s); together about one.
+        #expect(SystemClock.monotonicUptime() - began < 100 * 0.06 / 3)
+        #expect(runs.count == 0)
+        #expect(try started.allSatisfy { try TaskResultStore.read(directory: $0.runDirectory).status == .abandoned })
+    }
+
+    /// A run directory removed under a running run: `task.finish` says the manifest could not be
+    /// written instead of answering "finished".
+    @Test func aFinishWhoseManifestCannotBeWrittenIsAnError() async throws {
+        let data = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let (_, runs) = try registry(data: data)
+        let start = try await runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: []))
+        try FileManager.default.removeItem(atPath: start.runDirectory)
+        do {
+            _ = try await runs.finish(start.taskRunUUID)
+            Issue.record("task.finish answered finished without a manifest")
+        } catch {
+            guard case .storage(let message) = error else { Issue.record("\(error)"); return }
+            #expect(message.contains("ended (finished) but its manifest could not be written"), "\(message)")
+        }
+        #expect(runs.count == 0)
+    }
+
+    @Test func randomUUIDsAreVersionFourAndDistinct() throws {
+        var seen = Set<UUID>()
+        for _ in 0..<10_000 {
+            let uuid = try RandomUUID.make()
+            #expect(uuid != RandomUUID.null)
+            #expect(uuid.uuidString[uuid.uuidString.index(uuid.uuidString.startIndex, offsetBy: 14)] == "4")
+            #expect("89AB".contains(uuid.uuidString[uuid.uuidString.index(uuid.uuidString.startIndex, offsetBy: 19)]))
+            seen.insert(uuid)
+        }
+        #expect(seen.count == 10_000)
+    }
+}
+
+/// A full disk at the start of a run and during it (root: tmpfs).
+@Suite("A full disk at task start", .serialized)
+struct FullDiskAtStartTests {
+    @Test(.enabled(if: Privileges.rootTestsEnabled("aRunThatCannotWriteItsManifestDoesNotStart")), .timeLimit(.minutes(1)))
+    func aRunThatCannotWriteItsManifestDoesNotStart() async throws {
+        let data = try Fixtures.temporaryDirectory()
+        #expect(try Privileges.run(["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", data]) == 0)
+        defer { _ = try? Privileges.run(["umount", "-l", data]); try? FileManager.default.removeItem(atPath: data) }
+        // Fill the disk to the last byte.
+        let filler = open(data + "/filler", O_WRONLY | O_CREAT, 0o600)
+        var chunk = [UInt8](repeating: 7, count: 4096)
+        while write(filler, &chunk, chunk.count) > 0 {}
+        var configuration = DaemonConfiguration()
+        configuration.devices = [Fixtures.replayDevice(speed: 4)]
+        let devices = DeviceRegistry(configuration: configuration, backends: [ReplayBackend()], baseDirectory: "/", logger: Fixtures.logger)
+        devices.probeAll()
+        let runs = TaskRunRegistry(dataDirectory: data, devices: devices, ringSeconds: 30, logger: Fixtures.logger)
+        let uuid = UUID()
+        do {
+            _ = try await runs.start(TaskStartParams(taskIdentifier: "t", taskRunUUID: uuid, asyncActions: [.motion("m")]))
+            Issue.record("a run started on a full disk")
+        } catch {
+            guard case .storage(let message) = error else { Issue.record("\(error)"); return }
+            #expect(message.contains("No space left on device"), "\(message)")
+        }
+        #expect(runs.count == 0)
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: data + "/runs/t")) ?? []).isEmpty, "no trace left")
+        #expect(try devices.device(named: "imu0").info.state == .available, "the device was let go")
+        // With space again, the same UUID starts (nothing of the failed start remains).
+        close(filler)
+        unlink(data + "/filler")
+        _ = try await runs.start(TaskStartParams(taskIdentifier: "t", taskRunUUID: uuid, asyncActions: [.motion("m")]))
+        #expect(try TaskResultStore.read(directory: runs.active()[0].runDirectory).status == .recording)
+        await runs.interruptAll()
+    }
+
+    /// A recorder stopped by a full disk is reported as failed (not as recording) while the run
+    /// goes on.
+    @Test(.enabled(if: Privileges.rootTestsEnabled("aRecorderStoppedByAFullDiskIsListedAsFailed")), .timeLimit(.minutes(1)))
+    func aRecorderStoppedByAFullDiskIsListedAsFailed() async throws {
+        let data = try Fixtures.temporaryDirectory()
+        #expect(try Privileges.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", data]) == 0)
+        defer { _ = try? Privileges.run(["umount", "-l", data]); try? FileManager.default.removeItem(atPath: data) }
+        var configuration = DaemonConfiguration()
+        configuration.devices = [Fixtures.replayDevice(speed: 50)]
+        let devices = DeviceRegistry(configuration: configuration, backends: [ReplayBackend()], baseDirectory: "/", logger: Fixtures.logger)
+        devices.probeAll()
+        let runs = TaskRunRegistry(dataDirectory: data, devices: devices, ringSeconds: 30, logger: Fixtures.logger)
+        let start = try await runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: [.motion("m")]))
+        #expect(runs.active().first?.recording == ["m"])
+        // The recording lets go of the device when it stops: wait for that.
+        let device = try devices.device(named: "imu0")
+        try await Fixtures.waitForFrames(device, 10_000)
+        var status = runs.active().first
+        let deadline = Date().addingTimeInterval(20)
+        while status?.failed == nil, Date() < deadline {
+            try await Fixtures.waitForFrames(device, 500)
+            status = runs.active().first
+        }
+        #expect(status?.recording == [] && status?.failed == ["m"], "\(String(describing: status))")
+        let result = try await runs.finish(start.taskRunUUID)
+        #expect(result.asyncResults.compactMap(\.error).first?.errorDescription.contains("No space left on device") == true)
+    }
+}
