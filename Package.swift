@@ -11,6 +11,10 @@ let package = Package(
         .executable(name: "recorderd", targets: ["recorderd"]),
         .executable(name: "recorderctl", targets: ["recorderctl"]),
         .library(name: "RecorderClient", targets: ["RecorderClient"]),
+        // For the fuzzing package (Fuzz/), which builds recorderd's modules with -sanitize=fuzzer.
+        .library(name: "RecorderModel", targets: ["RecorderModel"]),
+        .library(name: "RecorderEngine", targets: ["RecorderEngine"]),
+        .library(name: "RecorderDaemon", targets: ["RecorderDaemon"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),

@@ -230,6 +230,11 @@ private struct Parser {
         guard let value = Double(text), value.isFinite else {
             throw JSONParseError("number \(text.prefix(40)) is out of range", offset: start)
         }
+        // A number too small for a Double (2e-324) would silently become 0: refused too.
+        if value == 0, bytes[start..<index].prefix(while: { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") })
+            .contains(where: { (UInt8(ascii: "1")...UInt8(ascii: "9")).contains($0) }) {
+            throw JSONParseError("number \(text.prefix(40)) is out of range", offset: start)
+        }
         return value
     }
 

@@ -52,6 +52,8 @@ struct JSONParserTests {
         ("-", "expected a digit"),
         ("1e400", "number 1e400 is out of range"),
         ("-1e309", "number -1e309 is out of range"),
+        ("2e-324", "number 2e-324 is out of range"),
+        ("-1.0e-400", "number -1.0e-400 is out of range"),
         ("{\"a\":1,\"a\":2}", "duplicate key \"a\""),
         ("\"\\ud800\"", "lone surrogate"),
         ("\"\\udc00x\"", "lone surrogate"),

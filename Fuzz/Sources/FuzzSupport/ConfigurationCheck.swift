@@ -1,0 +1,78 @@
+import Foundation
+import RecorderDaemon
+import RecorderModel
+
+/// Oracles for decoding a configuration or task file from arbitrary bytes.
+public enum ConfigurationCheck {
+    public static func run(_ bytes: [UInt8]) {
+        // The parser is stricter than Foundation's, never more lenient: what it accepts, Foundation
+        // reads as the same value.
+        // (JSONSerialization, not JSONDecoder: the latter refuses valid numbers such as 0e8.)
+        if let ours = try? JSONParser.parse(bytes) {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(bytes), options: .fragmentsAllowed) else {
+                fail("JSONParser accepted what Foundation refuses", bytes)
+            }
+            if !equivalent(ours, value(of: object)) { fail("JSONParser and Foundation read different values", bytes) }
+        }
+        if let configuration = try? DaemonConfiguration.decode(Data(bytes)) {
+            // Every number decoded lies in its range.
+            guard DaemonConfiguration.ringSecondsRange.contains(configuration.ringSeconds),
+                  DaemonConfiguration.orphanTimeoutRange.contains(configuration.orphanTimeout),
+                  DaemonConfiguration.retryIntervalRange.contains(configuration.retryInterval),
+                  DaemonConfiguration.stallTimeoutRange.contains(configuration.stallTimeout),
+                  DaemonLimits.connectionsRange.contains(configuration.limits.connections),
+                  DaemonLimits.taskRunsRange.contains(configuration.limits.taskRuns),
+                  DaemonLimits.recordersPerRunRange.contains(configuration.limits.recordersPerRun) else {
+                fail("a decoded configuration holds a number out of its range", bytes)
+            }
+            // Encoding and decoding again gives the same configuration.
+            guard let data = try? JSONEncoder().encode(configuration), let again = try? DaemonConfiguration.decode(data), again == configuration else {
+                fail("a configuration does not survive encoding and decoding", bytes)
+            }
+            // The backends' own decoders see every device entry (nothing is opened).
+            _ = DaemonConfigurationLoader.deviceProblems(configuration, baseDirectory: "/nonexistent")
+        }
+        if let task = try? TaskDefinition.decode(Data(bytes)) {
+            for step in task.steps where StepPath.problem(step.identifier) != nil { fail("a step identifier that is no step path", bytes) }
+        }
+        if let value = try? JSONParser.parse(bytes) {
+            _ = try? value.decode(TaskStartParams.self)
+            _ = try? value.decode(SubscribeParams.self)
+            _ = try? value.decode(StepParams.self)
+        }
+    }
+
+    /// Equal values; numbers within a few units in the last place (Foundation rounds numbers with
+    /// more digits than a Double holds less exactly than `strtod`, which the parser uses).
+    static func equivalent(_ a: JSONValue, _ b: JSONValue) -> Bool {
+        switch (a, b) {
+        case (.number(let x), .number(let y)):
+            return x == y || abs(x - y) <= 4 * max(x.ulp, y.ulp)
+        case (.array(let x), .array(let y)):
+            return x.count == y.count && zip(x, y).allSatisfy { equivalent($0, $1) }
+        case (.object(let x), .object(let y)):
+            return x.count == y.count && x.allSatisfy { key, value in y[key].map { equivalent(value, $0) } ?? false }
+        default:
+            return a == b
+        }
+    }
+
+    /// A `JSONSerialization` object as a `JSONValue`.
+    static func value(of object: Any) -> JSONValue {
+        switch object {
+        case is NSNull: return .null
+        case let s as String: return .string(s)
+        case let a as [Any]: return .array(a.map(value(of:)))
+        case let o as [String: Any]: return .object(o.mapValues(value(of:)))
+        case let n as NSNumber:
+            if String(describing: type(of: n)) == "__NSCFBoolean" { return .bool(n.boolValue) }
+            return .number(n.doubleValue)
+        default: return .string("unexpected \(type(of: object))")
+        }
+    }
+
+    static func fail(_ message: String, _ bytes: [UInt8]) -> Never {
+        FileHandle.standardError.write(Data("\(message): \(String(decoding: bytes.prefix(300), as: UTF8.self))\n".utf8))
+        abort()
+    }
+}
