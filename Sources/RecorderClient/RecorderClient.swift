@@ -13,7 +13,10 @@ import RecorderModel
 /// ```
 /// Reads on its own thread; writes on a serial queue; never blocks the cooperative pool.
 public final class RecorderClient: Sendable {
-    typealias Pending = (continuation: CheckedContinuation<JSONRPCMessage, any Error>, onResponse: (@Sendable (JSONRPCMessage) -> Void)?)
+    /// A call waiting for its response. The response travels through `response` (a lock TSan
+    /// sees), not through the continuation.
+    typealias Pending = (continuation: CheckedContinuation<Void, any Error>, response: LockedValue<JSONRPCMessage?>,
+                         onResponse: (@Sendable (JSONRPCMessage) -> Void)?)
 
     struct State {
         var nextID: Int64 = 1
@@ -96,13 +99,14 @@ public final class RecorderClient: Sendable {
 
     /// Sends one raw request; returns the response message.
     public func send(method: String, params: JSONValue?, onResponse: (@Sendable (JSONRPCMessage) -> Void)? = nil) async throws(RecorderClientError) -> JSONRPCMessage {
+        let response = LockedValue<JSONRPCMessage?>(nil)
         do {
-            return try await withCheckedThrowingContinuation { continuation in
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let id: Int64? = state.withLock { s in
                     guard !s.closed else { return nil }
                     let id = s.nextID
                     s.nextID += 1
-                    s.pending[id] = (continuation, onResponse)
+                    s.pending[id] = (continuation, response, onResponse)
                     return id
                 }
                 guard let id else {
@@ -118,6 +122,8 @@ public final class RecorderClient: Sendable {
                 line.append(UInt8(ascii: "\n"))
                 socket.send(line, queue: writeQueue)
             }
+            guard let message = response.withLock({ $0 }) else { throw RecorderClientError.connectionClosed }
+            return message
         } catch let error as RecorderClientError {
             throw error
         } catch {
@@ -173,7 +179,8 @@ public final class RecorderClient: Sendable {
         guard let id = message.id?.integerValue,
               let pending = state.withLock({ $0.pending.removeValue(forKey: id) }) else { return }
         pending.onResponse?(message)
-        pending.continuation.resume(returning: message)
+        pending.response.withLock { $0 = message }
+        pending.continuation.resume()
     }
 
     func register(subscription: Int, continuation: AsyncThrowingStream<[Record], any Error>.Continuation) {

@@ -112,18 +112,15 @@ final class ControlConnection: Sendable {
         let id = nextSubscription.wrappingAdd(1, ordering: .relaxed).oldValue
         let holder = StreamHolder()
         let eventLoop = channel.eventLoop
-        let outcome: Result<LiveStream, DeviceError> = await withCheckedContinuation { continuation in
-            // Starting a device may block briefly: never on the cooperative pool.
-            DispatchQueue.global().async {
-                do throws(DeviceError) {
-                    let stream = try LiveStream(subscription: id, device: device, types: params.sensorTypes, rate: params.rate, clock: clock) { [weak self] in
-                        guard let self, let stream = holder.stream.withLock({ $0 }), stream.claimDrain() else { return }
-                        eventLoop.execute { self.drain(stream) }
-                    }
-                    continuation.resume(returning: .success(stream))
-                } catch {
-                    continuation.resume(returning: .failure(error))
-                }
+        // Starting a device may block briefly: never on the cooperative pool.
+        let outcome: Result<LiveStream, DeviceError> = await QueueHandOff.blocking {
+            do throws(DeviceError) {
+                return .success(try LiveStream(subscription: id, device: device, types: params.sensorTypes, rate: params.rate, clock: clock) { [weak self] in
+                    guard let self, let stream = holder.stream.withLock({ $0 }), stream.claimDrain() else { return }
+                    eventLoop.execute { self.drain(stream) }
+                })
+            } catch {
+                return .failure(error)
             }
         }
         let stream: LiveStream

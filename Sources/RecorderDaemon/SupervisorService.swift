@@ -1,6 +1,7 @@
 import Dispatch
 import Logging
 import RecorderEngine
+import RecorderModel
 import ServiceLifecycle
 
 /// Keeps the daemon healthy: retries unavailable devices, finishes abandoned task runs, and on
@@ -26,8 +27,6 @@ struct SupervisorService: Service {
 
     /// Runs a blocking call (device open) off the cooperative pool.
     static func onBlockingQueue<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: body()) }
-        }
+        await QueueHandOff.blocking(body)
     }
 }

@@ -57,17 +57,15 @@ public final class TaskRun: @unchecked Sendable {
     func perform<T: Sendable>(touching: Bool = true, respond: (@Sendable (Result<T, TaskRunError>) -> Void)? = nil,
                               _ body: @escaping @Sendable () throws(TaskRunError) -> T) async throws(TaskRunError) -> T {
         if touching { lastActivity.withLock { $0 = clock.uptime() } }
-        let outcome: Result<T, TaskRunError> = await withCheckedContinuation { continuation in
-            queue.async {
-                let outcome: Result<T, TaskRunError>
-                do throws(TaskRunError) {
-                    outcome = .success(try body())
-                } catch {
-                    outcome = .failure(error)
-                }
-                respond?(outcome)
-                continuation.resume(returning: outcome)
+        let outcome: Result<T, TaskRunError> = await QueueHandOff.run(on: queue) {
+            let outcome: Result<T, TaskRunError>
+            do throws(TaskRunError) {
+                outcome = .success(try body())
+            } catch {
+                outcome = .failure(error)
             }
+            respond?(outcome)
+            return outcome
         }
         return try outcome.get()
     }

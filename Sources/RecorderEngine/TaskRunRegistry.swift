@@ -129,9 +129,9 @@ public final class TaskRunRegistry: Sendable {
     /// could not be written, why (the run is over either way; its files stay).
     func close(_ run: TaskRun, status: TaskRunStatus) async -> (TaskResult, StorageError?) {
         run.lastActivity.withLock { $0 = clock.uptime() }
-        let outcome: (TaskResult, StorageError?) = await withCheckedContinuation { continuation in
+        let outcome: (TaskResult, StorageError?) = await QueueHandOff.callback { deliver in
             run.queue.async {
-                run.end(status: status) { continuation.resume(returning: ($0, $1)) }
+                run.end(status: status) { deliver(($0, $1)) }
             }
         }
         runs.withLock { $0[run.uuid] = nil }

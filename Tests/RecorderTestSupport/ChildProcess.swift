@@ -6,9 +6,7 @@ import Testing
 /// Runs a blocking call on a Dispatch thread: tests must not block the cooperative pool, which
 /// the in-process server needs.
 public func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
-    }
+    try await QueueHandOff.blocking { Result { try body() } }.get()
 }
 
 /// A child process with a deadline, stopped by its PID.
