@@ -23,7 +23,7 @@ public final class ControlServer: Service, Sendable {
     let logger: Logger
     private let serverChannel = LockedValue<(any Channel)?>(nil)
     private let connections = LockedValue<[ObjectIdentifier: ControlConnection]>([:])
-    private let ready = LockedValue<[CheckedContinuation<Void, Never>]?>([])
+    private let listening = OneShotEvent()
     /// When an accept failure was last logged (CLOCK_MONOTONIC seconds): once a minute at most.
     private let lastAcceptFailureLog = LockedValue<Double>(-.infinity)
 
@@ -57,10 +57,7 @@ public final class ControlServer: Service, Sendable {
                 // Out of descriptors (EMFILE, ENFILE): accepting pauses instead of spinning; the
                 // pending connections are taken once descriptors are free again.
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(AcceptBackoffHandler(shouldForwardIOErrorCaught: false) { error in
-                        self?.acceptFailed(error)
-                        return .milliseconds(250)
-                    })
+                    try channel.pipeline.syncOperations.addHandler(AcceptPauseHandler { error in self?.acceptFailed(error) })
                 }
             }
             .childChannelOption(.allowRemoteHalfClosure, value: true)
@@ -87,8 +84,7 @@ public final class ControlServer: Service, Sendable {
             logger.info("control socket listening", metadata: ["socket": "\(socketPath)"])
         }
         serverChannel.withLock { $0 = channel }
-        let waiters = ready.withLock { r -> [CheckedContinuation<Void, Never>] in defer { r = nil }; return r ?? [] }
-        for w in waiters { w.resume() }
+        listening.signal()
     }
 
     /// Counts a new connection in; false when the limit is reached (it is then refused).
@@ -122,14 +118,7 @@ public final class ControlServer: Service, Sendable {
 
     /// Returns once the socket is listening.
     public func waitUntilListening() async {
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            let resumeNow = ready.withLock { r -> Bool in
-                guard r != nil else { return true }
-                r!.append(c)
-                return false
-            }
-            if resumeNow { c.resume() }
-        }
+        await listening.wait()
     }
 
     public func run() async throws {

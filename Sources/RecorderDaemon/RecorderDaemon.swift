@@ -72,14 +72,16 @@ public struct RecorderDaemon: Sendable {
     /// READY=1 once it listens and the devices are probed.
     public func run(handleSignals: Bool = true) async throws {
         try await recoverAndProbe()
+        let ready = OneShotEvent()
         let systemd = SystemdService(notifier: notifier, watchdogTimeout: SystemdNotifier.watchdogTimeout(), devices: devices, runs: runs,
                                      listening: { [server] in await server.waitUntilListening() }, eventLoop: server.group.next(),
                                      statusInterval: max(0.2, configuration.retryInterval),
-                                     minimumStall: configuration.stallTimeout, logger: logger)
+                                     minimumStall: configuration.stallTimeout, announced: ready, logger: logger)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: supervisor), .init(service: server), .init(service: systemd)]
         if handleSignals, let reloadConfiguration {
             services.append(.init(service: ReloadService(load: reloadConfiguration, running: configuration, devices: devices, runs: runs,
-                                                         notifier: notifier, earlyReload: earlyReload, logger: logger)))
+                                                         notifier: notifier, earlyReload: earlyReload,
+                                                         ready: { await ready.wait() }, logger: logger)))
         }
         let group = ServiceGroup(
             configuration: .init(

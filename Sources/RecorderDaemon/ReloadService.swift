@@ -18,11 +18,15 @@ struct ReloadService: Service {
     let notifier: SystemdNotifier
     /// True when a SIGHUP came before this service took the signal over (see CEarlySignals).
     let earlyReload: @Sendable () -> Bool
+    /// Returns once the daemon has announced that it is ready (READY=1): reloads come after that.
+    let ready: @Sendable () async -> Void
     let logger: Logger
 
     func run() async throws {
         let signals = await UnixSignalsSequence(trapping: .sighup)
-        // From here on SIGHUP reaches `signals`; one that came earlier was only noted.
+        // From here on SIGHUP reaches `signals`; one that came earlier was only noted. Reloads
+        // wait until the daemon is ready (systemd hears READY=1 before any RELOADING=1).
+        await ready()
         if earlyReload() { await reload() }
         await cancelWhenGracefulShutdown {
             for await _ in signals { await reload() }

@@ -20,12 +20,15 @@ struct SystemdService: Service {
     let eventLoop: any EventLoop
     let statusInterval: Double
     let minimumStall: Double
+    /// Signalled once READY=1 is sent (reloads wait for it: RELOADING=1 never precedes READY=1).
+    let announced: OneShotEvent
     let logger: Logger
 
     func run() async throws {
         await listening()
         var lastStatus = await Self.summary(devices: devices, runs: runs)
         notifier.ready(status: lastStatus)
+        announced.signal()
         var policy = WatchdogPolicy(minimumStall: minimumStall)
         let tick = min(statusInterval, (watchdogTimeout ?? .infinity) / 2)
         var nextPing = 0.0

@@ -38,7 +38,7 @@ public final class Device: Sendable {
     let logger: Logger
     private let state = LockedValue(State())
     /// Serialises open/start/stop of the source (they may block briefly); never the cooperative pool.
-    private let control = LockedValue(())
+    private let control = PThreadLock()
 
     public init(configuration: DeviceConfiguration, source: any SensorSource, ringSeconds: Double, logger: Logger) {
         self.configuration = configuration
@@ -58,7 +58,7 @@ public final class Device: Sendable {
     /// Opens the device if it is not open; returns whether it is usable.
     @discardableResult
     public func probe() -> Bool {
-        control.withLock { _ in
+        control.withLock {
             if state.withLock({ $0.capabilities != nil }) { return true }
             do {
                 let caps = try source.open()
@@ -97,7 +97,7 @@ public final class Device: Sendable {
         guard probe() else {
             throw .unavailable(name, reason: state.withLock { $0.lastError } ?? "not opened")
         }
-        let failure: String? = control.withLock { _ -> String? in
+        let failure: String? = control.withLock { () -> String? in
             let (ring, mustStart) = state.withLock { s -> (FrameRing?, Bool) in
                 s.leases += 1
                 return (s.ring, !s.sampling)
@@ -123,7 +123,7 @@ public final class Device: Sendable {
     }
 
     func release() {
-        control.withLock { _ in
+        control.withLock {
             let mustStop = state.withLock { s -> Bool in
                 s.leases -= 1
                 if s.leases == 0 && s.sampling {

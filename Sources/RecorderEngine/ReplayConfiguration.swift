@@ -72,7 +72,7 @@ public struct ReplayConfiguration: Sendable, Equatable, Decodable {
         if let frequency, frequency * speed > Self.maximumRate {
             throw DecodingError.dataCorruptedError(
                 forKey: .speed, in: c,
-                debugDescription: "frequency × speed is \(frequency * speed) Hz: expected at most \(Int(Self.maximumRate)) Hz")
+                debugDescription: "frequency × speed is \(NumberRange.format(frequency * speed)) Hz: expected at most \(NumberRange.format(Self.maximumRate)) Hz")
         }
         loop = try c.decodeIfPresent(Bool.self, forKey: .loop) ?? true
     }

@@ -45,7 +45,7 @@ public final class ReplaySource: SensorSource {
         }
         let rate = rate(of: loaded)
         guard rate > 0, rate <= ReplayConfiguration.maximumRate else {
-            throw ReplayData.LoadError(description: "\(path): the played rate would be \(rate) Hz: expected at most \(Int(ReplayConfiguration.maximumRate)) Hz")
+            throw ReplayData.LoadError(description: "\(path): the played rate would be \(NumberRange.format(rate)) Hz: expected at most \(NumberRange.format(ReplayConfiguration.maximumRate)) Hz")
         }
         return DeviceCapabilities(
             sensorTypes: loaded.sensorTypes, rate: rate,

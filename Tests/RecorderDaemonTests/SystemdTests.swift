@@ -47,6 +47,14 @@ struct SystemdTests {
         #expect(status == 0, "the --threshold=20 check failed: \(line)")
     }
 
+    /// The unit's open-file limit fits the default limits with 32 devices, twice over.
+    @Test func theUnitsOpenFileLimitFitsTheLimits() throws {
+        let unit = try String(contentsOfFile: Self.unitDirectory + "/recorderd.service", encoding: .utf8)
+        let line = try #require(unit.split(separator: "\n").first { $0.hasPrefix("LimitNOFILE=") })
+        let limit = try #require(Int(line.dropFirst("LimitNOFILE=".count)))
+        #expect(limit >= 2 * DaemonLimits().descriptorsNeeded(devices: 32), "LimitNOFILE=\(limit)")
+    }
+
     func configuration(in dir: String, extra: String = "") throws -> String {
         let path = dir + "/recorderd.json"
         try """
@@ -180,7 +188,7 @@ struct SystemdTests {
         let notifier = SystemdNotifier { m in messages.withLock { $0.append((SystemClock.monotonicUptime(), m)) } }
         let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let service = SystemdService(notifier: notifier, watchdogTimeout: 0.2, devices: devices, runs: runs, listening: {},
-                                     eventLoop: loop.next(), statusInterval: 0.1, minimumStall: 0.5, logger: Fixtures.logger)
+                                     eventLoop: loop.next(), statusInterval: 0.1, minimumStall: 0.5, announced: OneShotEvent(), logger: Fixtures.logger)
         let task = Task { try await service.run() }
         func pings(after t: Double) -> Int { messages.withLock { $0.filter { $0.0 > t && $0.1 == "WATCHDOG=1" }.count } }
         let start = SystemClock.monotonicUptime()

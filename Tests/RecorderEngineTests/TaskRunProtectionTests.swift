@@ -93,14 +93,15 @@ struct TaskRunProtectionTests {
         #expect(try started.allSatisfy { try TaskResultStore.read(directory: $0.runDirectory).status == .abandoned })
     }
 
-    /// A run directory removed under a running run: `task.finish` says the manifest could not be
+    /// A run directory moved away under a running run: `task.finish` says the manifest could not be
     /// written instead of answering "finished".
     @Test func aFinishWhoseManifestCannotBeWrittenIsAnError() async throws {
         let data = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: data) }
         let (_, runs) = try registry(data: data)
         let start = try await runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: []))
-        try FileManager.default.removeItem(atPath: start.runDirectory)
+        // Moved away in one step (a manifest write may be under way in it).
+        #expect(rename(start.runDirectory, start.runDirectory + ".moved") == 0)
         do {
             _ = try await runs.finish(start.taskRunUUID)
             Issue.record("task.finish answered finished without a manifest")

@@ -1,0 +1,32 @@
+import Foundation
+
+/// A `pthread_mutex_t` that guards no value of its own: it serialises work (a device's open,
+/// start and stop). Visible to ThreadSanitizer, like `LockedValue`. (A `LockedValue<Void>` would
+/// do the same, but TSan reports the inout access of a zero-sized value at the object's own
+/// address, where unrelated reads of the object happen, as a race.)
+///
+/// `@unchecked Sendable`: it holds only the mutex, which is made for sharing.
+public final class PThreadLock: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    public init() {
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        let rc = pthread_mutex_init(mutex, nil)
+        precondition(rc == 0, "pthread_mutex_init failed: \(rc)")
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+
+    /// Runs `body` holding the lock.
+    @inline(__always)
+    public func withLock<Result, E: Error>(_ body: () throws(E) -> Result) throws(E) -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+}
