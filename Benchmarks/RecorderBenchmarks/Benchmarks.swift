@@ -70,6 +70,8 @@ enum Benchmarks {
             await GPSBenchmark.run(log: log)
         }
         if only == nil || only == "iio" { await IIOBenchmark.run() }
+        if only == nil || only == "parse" { ParseBenchmark.run() }
+        if only == nil || only == "torture" { await TortureBenchmark.run() }
         if only == nil || only == "audio" {
             let wav = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Tests/Fixtures/audio/Front_Center.wav").standardized.path
             await AudioBenchmark.run(fixture: wav)

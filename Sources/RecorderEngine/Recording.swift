@@ -407,6 +407,10 @@ final class Recording: @unchecked Sendable {
     /// recorder stops and the run records an error result.
     func stopOnAudioFailure(_ error: StorageError) {
         wavResult?.frameCount = wav?.framesWritten
+        // The levels measured so far still go to their file (the failed WAV write was cut back to
+        // its last whole frame, which may have made room); that write may fail and stop us too.
+        flushEncoder()
+        guard failure == nil else { return }
         failure = "recording stopped: \(error)"
         detach()
         onFailure?()

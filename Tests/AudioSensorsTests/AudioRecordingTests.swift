@@ -96,4 +96,49 @@ import Testing
         client.close()
         #expect(try await daemon.stop(signal: SIGTERM, timeout: 15) == 0)
     }
+
+    /// The real executable recording a WAV onto a disk that fills during it: the WAV keeps every
+    /// whole frame with a header that says so, the levels file every whole line, the run's
+    /// manifest is written (its reserve is freed for it), and the daemon answers at once.
+    @Test(.enabled(if: Privileges.rootTestsEnabled("aDiskThatFillsDuringAWAVKeepsEveryWholeFrame")))
+    func aDiskThatFillsDuringAWAVKeepsEveryWholeFrame() async throws {
+        let fixture = try AudioFixture()
+        defer { fixture.remove() }
+        let data = fixture.directory + "/data"
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        // 384 KiB: the run's 256 KiB reserve leaves less than the 137 KB of audio.
+        #expect(try Privileges.run(["mount", "-t", "tmpfs", "-o", "size=384k", "tmpfs", data]) == 0)
+        defer { _ = try? Privileges.run(["umount", "-l", data]) }
+        let frames = fixture.input.samples.count
+        let (daemon, client) = try await Self.daemon(fixture, devices: #"{"name":"mic0","kind":"alsa","pcm":"recorderd_file","sampleRate":48000,"channels":1,"format":"S16_LE","frames":\#(frames)}"#)
+        let run = try await client.startTask(identifier: "voice", asyncActions: [
+            AsyncActionConfiguration(identifier: "voice", options: .microphone(MicrophoneOptions(saveAudioFile: true, levelInterval: 0.1))),
+        ])
+        var status = try await client.status()
+        let deadline = Date().addingTimeInterval(20)
+        while status.taskRuns.first?.failed == nil, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+            status = try await client.status()
+        }
+        #expect(status.taskRuns.first?.failed == ["voice"], "\(status.taskRuns)")
+        let began = SystemClock.monotonicUptime()
+        _ = try await client.status()
+        #expect(SystemClock.monotonicUptime() - began < 0.1)
+        let result = try await run.finish()
+        #expect(result.asyncResults.compactMap(\.error).first?.errorDescription.contains("No space left on device") == true)
+        let wav = try AudioFixture.parse(run.runDirectory + "/voice.wav")
+        let audio = try #require(result.asyncResults.compactMap(\.file).first { $0.contentType == "audio/wav" })
+        #expect(wav.samples.count > 0 && wav.samples.count < frames)
+        #expect(wav.samples[...] == fixture.input.samples[..<wav.samples.count], "the WAV holds the first frames, exactly")
+        #expect(wav.dataSize == wav.samples.count * 2 && wav.fileSize == 44 + wav.dataSize && audio.frameCount == wav.samples.count)
+        #expect(audio.sha256 == SHA256.hexDigest(ofFile: run.runDirectory + "/voice.wav"))
+        // The levels file: whole lines only, as many as its result counts.
+        let levels = try Fixtures.records(run.runDirectory + "/voice.jsonl")
+        let levelsFile = try #require(result.asyncResults.compactMap(\.file).first { $0.relativePath == "voice.jsonl" })
+        #expect(levels.filter { $0.average != nil }.count == levelsFile.sampleCount)
+        #expect(levelsFile.sha256 == SHA256.hexDigest(ofFile: run.runDirectory + "/voice.jsonl"))
+        #expect(try TaskResultStore.read(directory: run.runDirectory).status == .finished)
+        client.close()
+        #expect(try await daemon.stop(signal: SIGTERM, timeout: 15) == 0)
+    }
 }
