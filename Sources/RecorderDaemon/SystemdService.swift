@@ -53,6 +53,7 @@ struct SystemdService: Service {
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(tick)) }
         }
         notifier.stopping()
+        await notifier.flush()
     }
 
     /// One line: devices up and runs recording.

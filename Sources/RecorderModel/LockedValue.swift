@@ -1,6 +1,5 @@
-import Foundation
-
-/// A value guarded by a `pthread_mutex_t`: the lock recorderd's modules share state through.
+/// A value guarded by a `pthread_mutex_t` (`PThreadLock`): the lock recorderd's modules share
+/// state through.
 ///
 /// Not `Synchronization.Mutex`: on Linux that locks through raw futex calls, which
 /// ThreadSanitizer cannot see, so every access under it is reported as a race and real races
@@ -10,28 +9,16 @@ import Foundation
 ///
 /// `@unchecked Sendable`: the value is only ever reached inside `withLock`, under the mutex.
 public final class LockedValue<Value>: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let lock = PThreadLock()
     private var value: Value
 
     public init(_ value: Value) {
         self.value = value
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        let rc = pthread_mutex_init(mutex, nil)
-        precondition(rc == 0, "pthread_mutex_init failed: \(rc)")
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
     }
 
     /// Runs `body` with exclusive access to the value.
     @inline(__always)
     public func withLock<Result, E: Error>(_ body: (inout Value) throws(E) -> Result) throws(E) -> Result {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body(&value)
+        try lock.withLock { () throws(E) -> Result in try body(&value) }
     }
 }

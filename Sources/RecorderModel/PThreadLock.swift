@@ -1,9 +1,10 @@
 import Foundation
 
-/// A `pthread_mutex_t` that guards no value of its own: it serialises work (a device's open,
-/// start and stop). Visible to ThreadSanitizer, like `LockedValue`. (A `LockedValue<Void>` would
-/// do the same, but TSan reports the inout access of a zero-sized value at the object's own
-/// address, where unrelated reads of the object happen, as a race.)
+/// A `pthread_mutex_t`, which ThreadSanitizer sees (unlike `Synchronization.Mutex`): the lock
+/// under `LockedValue`, and on its own where work is serialised with no value to guard (a
+/// device's open, start and stop). (A `LockedValue<Void>` would not do there: TSan reports the
+/// inout access of a zero-sized value at the object's own address, where unrelated reads of the
+/// object happen, as a race.)
 ///
 /// `@unchecked Sendable`: it holds only the mutex, which is made for sharing.
 public final class PThreadLock: @unchecked Sendable {

@@ -84,11 +84,13 @@ struct TortureError: Error, CustomStringConvertible {
 }
 
 enum Torture {
-    /// The quickest of three `daemon.status` round trips on `client`, in seconds: the daemon must
-    /// answer one of them within 100 ms.
+    /// The quickest of up to ten `daemon.status` round trips on `client`, in seconds: the daemon
+    /// must answer one of them within 100 ms. (Not only the first: the test machine runs other
+    /// suites at the same time, and a round trip can wait for a CPU however idle the daemon is; a
+    /// daemon that is stalled or busy with a backlog answers none of them in time.)
     static func statusLatency(_ client: RecorderClient) async throws -> Double {
         var best = Double.infinity
-        for _ in 0..<3 {
+        for _ in 0..<10 {
             let began = SystemClock.monotonicUptime()
             _ = try await client.status()
             best = min(best, SystemClock.monotonicUptime() - began)
