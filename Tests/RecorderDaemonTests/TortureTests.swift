@@ -351,5 +351,8 @@ struct FullDiskTortureTests {
         #expect(try TaskResultStore.read(directory: run.runDirectory).status == .finished)
         client.close()
         #expect(try await daemon.stop() == 0)
+        // The recorder's stop was logged (once), with the reason.
+        let log = daemon.process.printed
+        #expect(log.components(separatedBy: "recorder stopped").count == 2 && log.contains("No space left on device"), "\(log)")
     }
 }
