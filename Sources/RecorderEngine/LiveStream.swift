@@ -19,14 +19,12 @@ public final class LiveStream: Sendable {
     struct State {
         var reader: RingReader?
         var lease: DeviceLease?
-        var encoder = JSONLinesEncoder(reservingCapacity: 16 * 1024)
+        /// The frames' way to records, as in recordings (no step path, no files).
+        var pipeline: RecordPipeline
+        var notification = JSONLinesEncoder(reservingCapacity: 16 * 1024)
         var scratch: [SensorFrame] = []
+        /// Motion frames seen (for decimation).
         var counter = 0
-        /// Audio devices: live levels every 1/rate seconds (default 0.1 s).
-        var meter: SoundLevelMeter?
-        var levels: [SoundLevel] = []
-        /// Audio: lost chunks measured in frames.
-        var audio = AudioContinuity()
     }
 
     private let state: LockedValue<State>
@@ -60,13 +58,13 @@ public final class LiveStream: Sendable {
         } else {
             stride = 1
         }
-        var initial = State(reader: reader, lease: lease)
-        if wanted.contains(.soundLevel) {
-            initial.meter = SoundLevelMeter(interval: rate.map { 1 / max(0.1, min($0, 100)) } ?? 0.1)
-        }
         deliveredRate = caps.rate / Double(stride)
         startUptime = clock.uptime()
-        state = LockedValue(initial)
+        // Audio devices: live levels every 1/rate seconds (default 0.1 s).
+        let levelInterval = rate.map { 1 / max(0.1, min($0, 100)) } ?? 0.1
+        let pipeline = RecordPipeline(types: wanted, sink: RecordSink(startUptime: startUptime, stepPath: nil),
+                                      options: .live(levelInterval: levelInterval))
+        state = LockedValue(State(reader: reader, lease: lease, pipeline: pipeline))
     }
 
     /// Reads what arrived and returns notification lines (each ends in `\n`); empty when nothing.
@@ -100,89 +98,34 @@ public final class LiveStream: Sendable {
 extension LiveStream.State {
     /// The body of `LiveStream.drain`, under its lock.
     mutating func drain(maximumRecords: Int, stream: LiveStream) -> [UInt8] {
-        let subscription = stream.subscription, types = stream.types, stride = stream.stride, startUptime = stream.startUptime
         guard let reader else { return [] }
-        encoder.removeAll()
         scratch.removeAll(keepingCapacity: true)
         let lost = reader.read(into: &scratch, maximum: maximumRecords)
         guard lost > 0 || !scratch.isEmpty else { return [] }
-        encoder.appendStatic("{\"jsonrpc\":\"2.0\",\"method\":\"stream.records\",\"params\":{\"subscription\":")
-        encoder.appendInteger(subscription)
-        encoder.appendStatic(",\"records\":[")
-        let recordsStart = encoder.bytes.count
-        var first = true
-        func separator() {
-            if !first { encoder.appendStatic(",") }
-            first = false
-        }
-        if lost > 0 {
-            let at = scratch.first?.uptime ?? startUptime
-            // Audio chunks lost: their frames measured by time (as in a recording).
-            var dropped = Int(lost)
-            var duration: Double?
-            if meter != nil {
-                meter?.reset()
-                if let audioLost = audio.lost(before: at) { (dropped, duration) = audioLost }
-            }
-            for t in types {
-                separator()
-                encoder.appendGap(uptime: at, timestamp: at - startUptime, stepPath: nil, sensorType: t, droppedSamples: dropped, duration: duration)
-                encoder.removeLastNewline()
-            }
-        }
+        pipeline.sink.encoder.removeAll()
+        if lost > 0 { pipeline.ringLost(Int(lost), before: scratch.first?.uptime ?? stream.startUptime) }
         for frame in scratch {
-            let timestamp = frame.uptime - startUptime
-            switch frame {
-            case .motion(let m):
+            if case .motion = frame {
                 counter += 1
-                if (counter - 1) % stride != 0 { continue }
-                for t in types {
-                    guard let v = m.vector(for: t) else { continue }
-                    separator()
-                    encoder.appendMotion(uptime: m.uptime, timestamp: timestamp, stepPath: nil, sensorType: t, vector: v)
-                    encoder.removeLastNewline()
-                }
-            case .location(let fix):
-                guard types.contains(.location) else { continue }
-                separator()
-                let date = fix.fixTime.map { ISO8601Timestamp.string(from: Date(timeIntervalSince1970: $0)) }
-                encoder.appendLocation(fix, timestamp: timestamp, stepPath: nil, timestampDate: date, relativeDistance: nil, totalDistance: nil, saveCoordinates: false)
-                encoder.removeLastNewline()
-            case .soundLevel(let level):
-                guard types.contains(.soundLevel) else { continue }
-                separator()
-                encoder.appendSoundLevel(level, timestamp: timestamp, stepPath: nil)
-                encoder.removeLastNewline()
-            case .audio(let chunk):
-                guard var m = meter else { continue }
-                audio.read(chunk)
-                levels.removeAll(keepingCapacity: true)
-                m.add(chunk, into: &levels)
-                meter = m
-                for level in levels {
-                    separator()
-                    encoder.appendSoundLevel(level, timestamp: level.uptime - startUptime, stepPath: nil)
-                    encoder.removeLastNewline()
-                }
-            case .gap(let uptime, let gapTypes, let dropped):
-                var duration: Double?
-                if meter != nil, gapTypes.contains(.soundLevel) {
-                    meter?.reset()
-                    duration = audio.duration(ofFrames: dropped)
-                }
-                for t in types where gapTypes.contains(t) {
-                    separator()
-                    encoder.appendGap(uptime: uptime, timestamp: timestamp, stepPath: nil, sensorType: t, droppedSamples: dropped, duration: duration)
-                    encoder.removeLastNewline()
-                }
-            case .fault(let uptime, let description):
-                separator()
-                encoder.appendError(uptime: uptime, timestamp: timestamp, stepPath: nil, description: description)
-                encoder.removeLastNewline()
+                if (counter - 1) % stream.stride != 0 { continue }
             }
+            pipeline.add(frame)
         }
-        if encoder.bytes.count == recordsStart { return [] }
-        encoder.appendStatic("]}}\n")
-        return encoder.bytes
+        let records = pipeline.sink.encoder.bytes
+        guard !records.isEmpty else { return [] }
+        // The records are JSON lines: an encoded record holds no raw newline, so the lines become
+        // the elements of the notification's array.
+        notification.removeAll()
+        notification.appendStatic("{\"jsonrpc\":\"2.0\",\"method\":\"stream.records\",\"params\":{\"subscription\":")
+        notification.appendInteger(stream.subscription)
+        notification.appendStatic(",\"records\":[")
+        var lineStart = records.startIndex
+        for i in records.indices where records[i] == UInt8(ascii: "\n") {
+            if lineStart != records.startIndex { notification.appendStatic(",") }
+            notification.appendRaw(records[lineStart..<i])
+            lineStart = i + 1
+        }
+        notification.appendStatic("]}}\n")
+        return notification.bytes
     }
 }

@@ -21,47 +21,24 @@ final class Recording: @unchecked Sendable {
     let queue: DispatchQueue
     let clock: any RecorderClock
     let directory: String
-    let saveCoordinates: Bool
 
     var lease: DeviceLease?
     var reader: RingReader?
     var writer: RecordFileWriter?
-    var encoder = JSONLinesEncoder()
+    /// The frames' way to records (made at the start, when the device's formats are known).
+    var pipeline: RecordPipeline?
     var scratch: [SensorFrame] = []
     var fileResult: FileResult?
     var startUptime = 0.0
-    var lowerBound = -Double.infinity
     var stopUptime: Double?
-    var stepPath: JSONString
-    var pendingSteps: [(uptime: Double, path: JSONString)] = []
+    /// The step path until the start (then the pipeline's sink keeps it).
+    var initialStepPath: JSONString
     /// The first failure (write error); the recording stops at it.
     var failure: String?
     var isFinalized = false
     /// A frame measured after the stop was read: nothing more belongs to this recording.
     var reachedStop = false
-    /// Counts of the records in `encoder` not yet written: added to the file result only once
-    /// their bytes are in the file.
-    var pending = PendingCounts()
-    /// Distance walked, for location recordings (resets per recording).
-    var distance = DistanceTracker()
-    /// Metres walked in each step path (location recordings).
-    var distanceByStep: [String: Double] = [:]
-    /// Microphone recordings: levels every `levelInterval`, and the WAV when `saveAudioFile`.
-    var levelMeter: SoundLevelMeter?
-    var saveAudioFile = false
-    var wav: WAVFileWriter?
-    var wavResult: FileResult?
-    var levels: [SoundLevel] = []
-    var audioChannels = 1
-    /// Microphone recordings: lost audio measured in frames.
-    var audio = AudioContinuity()
 
-    struct PendingCounts {
-        var samples = 0
-        var dropped = 0
-        var gaps = 0
-        var errors = 0
-    }
     /// Called (on the queue) when the recording stops on a write failure.
     var onFailure: (() -> Void)?
     private let drainScheduled = Atomic<Bool>(false)
@@ -78,17 +55,7 @@ final class Recording: @unchecked Sendable {
         self.directory = directory
         self.queue = queue
         self.clock = clock
-        self.stepPath = JSONString(stepPath)
-        if case .distance(let o) = configuration.options {
-            saveCoordinates = o.saveCoordinates
-            distance = DistanceTracker(accuracyThreshold: o.horizontalAccuracyThreshold)
-        } else {
-            saveCoordinates = false
-        }
-        if case .microphone(let o) = configuration.options {
-            levelMeter = SoundLevelMeter(interval: o.levelInterval)
-            saveAudioFile = o.saveAudioFile
-        }
+        self.initialStepPath = JSONString(stepPath)
         scratch.reserveCapacity(4096)
     }
 
@@ -131,45 +98,33 @@ final class Recording: @unchecked Sendable {
             lease = nil
             throw .storage(error)
         }
-        self.writer = writer
         startUptime = uptime
-        lowerBound = uptime - preRollSeconds
         var units: [String: String] = [:]
         for t in types { units[t.rawValue] = t.unit }
         var result = FileResult(identifier: identifier, relativePath: relativePath, device: device.name,
                                 startDate: date, startUptime: uptime, units: units)
-        result.frequency = device.capabilities?.rate
-        if case .motion(let o) = configuration.options { result.requestedFrequency = o.frequency }
-        // A microphone's levels file: one record per level interval.
-        if case .microphone(let o) = configuration.options { result.frequency = 1 / o.levelInterval }
+        result.frequency = caps.rate
+        let options: RecordPipeline.Options
+        do throws(StorageError) {
+            options = try pipelineOptions(caps: caps, uptime: uptime, date: date)
+        } catch {
+            try? writer.close()
+            unlink(writer.path)
+            lease?.release()
+            lease = nil
+            throw .storage(error)
+        }
+        self.writer = writer
+        var sink = RecordSink(startUptime: uptime, stepPath: initialStepPath)
+        sink.lowerBound = uptime - preRollSeconds
+        sink.stopUptime = stopUptime
+        sink.appendFirstMarker(uptime: uptime, date: date)
+        let pipeline = RecordPipeline(types: types, sink: sink, options: options)
+        pipeline.describe(&result)
         fileResult = result
-        if levelMeter != nil {
-            audio = AudioContinuity(sampleRate: caps.details["sampleRate"].flatMap { Int($0) } ?? Int(saturating: caps.rate),
-                                    expectedNext: uptime - preRollSeconds)
-            audioChannels = caps.details["channels"].flatMap { Int($0) } ?? 1
-        }
-        if saveAudioFile {
-            let rate = audio.sampleRate
-            do {
-                wav = try WAVFileWriter(path: directory + "/" + identifier + ".wav", sampleRate: rate, channels: audioChannels)
-            } catch {
-                try? writer.close()
-                unlink(writer.path)
-                self.writer = nil
-                lease?.release()
-                lease = nil
-                throw .storage(error)
-            }
-            var audio = FileResult(identifier: identifier + "_audio", relativePath: identifier + ".wav", contentType: "audio/wav",
-                                   device: device.name, startDate: date, startUptime: uptime, units: [:])
-            audio.sampleRate = rate
-            audio.channels = audioChannels
-            audio.frameCount = 0
-            wavResult = audio
-        }
-        encoder.appendMarker(uptime: uptime, timestamp: 0, timestampDate: ISO8601Timestamp.string(from: date), stepPath: stepPath)
+        self.pipeline = pipeline
         flushEncoder()
-        reader = ring.addReader(fromUptime: lowerBound) { [weak self] in self?.framesArrived() }
+        reader = ring.addReader(fromUptime: uptime - preRollSeconds) { [weak self] in self?.framesArrived() }
         scheduleDrain()
         let sweep = DispatchSource.makeTimerSource(queue: queue)
         sweep.schedule(deadline: .now() + Self.sweepInterval, repeating: Self.sweepInterval)
@@ -179,14 +134,43 @@ final class Recording: @unchecked Sendable {
         return missing
     }
 
+    /// The producers' settings from the configuration; creates the WAV of a microphone recording
+    /// that saves it.
+    func pipelineOptions(caps: DeviceCapabilities, uptime: Double, date: Date) throws(StorageError) -> RecordPipeline.Options {
+        var options = RecordPipeline.Options()
+        switch configuration.options {
+        case .motion(let o):
+            options.requestedFrequency = o.frequency
+        case .distance(let o):
+            options.saveCoordinates = o.saveCoordinates
+            options.distance = DistanceTracker(accuracyThreshold: o.horizontalAccuracyThreshold)
+        case .microphone(let o):
+            options.levelInterval = o.levelInterval
+            let rate = caps.details["sampleRate"].flatMap { Int($0) } ?? Int(saturating: caps.rate)
+            let channels = caps.details["channels"].flatMap { Int($0) } ?? 1
+            options.audio = AudioContinuity(sampleRate: rate, expectedNext: uptime - preRollSeconds)
+            options.channels = channels
+            if o.saveAudioFile {
+                let wav = try WAVFileWriter(path: directory + "/" + identifier + ".wav", sampleRate: rate, channels: channels)
+                var audio = FileResult(identifier: identifier + "_audio", relativePath: identifier + ".wav", contentType: "audio/wav",
+                                       device: device.name, startDate: date, startUptime: uptime, units: [:])
+                audio.sampleRate = rate
+                audio.channels = channels
+                audio.frameCount = 0
+                options.wav = MicrophoneRecords.WAVOutput(writer: wav, result: audio, recordingStartUptime: uptime, recordingStartDate: date)
+            }
+        }
+        return options
+    }
+
     /// The step path changes at `uptime`; a marker is written before the first record measured
     /// at or after it.
     func changeStep(_ path: String, uptime: Double) {
         let json = JSONString(path)
-        if writer == nil {
-            stepPath = json
+        if pipeline == nil {
+            initialStepPath = json
         } else {
-            pendingSteps.append((uptime, json))
+            pipeline?.sink.changeStep(json, uptime: uptime, date: clock.now().addingTimeInterval(uptime - clock.uptime()))
         }
     }
 
@@ -230,34 +214,19 @@ final class Recording: @unchecked Sendable {
     @discardableResult
     func drain(budget: Int) -> Bool {
         dispatchPrecondition(condition: .onQueue(queue))
-        guard let reader, writer != nil, failure == nil, !reachedStop else { return false }
+        guard let reader, writer != nil, pipeline != nil, failure == nil, !reachedStop else { return false }
         var left = budget
         var more = false
         while left > 0 {
             scratch.removeAll(keepingCapacity: true)
             let lost = reader.read(into: &scratch, maximum: min(4096, left))
-            if lost > 0 {
-                let at = scratch.first?.uptime ?? clock.uptime()
-                emitSteps(upTo: at)
-                // The ring counts frames of the source; a microphone's are chunks of audio, whose
-                // lost frames are measured by time.
-                var dropped = Int(lost)
-                var duration: Double?
-                if levelMeter != nil {
-                    levelMeter?.reset()
-                    if let audioLost = audio.lost(before: at) { (dropped, duration) = audioLost }
-                    writeSilence(frames: dropped, endingAt: at)
-                }
-                for type in types {
-                    encoder.appendGap(uptime: at, timestamp: at - startUptime, stepPath: stepPath, sensorType: type, droppedSamples: dropped,
-                                      duration: duration)
-                    pending.dropped += dropped
-                    pending.gaps += 1
-                }
-            }
+            if lost > 0 { pipeline!.ringLost(Int(lost), before: scratch.first?.uptime ?? clock.uptime()) }
             if scratch.isEmpty { break }
             left -= scratch.count
-            for frame in scratch { encode(frame) }
+            for frame in scratch {
+                pipeline!.add(frame)
+                if pipeline!.sink.failure != nil { break }
+            }
             flushEncoder()
             if failure != nil { return false }
             if let stopUptime, let last = scratch.last, last.uptime > stopUptime {
@@ -267,190 +236,54 @@ final class Recording: @unchecked Sendable {
             more = left <= 0
         }
         flushEncoder()
-        flushAudio()
-        writer?.syncIfDue(now: clock.uptime())
-        wav?.syncIfDue(now: clock.uptime())
+        let now = clock.uptime()
+        pipeline?.flush(now: now)
+        flushEncoder()
+        writer?.syncIfDue(now: now)
         return more && !reachedStop
     }
 
-    func emitSteps(upTo uptime: Double) {
-        while let next = pendingSteps.first, next.uptime <= uptime {
-            pendingSteps.removeFirst()
-            stepPath = next.path
-            let date = clock.now().addingTimeInterval(next.uptime - clock.uptime())
-            encoder.appendMarker(uptime: next.uptime, timestamp: next.uptime - startUptime,
-                                 timestampDate: ISO8601Timestamp.string(from: date), stepPath: stepPath)
-        }
-    }
-
-    func encode(_ frame: SensorFrame) {
-        if case .audio(let chunk) = frame { return encodeAudio(chunk) }
-        let uptime = frame.uptime
-        if uptime < lowerBound { return }
-        if let stopUptime, uptime > stopUptime { return }
-        if !pendingSteps.isEmpty { emitSteps(upTo: uptime) }
-        let timestamp = uptime - startUptime
-        switch frame {
-        case .motion(let m):
-            for type in types {
-                if let v = m.vector(for: type) {
-                    encoder.appendMotion(uptime: uptime, timestamp: timestamp, stepPath: stepPath, sensorType: type, vector: v)
-                    pending.samples += 1
-                }
-            }
-        case .location(let fix):
-            guard types.contains(.location) else { return }
-            let date = fix.fixTime.map { ISO8601Timestamp.string(from: Date(timeIntervalSince1970: $0)) }
-            let walked = distance.add(fix)
-            if let step = walked.relative { distanceByStep[stepPath.value, default: 0] += step }
-            encoder.appendLocation(fix, timestamp: timestamp, stepPath: stepPath, timestampDate: date,
-                                   relativeDistance: walked.relative, totalDistance: walked.total, saveCoordinates: saveCoordinates)
-            pending.samples += 1
-        case .soundLevel(let level):
-            guard types.contains(.soundLevel) else { return }
-            encoder.appendSoundLevel(level, timestamp: timestamp, stepPath: stepPath)
-            pending.samples += 1
-        case .audio:
-            break
-        case .gap(_, let gapTypes, let dropped):
-            var duration: Double?
-            if gapTypes.contains(.soundLevel), levelMeter != nil {
-                levelMeter?.reset()
-                duration = audio.duration(ofFrames: dropped)
-                writeSilence(frames: dropped, endingAt: uptime)
-            }
-            for type in types where gapTypes.contains(type) {
-                encoder.appendGap(uptime: uptime, timestamp: timestamp, stepPath: stepPath, sensorType: type, droppedSamples: dropped,
-                                  duration: duration)
-                pending.dropped += dropped
-                pending.gaps += 1
-            }
-        case .fault(_, let description):
-            encoder.appendError(uptime: uptime, timestamp: timestamp, stepPath: stepPath, description: description)
-            pending.errors += 1
-        }
-    }
-
-    /// A chunk of a microphone recording: the frames measured within the recording (a chunk may
-    /// straddle its start or stop) go to the WAV and the level meter.
-    func encodeAudio(_ chunk: AudioChunk) {
-        guard types.contains(.soundLevel), var meter = levelMeter else { return }
-        let period = 1 / Double(chunk.sampleRate)
-        audio.read(chunk)
-        var first = 0
-        if chunk.uptime < lowerBound { first = min(chunk.frames, Int(saturating: ((lowerBound - chunk.uptime) / period).rounded(.up))) }
-        var end = chunk.frames
-        if let stopUptime { end = max(first, min(end, Int(saturating: ((stopUptime - chunk.uptime) / period).rounded(.down)) &+ 1)) }
-        guard end > first else { return }
-        var part = chunk
-        if first > 0 || end < chunk.frames {
-            part.samples = Array(chunk.samples[(first * chunk.channels)..<(end * chunk.channels)])
-            part.uptime = chunk.uptime + Double(first) * period
-        }
-        if let wav, failure == nil {
-            if wav.framesWritten == 0 { wavStarts(at: part.uptime) }
+    /// Writes the encoded records to the file; stops the recording on a producer's failure (the
+    /// records before it are written first) or a failure writing them.
+    func flushEncoder() {
+        guard let writer, failure == nil, pipeline != nil else { return }
+        if !pipeline!.sink.encoder.bytes.isEmpty {
+            let counts = pipeline!.sink.takeCounts()
             do {
-                try wav.write(part.samples)
+                try writer.write(pipeline!.sink.encoder.bytes)
+                fileResult?.sampleCount += counts.samples
+                fileResult?.droppedSamples += counts.dropped
+                fileResult?.gapCount += counts.gaps
+                if counts.errors > 0 {
+                    let before = fileResult?.errorCount ?? 0
+                    fileResult?.errorCount = before + counts.errors
+                }
             } catch {
-                return stopOnAudioFailure(error)
+                // Disk full or I/O error: the file keeps every whole line written so far.
+                pipeline!.sink.encoder.removeAll()
+                return stop(failing: error)
             }
+            pipeline!.sink.encoder.removeAll()
         }
-        levels.removeAll(keepingCapacity: true)
-        meter.add(part, into: &levels)
-        levelMeter = meter
-        appendLevels()
+        if let producerFailure = pipeline!.sink.failure { stop(failing: producerFailure) }
     }
 
-    /// Lost audio (`frames` frames ending at `uptime`) becomes silence in the WAV, as much of it as
-    /// lies within the recording: the WAV's timeline stays the wall clock's, and its file result
-    /// counts the frames (`droppedSamples`, `gapCount`) and says where they are (`gaps`).
-    func writeSilence(frames lost: Int, endingAt uptime: Double) {
-        guard let wav, failure == nil, lost > 0, audio.sampleRate > 0 else { return }
-        let rate = Double(audio.sampleRate)
-        let start = max(uptime - Double(lost) / rate, lowerBound)
-        let end = min(uptime, stopUptime ?? .infinity)
-        let frames = Int(saturating: ((end - start) * rate).rounded())
-        guard frames > 0 else { return }
-        let first = wav.framesWritten
-        if first == 0 { wavStarts(at: start) }
-        do {
-            try wav.writeSilence(frames: frames)
-        } catch {
-            return stopOnAudioFailure(error)
-        }
-        guard var result = wavResult else { return }
-        result.droppedSamples += frames
-        result.gapCount += 1
-        result.gaps = (result.gaps ?? []) + [AudioGap(uptime: uptime, frame: first, frameCount: frames)]
-        wavResult = result
-    }
-
-    /// The WAV's first frame was measured at `uptime`: its result's start (frame `k` of the file
-    /// is at `startUptime + k / sampleRate`).
-    func wavStarts(at uptime: Double) {
-        wavResult?.startUptime = uptime
-        if let result = fileResult { wavResult?.startDate = result.startDate.addingTimeInterval(uptime - result.startUptime) }
-    }
-
-    /// Writes the WAV's buffered samples (at the end of every drain).
-    func flushAudio() {
-        guard let wav, failure == nil else { return }
-        do {
-            try wav.flush()
-            wavResult?.frameCount = wav.framesWritten
-        } catch {
-            stopOnAudioFailure(error)
-        }
-    }
-
-    /// Disk full or I/O error writing the WAV: it keeps every whole frame written so far; the
-    /// recorder stops and the run records an error result.
-    func stopOnAudioFailure(_ error: StorageError) {
-        wavResult?.frameCount = wav?.framesWritten
-        // The levels measured so far still go to their file (the failed WAV write was cut back to
-        // its last whole frame, which may have made room); that write may fail and stop us too.
-        flushEncoder()
+    /// Disk full or I/O error: the recorder stops, its files keep what was written, and the run
+    /// records an error result.
+    func stop(failing error: StorageError) {
         guard failure == nil else { return }
         failure = "recording stopped: \(error)"
+        pipeline?.abandon()
         detach()
         onFailure?()
     }
 
-    /// Writes the levels the meter completed.
-    func appendLevels() {
-        for level in levels {
-            if !pendingSteps.isEmpty { emitSteps(upTo: level.uptime) }
-            encoder.appendSoundLevel(level, timestamp: level.uptime - startUptime, stepPath: stepPath)
-            pending.samples += 1
-        }
-        levels.removeAll(keepingCapacity: true)
-    }
-
-    func flushEncoder() {
-        guard !encoder.bytes.isEmpty, let writer, failure == nil else { return }
-        defer { pending = PendingCounts() }
-        do {
-            try writer.write(encoder.bytes)
-            fileResult?.sampleCount += pending.samples
-            fileResult?.droppedSamples += pending.dropped
-            fileResult?.gapCount += pending.gaps
-            if pending.errors > 0 {
-                let errors = (fileResult?.errorCount ?? 0) + pending.errors
-                fileResult?.errorCount = errors
-            }
-        } catch {
-            // Disk full or I/O error: the file keeps every whole line written so far; the
-            // recorder stops and the run records an error result.
-            failure = "recording stopped: \(error)"
-            detach()
-            onFailure?()
-        }
-        encoder.removeAll()
-    }
-
     /// Marks the stop; `finalize` writes what was measured up to `uptime`.
     func stop(uptime: Double) {
-        if stopUptime == nil { stopUptime = uptime }
+        if stopUptime == nil {
+            stopUptime = uptime
+            pipeline?.sink.stopUptime = uptime
+        }
     }
 
     /// Drains, writes the last markers, fsyncs and closes. `date` is the wall-clock time now.
@@ -458,27 +291,14 @@ final class Recording: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         guard !isFinalized else { return }
         isFinalized = true
-        if writer != nil {
+        if writer != nil, pipeline != nil {
             while drain(budget: Self.drainBudget) {}
             // Step changes before the stop get their marker; one at the stop instant does not
             // (nothing of the recording follows it).
-            if let stopUptime { emitSteps(upTo: stopUptime.nextDown) }
-            if var meter = levelMeter {
-                // The last, partial window.
-                meter.flush(channels: audioChannels, into: &levels)
-                levelMeter = meter
-                appendLevels()
-            }
+            if let stopUptime { pipeline!.sink.markSteps(upTo: stopUptime.nextDown) }
+            if failure == nil { pipeline!.finish() }
             flushEncoder()
-            if let wav {
-                do {
-                    try wav.close()
-                    wavResult?.frameCount = wav.framesWritten
-                    wavResult?.sha256 = SHA256.hexDigest(ofFile: wav.path)
-                } catch {
-                    if failure == nil { failure = "\(error)" }
-                }
-            }
+            if let error = pipeline!.close(), failure == nil { failure = "\(error)" }
             if let writer {
                 do {
                     try writer.close()
@@ -490,12 +310,6 @@ final class Recording: @unchecked Sendable {
             let end = stopUptime ?? clock.uptime()
             fileResult?.endUptime = end
             fileResult?.endDate = date.addingTimeInterval(end - clock.uptime())
-            // The WAV ends with its last frame.
-            if let audio = wavResult, let rate = audio.sampleRate, rate > 0 {
-                let duration = Double(audio.frameCount ?? 0) / Double(rate)
-                wavResult?.endUptime = audio.startUptime + duration
-                wavResult?.endDate = audio.startDate.addingTimeInterval(duration)
-            }
         }
         detach()
     }
@@ -510,19 +324,15 @@ final class Recording: @unchecked Sendable {
         lease = nil
     }
 
-    /// The file results as of now: the JSON-lines file, and the WAV of a microphone recording.
+    /// The file results as of now: the JSON-lines file, and the producers' own (a WAV).
     var currentFileResults: [FileResult] {
-        [currentFileResult, wavResult].compactMap { $0 }
+        [currentFileResult].compactMap { $0 } + (pipeline?.fileResults ?? [])
     }
 
     /// The JSON-lines file's result as of now.
     var currentFileResult: FileResult? {
         guard var result = fileResult else { return nil }
-        if types.contains(.location) {
-            result.totalDistance = distance.total
-            result.distanceByStep = distanceByStep
-            result.unusedFixes = distance.unusedFixes
-        }
+        pipeline?.describe(&result)
         if !isFinalized, let writer { result.sha256 = writer.sha256 }
         return result
     }

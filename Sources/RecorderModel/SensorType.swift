@@ -17,6 +17,9 @@ public enum SensorType: String, Sendable, Codable, CaseIterable, Hashable {
         }
     }
 
+    /// True for the motion sensors' types.
+    public var isMotion: Bool { Self.motionTypes.contains(self) }
+
     /// The motion sensor types, in record order.
     public static let motionTypes: [SensorType] = [.accelerometer, .gyro, .magnetometer]
 }

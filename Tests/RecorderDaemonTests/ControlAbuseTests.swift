@@ -189,18 +189,26 @@ struct ControlAbuseTests {
         let part = [UInt8](repeating: UInt8(ascii: " "), count: 1_000_000)
         var holders: [RawConnection] = []
         var refusal: [String: Any]?
+        // The connection that overdraws the budget: before it, a refusal would be too early (each
+        // is checked briefly); from it on, the refusal must come (checked for up to 10 s, as a
+        // sanitizer build may take a while to read a megabyte).
+        let overdrawing = DaemonLimits.inputBudget / part.count + 1
         for _ in 0..<24 where refusal == nil {
             let raw = try RawConnection(socketPath: d.socket)
             try await raw.send(part)
             holders.append(raw)
-            // Ask the same connection for an answer: the daemon answers once its line is done
-            // (never), or refuses it now.
-            let fd = raw.fd
-            let readable = try await offPool {
-                var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                return poll(&p, 1, 100)
+            // Any connection that has an answer: the daemon answers once a line is done (never),
+            // or refuses one.
+            let toPoll = holders.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+            let timeout: Int32 = holders.count >= overdrawing ? 10_000 : 100
+            let fds = try await offPool {
+                var polled = toPoll
+                _ = poll(&polled, nfds_t(polled.count), timeout)
+                return polled
             }
-            if readable > 0 { refusal = try await raw.response()?["error"] as? [String: Any] }
+            if let answered = fds.firstIndex(where: { $0.revents & Int16(POLLIN) != 0 }) {
+                refusal = try await holders[answered].response()?["error"] as? [String: Any]
+            }
         }
         let error = try #require(refusal, "24 MB of unfinished lines were all held")
         #expect(error["code"] as? Int == RPCErrorCode.requestTooLarge.rawValue)

@@ -1,0 +1,101 @@
+import Foundation
+import RecorderModel
+
+/// The one way a device's frames become records, shared by recordings and live streams: the
+/// frames read from a ring go to each producer (a recorder kind's content, analyses) and their
+/// records into one sink. The owner reads the ring, takes the sink's bytes and writes them.
+struct RecordPipeline {
+    var producers: [any RecordProducer]
+    var sink: RecordSink
+
+    /// Producers for `types`: motion sensors, location and sound levels each have their own.
+    /// `options` tunes them for a recording (distance and coordinates, the level interval, the
+    /// WAV); live streams pass `.live`.
+    init(types: [SensorType], sink: RecordSink, options: Options) {
+        self.sink = sink
+        var producers: [any RecordProducer] = []
+        let motion = types.filter(\.isMotion)
+        if !motion.isEmpty { producers.append(MotionRecords(types: motion, requestedFrequency: options.requestedFrequency)) }
+        if types.contains(.location) {
+            producers.append(LocationRecords(distance: options.distance, saveCoordinates: options.saveCoordinates))
+        }
+        if types.contains(.soundLevel) {
+            producers.append(MicrophoneRecords(levelInterval: options.levelInterval, audio: options.audio, wav: options.wav,
+                                               channels: options.channels))
+        }
+        self.producers = producers
+    }
+
+    /// How the producers are set up.
+    struct Options {
+        /// Motion: the rate the configuration asked for (the file result says it).
+        var requestedFrequency: Double?
+        /// Location: distance walked (nil: none, as in live streams).
+        var distance: DistanceTracker?
+        var saveCoordinates = false
+        /// Microphone: seconds per level record.
+        var levelInterval = 0.1
+        /// Microphone: where the audio stands (a recording's start, so that chunks lost before
+        /// the first one read are measured too).
+        var audio = AudioContinuity()
+        /// Microphone: channels of the audio (until the first chunk says).
+        var channels = 1
+        /// Microphone: the WAV the audio goes to.
+        var wav: MicrophoneRecords.WAVOutput?
+
+        /// A live stream's: no distance, no coordinates, no WAV.
+        static func live(levelInterval: Double) -> Options { Options(levelInterval: levelInterval) }
+    }
+
+    /// A frame read from the ring.
+    mutating func add(_ frame: SensorFrame) {
+        if case .audio = frame {
+            for i in producers.indices { producers[i].add(frame, to: &sink) }
+            return
+        }
+        guard sink.contains(frame.uptime) else { return }
+        if case .fault(let uptime, let description) = frame {
+            sink.appendError(uptime: uptime, description: description)
+            return
+        }
+        for i in producers.indices { producers[i].add(frame, to: &sink) }
+    }
+
+    /// The ring overwrote `count` frames before the one measured at `uptime`.
+    mutating func ringLost(_ count: Int, before uptime: Double) {
+        sink.markSteps(upTo: uptime)
+        for i in producers.indices { producers[i].ringLost(count, before: uptime, to: &sink) }
+    }
+
+    /// The end of a drain (`now`: CLOCK_MONOTONIC seconds, for periodic syncs).
+    mutating func flush(now: Double) {
+        for i in producers.indices { producers[i].flush(to: &sink, now: now) }
+    }
+
+    /// The end of a recording: what producers still hold.
+    mutating func finish() {
+        for i in producers.indices { producers[i].finish(to: &sink) }
+    }
+
+    /// Closes the producers' own files; returns the first error.
+    mutating func close() -> StorageError? {
+        var first: StorageError?
+        for i in producers.indices {
+            if let error = producers[i].close(), first == nil { first = error }
+        }
+        return first
+    }
+
+    /// Stops the producers' own files (the recording stopped on a failure).
+    mutating func abandon() {
+        for i in producers.indices { producers[i].abandon() }
+    }
+
+    /// The JSON-lines file's result as the producers describe it.
+    func describe(_ result: inout FileResult) {
+        for p in producers { p.describe(&result) }
+    }
+
+    /// Results of the producers' own files.
+    var fileResults: [FileResult] { producers.flatMap(\.fileResults) }
+}

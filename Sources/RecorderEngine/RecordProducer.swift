@@ -1,0 +1,37 @@
+import RecorderModel
+
+/// One kind of content made from a device's frames: a recorder kind's records (motion,
+/// location, microphone levels and WAV) or an analysis joining the pipeline. Recordings and
+/// live streams feed every producer the same frames through a `RecordPipeline`; a producer
+/// writes records only through the `RecordSink` it is given.
+protocol RecordProducer {
+    /// A frame read from the device's ring. Audio chunks come whole (a producer keeps what lies
+    /// within `sink`'s bounds); other frames only when measured within them. Faults are the
+    /// pipeline's (one error record, whoever produces).
+    mutating func add(_ frame: SensorFrame, to sink: inout RecordSink)
+    /// The ring overwrote `count` frames before the one measured at `uptime` (the reader fell
+    /// behind).
+    mutating func ringLost(_ count: Int, before uptime: Double, to sink: inout RecordSink)
+    /// The end of a drain: buffered output goes to storage, synced when due at `now`
+    /// (CLOCK_MONOTONIC seconds); a failure goes to `sink.failure`.
+    mutating func flush(to sink: inout RecordSink, now: Double)
+    /// The recording ends: records of what is still held (a partial window).
+    mutating func finish(to sink: inout RecordSink)
+    /// Closes files of its own; returns the first error.
+    mutating func close() -> StorageError?
+    /// Adds what it knows to the file result of the recording's JSON-lines file.
+    func describe(_ result: inout FileResult)
+    /// Files of its own (a microphone's WAV), as results.
+    var fileResults: [FileResult] { get }
+    /// Stops writing files of its own (the recording stopped on a failure).
+    mutating func abandon()
+}
+
+extension RecordProducer {
+    mutating func flush(to sink: inout RecordSink, now: Double) {}
+    mutating func finish(to sink: inout RecordSink) {}
+    mutating func close() -> StorageError? { nil }
+    func describe(_ result: inout FileResult) {}
+    var fileResults: [FileResult] { [] }
+    mutating func abandon() {}
+}

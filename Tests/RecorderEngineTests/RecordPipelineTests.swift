@@ -1,0 +1,99 @@
+import Foundation
+@testable import RecorderEngine
+import RecorderModel
+import Testing
+
+/// The one way frames become records, without devices or files (the recordings and live streams
+/// that use it are tested end to end elsewhere).
+@Suite("The record pipeline")
+struct RecordPipelineTests {
+    static let frames: [SensorFrame] = [
+        .motion(MotionFrame(uptime: 9.5, accelerometer: Vector3(x: 0, y: 0, z: -1))),
+        .motion(MotionFrame(uptime: 10.0, accelerometer: Vector3(x: 0.5, y: 0, z: -1), gyro: Vector3(x: 1, y: 2, z: 3))),
+        .gap(uptime: 10.5, sensorTypes: [.accelerometer], droppedSamples: 4),
+        .fault(uptime: 10.6, description: "read failed"),
+        .motion(MotionFrame(uptime: 11.0, accelerometer: Vector3(x: 0.25, y: 0.125, z: -1), gyro: Vector3(x: 0, y: 0, z: 0))),
+        .motion(MotionFrame(uptime: 12.5, accelerometer: Vector3(x: 1, y: 1, z: 1))),
+    ]
+
+    func records(_ bytes: [UInt8]) throws -> [Record] {
+        try String(decoding: bytes, as: UTF8.self).split(separator: "\n").map { try JSONDecoder().decode(Record.self, from: Data($0.utf8)) }
+    }
+
+    @Test func aRecordingAndALiveStreamMakeTheSameRecordsFromTheSameFrames() throws {
+        var recording = RecordPipeline(types: [.accelerometer, .gyro], sink: RecordSink(startUptime: 10, stepPath: JSONString("walk")),
+                                       options: RecordPipeline.Options())
+        var live = RecordPipeline(types: [.accelerometer, .gyro], sink: RecordSink(startUptime: 10, stepPath: nil), options: .live(levelInterval: 0.1))
+        for frame in Self.frames {
+            recording.add(frame)
+            live.add(frame)
+        }
+        let written = try records(recording.sink.encoder.bytes)
+        let streamed = try records(live.sink.encoder.bytes)
+        #expect(written.allSatisfy { $0.stepPath == "walk" })
+        #expect(streamed.allSatisfy { $0.stepPath == nil })
+        #expect(written.map { var r = $0; r.stepPath = nil; return r } == streamed)
+        // 6 samples (the frame at 9.5 is an accelerometer's only), a gap, an error.
+        #expect(written.map { ($0.sensorType ?? "-") + ($0.event.map { "/" + $0 } ?? "") } ==
+                ["accelerometer", "accelerometer", "gyro", "accelerometer/gap", "-/error", "accelerometer", "gyro", "accelerometer"])
+        #expect(written[1].timestamp == 0 && written[0].timestamp == -0.5)
+        let counts = recording.sink.takeCounts()
+        #expect(counts.samples == 6 && counts.gaps == 1 && counts.dropped == 4 && counts.errors == 1)
+    }
+
+    @Test func framesOutsideTheBoundsAreNotRecordedAndStepMarkersPrecedeTheirFirstRecord() throws {
+        var sink = RecordSink(startUptime: 10, stepPath: JSONString("a"))
+        sink.lowerBound = 9.75
+        sink.stopUptime = 12
+        var pipeline = RecordPipeline(types: [.accelerometer], sink: sink, options: RecordPipeline.Options())
+        pipeline.sink.changeStep(JSONString("b"), uptime: 10.75, date: Date(timeIntervalSince1970: 1_000))
+        for frame in Self.frames { pipeline.add(frame) }
+        let written = try records(pipeline.sink.encoder.bytes)
+        #expect(written.map(\.uptime) == [10.0, 10.5, 10.6, 10.75, 11.0])
+        #expect(written[3].isMarker && written[3].stepPath == "b" && written[3].timestampDate == ISO8601Timestamp.string(from: Date(timeIntervalSince1970: 1_000)))
+        #expect(written.prefix(3).allSatisfy { $0.stepPath == "a" } && written[4].stepPath == "b")
+    }
+
+    /// An analysis joins the pipeline as a producer of its own: it sees every frame the recorder
+    /// kinds see and writes through the same sink.
+    struct CountingAnalysis: RecordProducer {
+        var motionFrames = 0
+        mutating func add(_ frame: SensorFrame, to sink: inout RecordSink) {
+            if case .motion(let m) = frame {
+                motionFrames += 1
+                sink.appendMotion(uptime: m.uptime, sensorType: .magnetometer, vector: Vector3(x: Double(motionFrames), y: 0, z: 0))
+            }
+        }
+        mutating func ringLost(_ count: Int, before uptime: Double, to sink: inout RecordSink) {}
+    }
+
+    @Test func anAnalysisJoinsThePipelineWithoutTouchingTheRecorderKinds() throws {
+        var pipeline = RecordPipeline(types: [.accelerometer], sink: RecordSink(startUptime: 10, stepPath: nil), options: RecordPipeline.Options())
+        pipeline.producers.append(CountingAnalysis())
+        for frame in Self.frames { pipeline.add(frame) }
+        pipeline.ringLost(3, before: 13)
+        let written = try records(pipeline.sink.encoder.bytes)
+        #expect(written.filter { $0.sensorType == "magnetometer" }.map(\.x) == [1, 2, 3, 4])
+        #expect(written.filter { $0.sensorType == "accelerometer" && $0.isSample }.count == 4)
+        #expect(written.last?.isGap == true && written.last?.droppedSamples == 3 && written.last?.sensorType == "accelerometer")
+    }
+
+    @Test func lostAudioIsMeasuredInFramesByTime() throws {
+        var options = RecordPipeline.Options()
+        options.audio = AudioContinuity(sampleRate: 1000, expectedNext: 10)
+        options.levelInterval = 0.01
+        var pipeline = RecordPipeline(types: [.soundLevel], sink: RecordSink(startUptime: 10, stepPath: nil), options: options)
+        pipeline.add(.audio(AudioChunk(uptime: 10, sampleRate: 1000, channels: 1, samples: [Int16](repeating: 16384, count: 20))))
+        // Two chunks of 20 frames overwritten in the ring: 40 frames, 0.04 s.
+        pipeline.ringLost(2, before: 10.06)
+        pipeline.add(.audio(AudioChunk(uptime: 10.06, sampleRate: 1000, channels: 1, samples: [Int16](repeating: 0, count: 5))))
+        pipeline.finish()
+        let written = try records(pipeline.sink.encoder.bytes)
+        let averages = written.map(\.average)
+        try #require(averages.count == 4)
+        #expect(averages[2] == nil && averages[3] == SoundLevelMeter.floor)
+        #expect(abs(averages[0]! - 20 * log10(0.5)) < 1e-9 && abs(averages[1]! - 20 * log10(0.5)) < 1e-9)
+        let gap = try #require(written.first { $0.isGap })
+        #expect(gap.droppedSamples == 40 && abs((gap.duration ?? 0) - 0.04) < 1e-9)
+    }
+}
