@@ -28,7 +28,7 @@ public struct ReplayConfiguration: Sendable, Equatable, Decodable {
     /// Allowed file rates and playback speeds; the played rate (`frequency × speed`, also when the
     /// rate comes from a JSON-lines file) is at most `maximumRate`.
     public static let frequencyRange = NumberRange(greaterThan: 0, atMost: 100_000, "a frequency in Hz")
-    public static let speedRange = NumberRange(greaterThan: 0, atMost: 1000, "a speed")
+    public static let speedRange = NumberRange(greaterThan: 0, atMost: 100_000, "a speed")
     public static let maximumRate = 1_000_000.0
 
     /// Accepted units and their factor to the file unit.

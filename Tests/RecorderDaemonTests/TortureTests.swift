@@ -237,7 +237,7 @@ struct TortureTests {
         let bad = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", directory + "/recorderd.json"])
         #expect(try await bad.wait(timeout: 20) == 78)
         let printed = bad.printed
-        for expected in ["devices[0].speed: expected a speed > 0 and <= 1000",
+        for expected in ["devices[0].speed: expected a speed > 0 and <= 100000",
                          "devices[1].speed: frequency × speed is 100000000 Hz: expected at most 1000000 Hz",
                          "devices[2].frequency: expected a frequency in Hz > 0 and <= 100000",
                          "devices[3].sampleRate: expected a sample rate in Hz between 1000 and 768000",
