@@ -89,6 +89,7 @@ let package = Package(
             ]
         ),
         .target(name: "RecorderClient", dependencies: ["RecorderModel"]),
+        .target(name: "MotionFusion", dependencies: ["RecorderModel"]),
         .target(name: "CEarlySignals"),
         .executableTarget(
             name: "recorderd",
@@ -120,6 +121,7 @@ let package = Package(
         .target(name: "FakeIIO", path: "Tests/FakeIIO"),
         .executableTarget(name: "FakeIIOGenerator", dependencies: ["FakeIIO"], path: "Tests/FakeIIOGenerator"),
         .testTarget(name: "RecorderModelTests", dependencies: ["RecorderModel"]),
+        .testTarget(name: "MotionFusionTests", dependencies: ["MotionFusion", "RecorderModel", "RecorderTestSupport"]),
         .testTarget(name: "RecorderEngineTests", dependencies: ["RecorderEngine", "RecorderModel", "RecorderTestSupport"]),
         .testTarget(
             name: "GPSSensorsTests",

@@ -22,5 +22,13 @@ install() {
 }
 install scripts/apt-packages.txt
 install scripts/apt-packages-no-recommends.txt --no-install-recommends
+# Python test tools (PyPI): installed for the python3 on PATH (Debian's own python3 refuses
+# system-wide pip installs without --break-system-packages; a pyenv or venv python does not).
+python_requirements() { python3 -c 'import ahrs, imufusion' 2>/dev/null; }
+if ! python_requirements; then
+  python3 -m pip install -q --disable-pip-version-check -r scripts/python-requirements.txt 2>/dev/null ||
+    python3 -m pip install -q --disable-pip-version-check --break-system-packages -r scripts/python-requirements.txt
+  python_requirements
+fi
 command -v swift >/dev/null || { echo "setup: swift is not on PATH; install the Swift 6 toolchain (swift.org)" >&2; exit 1; }
 echo "setup: system packages present ($count); $(swift --version 2>&1 | head -1)"
