@@ -78,6 +78,7 @@ let package = Package(
                 "CSystemd",
                 "RecorderModel",
                 "RecorderEngine",
+                "MotionFusion",
                 "GPSSensors",
                 "IIOSensors",
                 "AudioSensors",
@@ -89,7 +90,7 @@ let package = Package(
             ]
         ),
         .target(name: "RecorderClient", dependencies: ["RecorderModel"]),
-        .target(name: "MotionFusion", dependencies: ["RecorderModel"]),
+        .target(name: "MotionFusion", dependencies: ["RecorderModel", "RecorderEngine"]),
         .target(name: "CEarlySignals"),
         .executableTarget(
             name: "recorderd",
@@ -121,7 +122,7 @@ let package = Package(
         .target(name: "FakeIIO", path: "Tests/FakeIIO"),
         .executableTarget(name: "FakeIIOGenerator", dependencies: ["FakeIIO"], path: "Tests/FakeIIOGenerator"),
         .testTarget(name: "RecorderModelTests", dependencies: ["RecorderModel"]),
-        .testTarget(name: "MotionFusionTests", dependencies: ["MotionFusion", "RecorderModel", "RecorderTestSupport"]),
+        .testTarget(name: "MotionFusionTests", dependencies: ["MotionFusion", "RecorderModel", "RecorderEngine", "RecorderTestSupport"]),
         .testTarget(name: "RecorderEngineTests", dependencies: ["RecorderEngine", "RecorderModel", "RecorderTestSupport"]),
         .testTarget(
             name: "GPSSensorsTests",

@@ -48,6 +48,13 @@ public enum DaemonConfigurationLoader {
             } catch {
                 problems.append("devices[\(index)].\(error.message)")
             }
+            for provider in RecorderDaemon.stageProviders {
+                do {
+                    try provider.validate(device)
+                } catch {
+                    problems.append("devices[\(index)].\(error.message)")
+                }
+            }
         }
         return problems
     }

@@ -3,6 +3,7 @@ import GPSSensors
 import AudioSensors
 import IIOSensors
 import Logging
+import MotionFusion
 import RecorderEngine
 import RecorderModel
 import ServiceLifecycle
@@ -29,6 +30,9 @@ public struct RecorderDaemon: Sendable {
          ALSABackend(retryInterval: retryInterval, logger: logger)]
     }
 
+    /// The device-level stages every device may run: fused device motion.
+    public static let stageProviders: [any FrameStageProvider] = [DeviceMotionFusion()]
+
     /// Builds the daemon. `baseDirectory` resolves relative device files (the configuration's folder).
     /// `listenSocket`: an already listening control socket (systemd socket activation);
     /// `notifier`: where READY/STATUS/WATCHDOG/STOPPING go (libsystemd's sd_notify by default);
@@ -42,7 +46,8 @@ public struct RecorderDaemon: Sendable {
         self.reloadConfiguration = reloadConfiguration
         self.earlyReload = earlyReload
         self.logger = logger
-        devices = DeviceRegistry(configuration: configuration, backends: Self.backends(retryInterval: configuration.retryInterval, logger: logger), baseDirectory: baseDirectory, logger: logger)
+        devices = DeviceRegistry(configuration: configuration, backends: Self.backends(retryInterval: configuration.retryInterval, logger: logger),
+                                 stageProviders: Self.stageProviders, baseDirectory: baseDirectory, logger: logger)
         runs = TaskRunRegistry(dataDirectory: configuration.dataDirectory, devices: devices, ringSeconds: configuration.ringSeconds,
                                limits: configuration.limits, clock: clock, logger: logger)
         let router = RequestRouter(runs: runs, devices: devices, startUptime: clock.uptime(), clock: clock)

@@ -14,6 +14,8 @@ public enum DeviceError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unknown(let name): return "no device named \(name.debugDescription) is configured"
         case .unavailable(let name, let reason): return "device \(name.debugDescription) is unavailable: \(reason)"
         case .noDevice(let type): return "no device for \(type.rawValue) recorders is configured"
+        case .unsupportedSensor(let name, let type) where type.isFused:
+            return "device \(name.debugDescription) has no \(type.rawValue): fused device motion needs an accelerometer and a gyroscope"
         case .unsupportedSensor(let name, let type): return "device \(name.debugDescription) has no \(type.rawValue)"
         }
     }
@@ -28,6 +30,9 @@ public final class Device: Sendable {
         var ring: FrameRing?
         var leases = 0
         var sampling = false
+        /// Its stages (fused motion), made when it first opens and kept: their state is
+        /// continuous across recordings and restarts.
+        var slots: [StageSlot]?
     }
 
     public let configuration: DeviceConfiguration
@@ -35,15 +40,19 @@ public final class Device: Sendable {
     public var kind: String { configuration.kind }
     let source: any SensorSource
     let ringSeconds: Double
+    let stageProviders: [any FrameStageProvider]
     let logger: Logger
     private let state = LockedValue(State())
     /// Serialises open/start/stop of the source (they may block briefly); never the cooperative pool.
     private let control = PThreadLock()
 
-    public init(configuration: DeviceConfiguration, source: any SensorSource, ringSeconds: Double, logger: Logger) {
+    /// `stageProviders`: the device-level stages it may run (their configuration was validated).
+    public init(configuration: DeviceConfiguration, source: any SensorSource, ringSeconds: Double,
+                stageProviders: [any FrameStageProvider] = [], logger: Logger) {
         self.configuration = configuration
         self.source = source
         self.ringSeconds = ringSeconds
+        self.stageProviders = stageProviders
         self.logger = logger
     }
 
@@ -61,9 +70,16 @@ public final class Device: Sendable {
         control.withLock {
             if state.withLock({ $0.capabilities != nil }) { return true }
             do {
-                let caps = try source.open()
+                var caps = try source.open()
                 let capacity = Device.ringCapacity(rate: caps.rate, seconds: ringSeconds)
+                let slots = state.withLock { $0.slots } ?? stageProviders.compactMap { provider in
+                    provider.makeStage(configuration: configuration, capabilities: caps).map(StageSlot.init)
+                }
+                for slot in slots {
+                    caps.sensorTypes += slot.stage.addedTypes.filter { !caps.sensorTypes.contains($0) }
+                }
                 state.withLock { s in
+                    s.slots = slots
                     s.capabilities = caps
                     s.lastError = nil
                     if s.ring == nil || s.ring!.capacity != capacity { s.ring = FrameRing(capacity: capacity) }
@@ -91,21 +107,24 @@ public final class Device: Sendable {
     /// The ring, once opened.
     public var ring: FrameRing? { state.withLock { $0.ring } }
 
-    /// Takes a lease: starts sampling if nothing else needed the device. Blocking for the source's
+    /// Takes a lease for readers of `types`: starts sampling if nothing else needed the device, and
+    /// runs the stages that add any of `types` while the lease is held. Blocking for the source's
     /// start; call from a Dispatch queue.
-    public func acquire() throws(DeviceError) -> DeviceLease {
+    public func acquire(for types: [SensorType] = []) throws(DeviceError) -> DeviceLease {
         guard probe() else {
             throw .unavailable(name, reason: state.withLock { $0.lastError } ?? "not opened")
         }
+        let slots = (state.withLock { $0.slots } ?? []).filter { slot in slot.stage.addedTypes.contains(where: types.contains) }
+        for slot in slots { slot.demand.add(1, ordering: .relaxed) }
         let failure: String? = control.withLock { () -> String? in
-            let (ring, mustStart) = state.withLock { s -> (FrameRing?, Bool) in
+            let (ring, mustStart, allSlots) = state.withLock { s -> (FrameRing?, Bool, [StageSlot]) in
                 s.leases += 1
-                return (s.ring, !s.sampling)
+                return (s.ring, !s.sampling, s.slots ?? [])
             }
             guard mustStart, let ring else { return nil }
             do {
                 ring.heartbeat()
-                try source.start(sink: ring)
+                try source.start(sink: allSlots.isEmpty ? ring : StagedFrameSink(ring: ring, slots: allSlots))
                 state.withLock { $0.sampling = true }
                 logger.debug("device sampling", metadata: ["device": "\(name)"])
                 return nil
@@ -118,8 +137,11 @@ public final class Device: Sendable {
                 return "\(error)"
             }
         }
-        if let failure { throw .unavailable(name, reason: failure) }
-        return DeviceLease(device: self)
+        if let failure {
+            for slot in slots { slot.demand.subtract(1, ordering: .relaxed) }
+            throw .unavailable(name, reason: failure)
+        }
+        return DeviceLease(device: self, slots: slots)
     }
 
     func release() {
@@ -154,7 +176,8 @@ public final class Device: Sendable {
             DeviceInfo(
                 name: name, kind: kind,
                 state: s.capabilities == nil ? .unavailable : (s.sampling ? .sampling : .available),
-                sensorTypes: s.capabilities?.sensorTypes ?? [],
+                sensorTypes: s.capabilities?.sensorTypes.filter { !$0.isFused } ?? [],
+                fusedTypes: s.capabilities.map { $0.sensorTypes.filter(\.isFused) }.flatMap { $0.isEmpty ? nil : $0 },
                 rate: s.capabilities?.rate, rates: s.capabilities?.availableRates,
                 error: s.lastError, details: s.capabilities.map { $0.details.merging(live) { $1 } }, users: s.leases)
         }
@@ -164,13 +187,21 @@ public final class Device: Sendable {
 /// A hold on a sampling device; release it exactly once.
 public final class DeviceLease: Sendable {
     public let device: Device
+    /// The stages this lease asked for.
+    let slots: [StageSlot]
     private let released = Atomic<Bool>(false)
 
-    init(device: Device) { self.device = device }
+    init(device: Device, slots: [StageSlot]) {
+        self.device = device
+        self.slots = slots
+    }
 
     /// Gives the lease back; the device stops sampling when no lease is left.
     public func release() {
-        if !released.exchange(true, ordering: .acquiringAndReleasing) { device.release() }
+        if !released.exchange(true, ordering: .acquiringAndReleasing) {
+            for slot in slots { slot.demand.subtract(1, ordering: .relaxed) }
+            device.release()
+        }
     }
 
     deinit { release() }

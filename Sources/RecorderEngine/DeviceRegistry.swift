@@ -23,12 +23,16 @@ public final class DeviceRegistry: Sendable {
     /// The action types each device kind serves, from the backends.
     let served: [String: Set<AsyncActionType>]
     let backends: [any SensorBackend]
+    /// Device-level stages (fused motion) every device may run.
+    let stageProviders: [any FrameStageProvider]
     let ringSeconds: Double
     let baseDirectory: String
     let logger: Logger
 
-    public init(configuration: DaemonConfiguration, backends: [any SensorBackend], baseDirectory: String, logger: Logger) {
+    public init(configuration: DaemonConfiguration, backends: [any SensorBackend], stageProviders: [any FrameStageProvider] = [],
+                baseDirectory: String, logger: Logger) {
         self.backends = backends
+        self.stageProviders = stageProviders
         ringSeconds = configuration.ringSeconds
         self.baseDirectory = baseDirectory
         self.logger = logger
@@ -71,7 +75,9 @@ public final class DeviceRegistry: Sendable {
             }
             do {
                 let source = try backend.makeSource(configuration: deviceConfiguration, baseDirectory: base)
-                devices.append(Device(configuration: deviceConfiguration, source: source, ringSeconds: ringSeconds, logger: logger))
+                for provider in stageProviders { try provider.validate(deviceConfiguration) }
+                devices.append(Device(configuration: deviceConfiguration, source: source, ringSeconds: ringSeconds,
+                                      stageProviders: stageProviders, logger: logger))
             } catch {
                 let reason = "devices[\(index)]: \(error.message)"
                 logger.error("device not usable", metadata: ["device": "\(name)", "error": "\(reason)"])

@@ -40,14 +40,15 @@ public final class LiveStream: Sendable {
         guard device.probe(), let caps = device.capabilities, let ring = device.ring else {
             throw .unavailable(device.name, reason: device.info.error ?? "not opened")
         }
-        let wanted = types ?? caps.sensorTypes
+        // By default the raw sensors (asking for fused types turns the fusion on).
+        let wanted = types ?? caps.sensorTypes.filter { !$0.isFused }
         for t in wanted where !caps.sensorTypes.contains(t) {
             throw .unsupportedSensor(device.name, t)
         }
         let reader = ring.addReader(fromUptime: nil, notify: notify)
         let lease: DeviceLease
         do {
-            lease = try device.acquire()
+            lease = try device.acquire(for: wanted)
         } catch {
             reader.close()
             throw error

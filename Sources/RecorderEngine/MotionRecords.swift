@@ -1,7 +1,8 @@
 import RecorderModel
 
-/// A motion recorder's content: one record per sampling instant and sensor type asked for, and
-/// gap records for the types a loss concerns.
+/// A motion recorder's content: one record per sampling instant and sensor type asked for (raw
+/// sensors, and fused device motion where the frame carries it), and gap records for the types a
+/// loss concerns.
 struct MotionRecords: RecordProducer {
     let types: [SensorType]
     /// The rate the configuration asked for (recordings), for the file result.
@@ -11,7 +12,16 @@ struct MotionRecords: RecordProducer {
         switch frame {
         case .motion(let m):
             for type in types {
-                if let v = m.vector(for: type) { sink.appendMotion(uptime: m.uptime, sensorType: type, vector: v) }
+                switch type {
+                case .attitude:
+                    if let fused = m.fused { sink.appendAttitude(uptime: m.uptime, fused) }
+                case .magneticField:
+                    if let fused = m.fused, let field = fused.magneticField {
+                        sink.appendMagneticField(uptime: m.uptime, field: field, accuracy: fused.magneticAccuracy)
+                    }
+                default:
+                    if let v = m.vector(for: type) { sink.appendMotion(uptime: m.uptime, sensorType: type, vector: v) }
+                }
             }
         case .gap(let uptime, let gapTypes, let dropped):
             for type in types where gapTypes.contains(type) {

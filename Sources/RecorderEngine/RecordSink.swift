@@ -83,6 +83,19 @@ struct RecordSink {
         counts.samples += 1
     }
 
+    mutating func appendAttitude(uptime: Double, _ motion: DeviceMotion) {
+        beforeRecord(at: uptime)
+        encoder.appendAttitude(uptime: uptime, timestamp: uptime - startUptime, stepPath: stepPath, attitude: motion.attitude,
+                               referenceCoordinate: motion.referenceCoordinate, heading: motion.heading)
+        counts.samples += 1
+    }
+
+    mutating func appendMagneticField(uptime: Double, field: Vector3, accuracy: Int) {
+        beforeRecord(at: uptime)
+        encoder.appendMagneticField(uptime: uptime, timestamp: uptime - startUptime, stepPath: stepPath, field: field, accuracy: accuracy)
+        counts.samples += 1
+    }
+
     mutating func appendLocation(_ fix: LocationFix, relativeDistance: Double?, totalDistance: Double?, saveCoordinates: Bool) {
         beforeRecord(at: fix.uptime)
         let date = fix.fixTime.map { ISO8601Timestamp.string(from: Date(timeIntervalSince1970: $0)) }

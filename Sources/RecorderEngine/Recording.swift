@@ -70,7 +70,7 @@ final class Recording: @unchecked Sendable {
 
     /// Starts the device early so that the ring holds the pre-roll when the recorder starts.
     func arm() throws(DeviceError) {
-        if lease == nil { lease = try device.acquire() }
+        if lease == nil { lease = try device.acquire(for: types) }
     }
 
     /// Starts recording at `uptime`: creates the file, writes the first marker, attaches to the ring.

@@ -31,12 +31,12 @@ extension AsyncActionConfiguration: Codable {
             if let names = try c.decodeIfPresent([String].self, forKey: .recorderTypes) {
                 var types: [SensorType] = []
                 for (index, name) in names.enumerated() {
-                    guard let t = SensorType(rawValue: name), SensorType.motionTypes.contains(t) else {
+                    guard let t = SensorType(rawValue: name), t.isMotion else {
                         var nested = try c.nestedUnkeyedContainer(forKey: .recorderTypes)
                         for _ in 0..<index { _ = try nested.decode(String.self) }
                         throw DecodingError.dataCorruptedError(
                             in: nested,
-                            debugDescription: "unknown recorder type \(name.debugDescription): expected one of accelerometer, gyro, magnetometer")
+                            debugDescription: "unknown recorder type \(name.debugDescription): expected one of \(SensorType.motionRecorderTypes.map(\.rawValue).joined(separator: ", "))")
                     }
                     if !types.contains(t) { types.append(t) }
                 }

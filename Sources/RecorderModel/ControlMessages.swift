@@ -145,7 +145,10 @@ public struct DeviceInfo: Sendable, Codable, Equatable {
     public var name: String
     public var kind: String
     public var state: DeviceState
+    /// The raw sensors it measures.
     public var sensorTypes: [SensorType]
+    /// The fused device-motion types it can add (accelerometer and gyroscope devices).
+    public var fusedTypes: [SensorType]?
     /// Sampling rate in Hz.
     public var rate: Double?
     public var rates: [Double]?
@@ -154,12 +157,13 @@ public struct DeviceInfo: Sendable, Codable, Equatable {
     public var details: [String: String]?
     public var users: Int?
 
-    public init(name: String, kind: String, state: DeviceState, sensorTypes: [SensorType], rate: Double? = nil,
-                rates: [Double]? = nil, error: String? = nil, details: [String: String]? = nil, users: Int? = nil) {
+    public init(name: String, kind: String, state: DeviceState, sensorTypes: [SensorType], fusedTypes: [SensorType]? = nil,
+                rate: Double? = nil, rates: [Double]? = nil, error: String? = nil, details: [String: String]? = nil, users: Int? = nil) {
         self.name = name
         self.kind = kind
         self.state = state
         self.sensorTypes = sensorTypes
+        self.fusedTypes = fusedTypes
         self.rate = rate
         self.rates = rates
         self.error = error

@@ -46,6 +46,40 @@ public struct JSONLinesEncoder: Sendable {
         appendStatic("}\n")
     }
 
+    /// An attitude record (SageResearch's): the unit quaternion `x, y, z, w` taking device axes to
+    /// the reference frame, the frame's name, and (with a magnetometer) the heading in degrees.
+    public mutating func appendAttitude(uptime: Double, timestamp: Double, stepPath: JSONString?, attitude: Quaternion,
+                                        referenceCoordinate: ReferenceCoordinate, heading: Double?) {
+        appendPrefix(uptime: uptime, timestamp: timestamp, stepPath: stepPath)
+        appendStatic(",\"sensorType\":\"attitude\",\"x\":")
+        appendNumber(attitude.x)
+        appendStatic(",\"y\":")
+        appendNumber(attitude.y)
+        appendStatic(",\"z\":")
+        appendNumber(attitude.z)
+        appendStatic(",\"w\":")
+        appendNumber(attitude.w)
+        appendStatic(",\"referenceCoordinate\":")
+        appendStatic(referenceCoordinate.jsonString)
+        appendOptional(",\"heading\":", heading)
+        appendStatic("}\n")
+    }
+
+    /// A calibrated magnetic-field record: the field in µT and its calibration accuracy
+    /// (`eventAccuracy`: -1 uncalibrated, 0 low, 1 medium, 2 high, as CoreMotion's).
+    public mutating func appendMagneticField(uptime: Double, timestamp: Double, stepPath: JSONString?, field: Vector3, accuracy: Int) {
+        appendPrefix(uptime: uptime, timestamp: timestamp, stepPath: stepPath)
+        appendStatic(",\"sensorType\":\"magneticField\",\"x\":")
+        appendNumber(field.x)
+        appendStatic(",\"y\":")
+        appendNumber(field.y)
+        appendStatic(",\"z\":")
+        appendNumber(field.z)
+        appendStatic(",\"eventAccuracy\":")
+        appendInteger(accuracy)
+        appendStatic("}\n")
+    }
+
     /// A gap record: `droppedSamples` samples of `sensorType` were lost before this point
     /// (audio: frames, with the lost `duration` in seconds).
     public mutating func appendGap(uptime: Double, timestamp: Double, stepPath: JSONString?, sensorType: SensorType, droppedSamples: Int,
@@ -132,6 +166,11 @@ public struct JSONLinesEncoder: Sendable {
         case .magnetometer: appendStatic("\"magnetometer\"")
         case .location: appendStatic("\"location\"")
         case .soundLevel: appendStatic("\"soundLevel\"")
+        case .attitude: appendStatic("\"attitude\"")
+        case .gravity: appendStatic("\"gravity\"")
+        case .userAcceleration: appendStatic("\"userAcceleration\"")
+        case .rotationRate: appendStatic("\"rotationRate\"")
+        case .magneticField: appendStatic("\"magneticField\"")
         }
     }
 
@@ -277,6 +316,13 @@ extension JSONLinesEncoder {
         number("x", r.x)
         number("y", r.y)
         number("z", r.z)
+        number("w", r.w)
+        string("referenceCoordinate", r.referenceCoordinate)
+        number("heading", r.heading)
+        if let a = r.eventAccuracy {
+            key("eventAccuracy")
+            appendInteger(a)
+        }
         if let d = r.droppedSamples {
             key("droppedSamples")
             appendInteger(d)

@@ -10,6 +10,12 @@ public struct Record: Sendable, Equatable, Codable {
     public var x: Double?
     public var y: Double?
     public var z: Double?
+    /// Attitude records: the quaternion's scalar part, the reference frame, the heading (degrees).
+    public var w: Double?
+    public var referenceCoordinate: String?
+    public var heading: Double?
+    /// Magnetic-field records: the calibration accuracy (-1…2).
+    public var eventAccuracy: Int?
     public var droppedSamples: Int?
     /// Gap records of audio: seconds lost.
     public var duration: Double?

@@ -19,22 +19,29 @@ public struct MotionFrame: Sendable, Equatable {
     public var accelerometer: Vector3?
     public var gyro: Vector3?
     public var magnetometer: Vector3?
+    /// Device motion fused from these and the earlier samples (while fusion runs).
+    public var fused: DeviceMotion?
 
-    public init(uptime: Double, accelerometer: Vector3? = nil, gyro: Vector3? = nil, magnetometer: Vector3? = nil) {
+    public init(uptime: Double, accelerometer: Vector3? = nil, gyro: Vector3? = nil, magnetometer: Vector3? = nil,
+                fused: DeviceMotion? = nil) {
         self.uptime = uptime
         self.accelerometer = accelerometer
         self.gyro = gyro
         self.magnetometer = magnetometer
+        self.fused = fused
     }
 
-    /// The vector for a motion sensor type, or nil.
-
+    /// The vector for a motion sensor type, or nil (the attitude is a quaternion: `fused`).
     public func vector(for type: SensorType) -> Vector3? {
         switch type {
         case .accelerometer: return accelerometer
         case .gyro: return gyro
         case .magnetometer: return magnetometer
-        case .location, .soundLevel: return nil
+        case .gravity: return fused?.gravity
+        case .userAcceleration: return fused?.userAcceleration
+        case .rotationRate: return fused?.rotationRate
+        case .magneticField: return fused?.magneticField
+        case .attitude, .location, .soundLevel: return nil
         }
     }
 }

@@ -31,6 +31,7 @@ struct DevicesCommand: AsyncParsableCommand {
         var s = "\(d.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \(d.kind.padding(toLength: 8, withPad: " ", startingAt: 0)) \(d.state.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0))"
         s += " " + d.sensorTypes.map(\.rawValue).joined(separator: ",")
         if let rate = d.rate { s += " @ \(rate) Hz" }
+        if let fused = d.fusedTypes { s += "  fused: " + fused.map(\.rawValue).joined(separator: ",") }
         if let error = d.error { s += "  (\(error))" }
         return s
     }

@@ -232,7 +232,9 @@ struct TortureTests {
                      {"name": "b", "kind": "replay", "file": "x.csv", "frequency": 100000, "speed": 1000},
                      {"name": "c", "kind": "iio", "frequency": 1e9},
                      {"name": "d", "kind": "alsa", "sampleRate": 1e12},
-                     {"name": "e", "kind": "gpsd", "port": 70000}]}
+                     {"name": "e", "kind": "gpsd", "port": 70000},
+                     {"name": "f", "kind": "replay", "file": "x.csv", "fusion": {"proportionalGain": 1e9}},
+                     {"name": "g", "kind": "iio", "fusion": {"integralGain": -1}}]}
         """.write(toFile: directory + "/recorderd.json", atomically: true, encoding: .utf8)
         let bad = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", directory + "/recorderd.json"])
         #expect(try await bad.wait(timeout: 20) == 78)
@@ -241,7 +243,9 @@ struct TortureTests {
                          "devices[1].speed: frequency × speed is 100000000 Hz: expected at most 1000000 Hz",
                          "devices[2].frequency: expected a frequency in Hz > 0 and <= 100000",
                          "devices[3].sampleRate: expected a sample rate in Hz between 1000 and 768000",
-                         "devices[4].port: expected a port between 1 and 65535"] {
+                         "devices[4].port: expected a port between 1 and 65535",
+                         "devices[5].fusion.proportionalGain: expected a gain > 0 and <= 100",
+                         "devices[6].fusion.integralGain: expected a gain >= 0 and <= 100"] {
             #expect(printed.contains(expected), "\(expected) not in \(printed)")
         }
     }

@@ -71,8 +71,11 @@ struct AsyncActionConfigurationTests {
             == "asyncActions[0].identifier: required key is missing")
         #expect(message(#"{"taskIdentifier": "t", "asyncActions": [{"identifier": "m", "type": "motion", "frequency": -5}]}"#)
             .hasPrefix("asyncActions[0].frequency: expected a frequency"))
-        #expect(message(#"{"taskIdentifier": "t", "asyncActions": [{"identifier": "m", "type": "motion", "recorderTypes": ["accelerometer", "attitude"]}]}"#)
-            == "asyncActions[0].recorderTypes[1]: unknown recorder type \"attitude\": expected one of accelerometer, gyro, magnetometer")
+        #expect(message(#"{"taskIdentifier": "t", "asyncActions": [{"identifier": "m", "type": "motion", "recorderTypes": ["accelerometer", "heartRate"]}]}"#)
+            == "asyncActions[0].recorderTypes[1]: unknown recorder type \"heartRate\": expected one of accelerometer, gyro, magnetometer, attitude, gravity, userAcceleration, rotationRate, magneticField")
+        // SageResearch's device-motion types, alone or mixed with the raw ones.
+        #expect(message(#"{"taskIdentifier": "t", "asyncActions": [{"identifier": "m", "type": "motion", "recorderTypes": ["attitude", "gyro", "userAcceleration"]}]}"#)
+            == "decoded")
     }
 
     @Test func unknownTypeNamesTheValidOnes() {

@@ -15,6 +15,31 @@ struct JSONLinesEncoderTests {
         #expect(lines(e) == [#"{"uptime":12.5,"timestamp":0.25,"stepPath":"walk/walking.outbound","sensorType":"accelerometer","x":0.1,"y":-1,"z":1e-07}"#, ""])
     }
 
+    /// SageResearch's device-motion records: the attitude quaternion with its frame and heading,
+    /// the calibrated field with its accuracy; each decodes back to the same values and re-encodes
+    /// to the same line.
+    @Test func deviceMotionRecords() throws {
+        var e = JSONLinesEncoder()
+        e.appendAttitude(uptime: 7, timestamp: 0.5, stepPath: JSONString("t"), attitude: Quaternion(w: 0.5, x: -0.5, y: 0.5, z: 0.5),
+                         referenceCoordinate: .northWestUp, heading: 271.25)
+        e.appendAttitude(uptime: 8, timestamp: 1.5, stepPath: nil, attitude: .identity, referenceCoordinate: .zUp, heading: nil)
+        e.appendMagneticField(uptime: 9, timestamp: 2.5, stepPath: JSONString("t"), field: Vector3(x: 20, y: -0.5, z: -40), accuracy: 2)
+        e.appendMotion(uptime: 9, timestamp: 2.5, stepPath: JSONString("t"), sensorType: .userAcceleration, vector: Vector3(x: 0, y: 0.25, z: -0.125))
+        let expected = [
+            #"{"uptime":7,"timestamp":0.5,"stepPath":"t","sensorType":"attitude","x":-0.5,"y":0.5,"z":0.5,"w":0.5,"referenceCoordinate":"North-West-Up","heading":271.25}"#,
+            #"{"uptime":8,"timestamp":1.5,"sensorType":"attitude","x":0,"y":0,"z":0,"w":1,"referenceCoordinate":"Z-Up"}"#,
+            #"{"uptime":9,"timestamp":2.5,"stepPath":"t","sensorType":"magneticField","x":20,"y":-0.5,"z":-40,"eventAccuracy":2}"#,
+            #"{"uptime":9,"timestamp":2.5,"stepPath":"t","sensorType":"userAcceleration","x":0,"y":0.25,"z":-0.125}"#,
+        ]
+        #expect(lines(e) == expected + [""])
+        for line in expected {
+            let record = try JSONDecoder().decode(Record.self, from: Data(line.utf8))
+            var again = JSONLinesEncoder()
+            again.appendRecord(record)
+            #expect(lines(again) == [line, ""])
+        }
+    }
+
     @Test func gapAndMarker() {
         var e = JSONLinesEncoder()
         e.appendMarker(uptime: 3, timestamp: 0, timestampDate: "2026-01-02T03:04:05.006+00:00", stepPath: JSONString("t"))
