@@ -110,7 +110,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "RecorderBenchmarks",
-            dependencies: ["RecorderModel", "RecorderEngine", "RecorderClient", "RecorderDaemon", "FakeIIO"],
+            dependencies: ["RecorderModel", "RecorderEngine", "RecorderClient", "RecorderDaemon", "MotionFusion", "FakeIIO"],
             path: "Benchmarks/RecorderBenchmarks"
         ),
         .target(name: "CChildProcess", path: "Tests/CChildProcess"),

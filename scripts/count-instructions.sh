@@ -1,20 +1,55 @@
 #!/usr/bin/env bash
-# Instructions (valgrind --tool=callgrind) to read one step.start and one task.start request with
-# their params: recorderd's JSONParser + JSONValueDecoder against Foundation's JSONDecoder, in the
-# same run. Counts, unlike times, repeat on this noisy VM. The difference between N=1001 and N=1
-# runs is 1000 iterations' worth, without start-up.
+# Instructions (valgrind --tool=callgrind), which unlike times repeat on this noisy VM:
+# - parse: one step.start and one task.start request with their params, recorderd's JSONParser +
+#   JSONValueDecoder against Foundation's JSONDecoder in the same run;
+# - fusion: one sample through a device's fusion (DeviceMotionFuser), against x-io's Fusion AHRS
+#   (C, from PyPI imufusion's source distribution, built here) on the same samples.
+# The difference between a long and a short run is that many iterations' worth, without start-up.
+# Usage: scripts/count-instructions.sh [parse|fusion]...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-cp Benchmarks/InstructionCounts/parse.swift "$out/main.swift"
-swiftc -O -module-name ParseCount -o "$out/parse" "$out/main.swift" Sources/RecorderModel/*.swift
-count() {
-  valgrind --tool=callgrind --callgrind-out-file="$out/cg" "$out/parse" "$1" "$2" > /dev/null 2> "$out/log"
+instructions() {
+  local options=()
+  while [[ $1 == --* ]]; do options+=("$1"); shift; done
+  valgrind --tool=callgrind "${options[@]}" --callgrind-out-file="$out/cg" "$@" > /dev/null 2> "$out/log"
   grep -o 'Collected : [0-9]*' "$out/log" | grep -o '[0-9]*'
 }
-for side in ours foundation; do
-  one=$(count "$side" 1)
-  many=$(count "$side" 1001)
-  echo "$side: $(( (many - one) / 1000 )) instructions per step.start + task.start pair"
+parts=("${@:-parse}")
+for part in "${parts[@]}"; do
+  case $part in
+  parse)
+    mkdir -p "$out/parse-src"
+    cp Benchmarks/InstructionCounts/parse.swift "$out/parse-src/main.swift"
+    swiftc -O -module-name ParseCount -o "$out/parse" "$out/parse-src/main.swift" Sources/RecorderModel/*.swift
+    for side in ours foundation; do
+      one=$(instructions "$out/parse" "$side" 1)
+      many=$(instructions "$out/parse" "$side" 1001)
+      echo "parse $side: $(( (many - one) / 1000 )) instructions per step.start + task.start pair"
+    done
+    ;;
+  fusion)
+    walk=Tests/Fixtures/imu/mobgap/HA/001/TimeMeasure1_Test11_Trial1.csv
+    mkdir -p "$out/fusion-src"
+    cp Benchmarks/InstructionCounts/fusion.swift "$out/fusion-src/main.swift"
+    # One module: the fusion sources without their `import RecorderModel`.
+    for f in MahonyFilter DeviceMotionFuser; do sed '/^import RecorderModel$/d' "Sources/MotionFusion/$f.swift" > "$out/fusion-src/$f.swift"; done
+    swiftc -O -module-name FusionCount -o "$out/fusion" "$out/fusion-src/"*.swift Sources/RecorderModel/*.swift
+    # Only inside the per-delivery call (the harness's own loops would swamp the difference).
+    inside=$(instructions --toggle-collect='*DeviceMotionFuser*process*' "$out/fusion" "$walk" 200000)
+    update=$(instructions --toggle-collect='*MahonyFilter*update*' "$out/fusion" "$walk" 200000)
+    echo "fusion recorderd: $(( inside / 200000 )) instructions per sample in DeviceMotionFuser.process (of which Mahony's update $(( update / 200000 )))"
+    # The peer: x-io Fusion's C sources from imufusion's sdist, with a harness reading the same CSV.
+    # (From PyPI's simple index: `pip download --no-binary` would build the package to read its metadata.)
+    url=$(curl -fsS https://pypi.org/simple/imufusion/ | grep -o 'href="[^"]*imufusion-1.3.3.tar.gz[^"]*"' | head -1 | sed 's/^href="//;s/"$//;s/&amp;/\&/g')
+    sdist="$out/imufusion-1.3.3.tar.gz"
+    if [ -z "$url" ] || ! curl -fsSL -o "$sdist" "$url"; then echo "fusion peer: imufusion's source distribution could not be downloaded"; continue; fi
+    tar xzf "$sdist" -C "$out"
+    fusion_dir=$(dirname "$(find "$out" -name FusionAhrs.c | head -1)")
+    cc -O2 -I"$fusion_dir" -o "$out/fusion-c" Benchmarks/InstructionCounts/fusion_peer.c "$fusion_dir"/*.c -lm
+    peer=$(instructions --toggle-collect='FusionAhrsUpdateNoMagnetometer' "$out/fusion-c" "$walk" 200000)
+    echo "fusion peer (x-io Fusion AHRS, C, -O2, single precision): $(( peer / 200000 )) instructions per sample in FusionAhrsUpdateNoMagnetometer"
+    ;;
+  esac
 done

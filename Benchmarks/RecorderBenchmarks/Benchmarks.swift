@@ -71,6 +71,7 @@ enum Benchmarks {
         }
         if only == nil || only == "iio" { await IIOBenchmark.run() }
         if only == nil || only == "parse" { ParseBenchmark.run() }
+        if only == nil || only == "fusion" { FusionBenchmark.run(walk: root) }
         if only == nil || only == "torture" { await TortureBenchmark.run() }
         if only == nil || only == "audio" {
             let wav = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Tests/Fixtures/audio/Front_Center.wav").standardized.path

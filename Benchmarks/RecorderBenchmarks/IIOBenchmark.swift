@@ -32,6 +32,15 @@ enum IIOBenchmark {
         Benchmarks.say(String(format: "iio 10 kHz acquisition only: recorderd %.3f CPU s per million scans, iio_readdev %.3f, ratio %.2f×, generator overruns %d / %d",
                               acquisition.cpuPerMillion, peer10k.cpuPerMillion, acquisition.cpuPerMillion / peer10k.cpuPerMillion,
                               acquisition.overruns, peer10k.overruns))
+        // The same with the device's fusion running on every scan (the subscriber asks for a fused type).
+        let fusedAcquisition = await recorderdCPU(unthrottled: false, recording: false, fused: true)
+        Benchmarks.say(String(format: "iio 10 kHz acquisition with fusion: recorderd %.3f CPU s per million scans (without: %.3f; fusion adds %.3f µs/scan), generator overruns %d",
+                              fusedAcquisition.cpuPerMillion, acquisition.cpuPerMillion, fusedAcquisition.cpuPerMillion - acquisition.cpuPerMillion,
+                              fusedAcquisition.overruns))
+        let fusedRecording = await recorderdCPU(unthrottled: false, fused: true)
+        Benchmarks.say(String(format: "iio 10 kHz recording accelerometer, gyro and the four fused types: %.0f scans/s, %.3f CPU s per million scans, lost %d (gap records), generator overruns %d",
+                              fusedRecording.rate, fusedRecording.cpuPerMillion, fusedRecording.lost, fusedRecording.overruns))
+        if ProcessInfo.processInfo.environment["BENCH_FUSION_ONLY"] != nil { return }
         for unthrottled in [false, true] {
             let label = unthrottled ? "unthrottled" : "10 kHz"
             let ours = await recorderdCPU(unthrottled: unthrottled)
@@ -131,13 +140,15 @@ enum IIOBenchmark {
 
     /// recorderd's CPU per scan while it records to a file (`recording`) or only samples into the
     /// ring for a 1 Hz live subscriber (10 kHz only: the scan rate is then the device's).
-    static func recorderdCPU(unthrottled: Bool, recording: Bool = true, eager: Bool = false) async -> Figures {
+    /// `fused`: the live subscriber (acquisition only) or the recording asks for fused device
+    /// motion, so the device's fusion runs on every scan.
+    static func recorderdCPU(unthrottled: Bool, recording: Bool = true, eager: Bool = false, fused: Bool = false) async -> Figures {
         let tree = try! FakeIIOTree(devices: [device()])
         defer { tree.remove() }
         let g = startGenerator(tree, unthrottled: unthrottled, eager: eager)
         let (daemon, client) = await startRecorderd(tree, frequency: 10000, ringSeconds: 2)
         if !recording {
-            let stream = try! await client.subscribe(device: "imu0", sensorTypes: [.accelerometer], rate: 1)
+            let stream = try! await client.subscribe(device: "imu0", sensorTypes: [fused ? .rotationRate : .accelerometer], rate: 1)
             let reader = Task { for try await _ in stream {} }
             try? await Task.sleep(for: .seconds(1))
             let cpu0 = payloadCPU(daemon)
@@ -150,7 +161,10 @@ enum IIOBenchmark {
             stop(daemon)
             return Figures(rate: 10000, cpuPerMillion: cpu / (10000 * elapsed) * 1e6, overruns: stopGenerator(g))
         }
-        let run = try! await client.startTask(identifier: "bench", asyncActions: [.motion("motion", options: MotionOptions(frequency: 10000))])
+        let types: [SensorType] = fused ? [.accelerometer, .gyro] + SensorType.deviceMotionTypes.filter { $0 != .magneticField } : [.accelerometer, .gyro]
+        let run = try! await client.startTask(identifier: "bench", asyncActions: [
+            .motion("motion", options: MotionOptions(recorderTypes: types, frequency: 10000)),
+        ])
         try? await Task.sleep(for: .seconds(1))  // steady state before the window
         let cpu0 = payloadCPU(daemon)
         let t0 = Date()
@@ -159,14 +173,14 @@ enum IIOBenchmark {
         let elapsed = Date().timeIntervalSince(t0)
         let result = try! await run.finish()
         let file = result.asyncResults.compactMap(\.file).first!
-        let total = Double(file.sampleCount) / 2
+        let total = Double(file.sampleCount) / Double(types.count)
         let duration = (file.endUptime ?? 0) - file.startUptime
         client.close()
         stop(daemon)
         let overruns = stopGenerator(g)
         // Scans in the window, from the whole recording's rate.
         let rate = total / duration
-        return Figures(rate: rate, cpuPerMillion: cpu / (rate * elapsed) * 1e6, lost: file.droppedSamples / 2, overruns: overruns)
+        return Figures(rate: rate, cpuPerMillion: cpu / (rate * elapsed) * 1e6, lost: file.droppedSamples / types.count, overruns: overruns)
     }
 
     static func readdevCPU(unthrottled: Bool, eager: Bool = false) -> Figures {

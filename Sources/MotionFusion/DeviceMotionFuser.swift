@@ -1,0 +1,75 @@
+import Foundation
+import RecorderModel
+
+/// The per-frame work of one device's fusion, without threads or I/O: Mahony's filter fed by
+/// every motion frame, adding `DeviceMotion` to each frame with a gyroscope reading. Frames that
+/// carry only the accelerometer or only the gyroscope (two IIO devices) are fused with the latest
+/// reading of the other.
+///
+/// The filter is aligned from the first accelerometer (and magnetometer) reading, so there is no
+/// start-up swing. A pause of more than `maximumStep` between gyroscope readings (a device that
+/// failed and resumed) is not integrated.
+public struct DeviceMotionFuser: Sendable {
+    /// Longest interval integrated, seconds.
+    public static let maximumStep = 1.0
+
+    public let gains: MahonyFilter.Gains
+    /// Whether the device's magnetometer takes part (North-West-Up attitudes, heading, field).
+    public let usesMagnetometer: Bool
+    public private(set) var filter: MahonyFilter
+    public private(set) var isAligned = false
+    private var lastGyroUptime: Double?
+    private var accelerometer: Vector3?
+    private var magnetometer: Vector3?
+
+    public init(gains: MahonyFilter.Gains, usesMagnetometer: Bool) {
+        self.gains = gains
+        self.usesMagnetometer = usesMagnetometer
+        filter = MahonyFilter(gains: gains)
+    }
+
+    /// Adds device motion to the motion frames of `frames` (in time order).
+    public mutating func process(_ frames: inout [SensorFrame]) {
+        for i in frames.indices {
+            guard case .motion(var m) = frames[i], let fused = fuse(m) else { continue }
+            m.fused = fused
+            frames[i] = .motion(m)
+        }
+    }
+
+    /// One sampling instant: its device motion, or nil before the filter can say (no gyroscope
+    /// reading in the frame, or no accelerometer reading yet).
+    public mutating func fuse(_ m: MotionFrame) -> DeviceMotion? {
+        if let a = m.accelerometer { accelerometer = a }
+        if let f = m.magnetometer { magnetometer = f }
+        guard let gyro = m.gyro, let acc = accelerometer else { return nil }
+        let field = usesMagnetometer ? magnetometer : nil
+        if !isAligned {
+            guard let attitude = MahonyFilter.alignment(accelerometer: acc, magnetometer: field) else { return nil }
+            filter = MahonyFilter(gains: gains, attitude: attitude)
+            isAligned = true
+        } else if let last = lastGyroUptime, case let dt = m.uptime - last, dt > 0, dt <= Self.maximumStep {
+            filter.update(gyro: gyro, accelerometer: acc, magnetometer: field, dt: dt)
+        }
+        lastGyroUptime = m.uptime
+        return Self.motion(filter, gyro: gyro, accelerometer: acc, magnetometer: field)
+    }
+
+    /// The device motion the filter's state gives for one sampling instant.
+    static func motion(_ filter: MahonyFilter, gyro: Vector3, accelerometer: Vector3, magnetometer: Vector3?) -> DeviceMotion {
+        let gravity = filter.up
+        var motion = DeviceMotion(attitude: filter.attitude, referenceCoordinate: magnetometer == nil ? .zUp : .northWestUp,
+                                  gravity: gravity, userAcceleration: accelerometer - gravity, rotationRate: gyro - filter.gyroBias)
+        if let magnetometer {
+            // The device's +Y axis in the reference frame, clockwise from north (+X) through east (−Y).
+            let y = filter.attitude.rotate(Vector3(x: 0, y: 1, z: 0))
+            if y.x * y.x + y.y * y.y > 1e-12 {
+                let degrees = atan2(-y.y, y.x) * 180 / .pi
+                motion.heading = degrees < 0 ? degrees + 360 : degrees
+            }
+            motion.magneticField = magnetometer
+            motion.magneticAccuracy = -1
+        }
+        return motion
+    }
+}
