@@ -20,6 +20,9 @@ final class IIOStream {
 
     let device: IIODevice
     let axes: [Axis]
+    /// The driver's `mount_matrix` of each sensor type, where it gives one other than identity:
+    /// vectors are delivered in the device's axes (`M · v`).
+    let mounts: [SensorType: MountMatrix]
     let timestampChannel: IIOChannel?
     let sensorTypes: [SensorType]
     let rate: Double
@@ -32,10 +35,11 @@ final class IIOStream {
     /// (refill completion − last timestamp).
     private var remoteOffset: Double?
 
-    private init(device: IIODevice, axes: [Axis], timestampChannel: IIOChannel?, sensorTypes: [SensorType],
-                 rate: Double, availableRates: [Double], clock: String?) {
+    private init(device: IIODevice, axes: [Axis], mounts: [SensorType: MountMatrix], timestampChannel: IIOChannel?,
+                 sensorTypes: [SensorType], rate: Double, availableRates: [Double], clock: String?) {
         self.device = device
         self.axes = axes
+        self.mounts = mounts
         self.timestampChannel = timestampChannel
         self.sensorTypes = sensorTypes
         self.rate = rate
@@ -84,8 +88,15 @@ final class IIOStream {
         }
 
         var axes: [Axis] = []
+        var mounts: [SensorType: MountMatrix] = [:]
         for channel in channels { channel.disable() }
         for type in types {
+            // `in_accel_mount_matrix` (a channel attribute shared by the type's channels, or a device
+            // attribute, depending on how libiio reads the name) or the device's `mount_matrix`.
+            let prefix = type == .accelerometer ? "accel" : type == .gyro ? "anglvel" : "magn"
+            let text = byType[type]![0]!.attribute("mount_matrix") ?? device.attribute("in_\(prefix)_mount_matrix")
+                ?? device.attribute("mount_matrix")
+            if let mount = text.flatMap(MountMatrix.init(iioText:)), !mount.isIdentity { mounts[type] = mount }
             for axis in 0..<3 {
                 let channel = byType[type]![axis]!
                 channel.enable()
@@ -96,7 +107,7 @@ final class IIOStream {
             }
         }
         timestamp?.enable()
-        return IIOStream(device: device, axes: axes, timestampChannel: timestamp, sensorTypes: types,
+        return IIOStream(device: device, axes: axes, mounts: mounts, timestampChannel: timestamp, sensorTypes: types,
                          rate: rate, availableRates: available, clock: clock)
     }
 
@@ -147,6 +158,7 @@ final class IIOStream {
         let hasAccelerometer = sensorTypes.contains(.accelerometer)
         let hasGyro = sensorTypes.contains(.gyro)
         let hasMagnetometer = sensorTypes.contains(.magnetometer)
+        let isMounted = !mounts.isEmpty
         withUnsafeTemporaryAllocation(of: Double.self, capacity: 9) { values in
             values.initialize(repeating: 0)
             axes.withUnsafeBufferPointer { axes in
@@ -166,11 +178,17 @@ final class IIOStream {
                             let raw = a.channel.convert(starts[i] + k * step, format: a.format)
                             values[a.slot] = (Double(raw) + a.offset) * a.scale
                         }
-                        frames.append(.motion(MotionFrame(
+                        var frame = MotionFrame(
                             uptime: uptime,
                             accelerometer: hasAccelerometer ? Vector3(x: values[0], y: values[1], z: values[2]) : nil,
                             gyro: hasGyro ? Vector3(x: values[3], y: values[4], z: values[5]) : nil,
-                            magnetometer: hasMagnetometer ? Vector3(x: values[6], y: values[7], z: values[8]) : nil)))
+                            magnetometer: hasMagnetometer ? Vector3(x: values[6], y: values[7], z: values[8]) : nil)
+                        if isMounted {
+                            frame.accelerometer = frame.accelerometer.map { mounts[.accelerometer]?.apply($0) ?? $0 }
+                            frame.gyro = frame.gyro.map { mounts[.gyro]?.apply($0) ?? $0 }
+                            frame.magnetometer = frame.magnetometer.map { mounts[.magnetometer]?.apply($0) ?? $0 }
+                        }
+                        frames.append(.motion(frame))
                     }
                 }
             }

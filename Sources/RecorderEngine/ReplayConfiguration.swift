@@ -5,7 +5,8 @@ import RecorderModel
 /// ```json
 /// {"name": "imu0", "kind": "replay", "file": "walk.csv", "frequency": 100,
 ///  "columns": {"accelerometer": ["acc_x","acc_y","acc_z"], "gyro": ["gyr_x","gyr_y","gyr_z"]},
-///  "units": {"accelerometer": "g", "gyro": "deg/s"}, "speed": 1.0, "loop": true}
+///  "units": {"accelerometer": "g", "gyro": "deg/s"}, "speed": 1.0, "loop": true,
+///  "mountMatrix": [[1,0,0],[0,1,0],[0,0,1]]}
 /// ```
 public struct ReplayConfiguration: Sendable, Equatable, Decodable {
     public var name: String
@@ -22,8 +23,11 @@ public struct ReplayConfiguration: Sendable, Equatable, Decodable {
     public var speed: Double
     /// Start again at the end of the file (default true).
     public var loop: Bool
+    /// How the file's sensor sat in the device: every motion vector is played as `M · v` (a
+    /// rotation, as the IIO `mount_matrix`; absent: as recorded).
+    public var mountMatrix: MountMatrix?
 
-    enum CodingKeys: String, CodingKey { case name, file, frequency, columns, units, speed, loop }
+    enum CodingKeys: String, CodingKey { case name, file, frequency, columns, units, speed, loop, mountMatrix }
 
     /// Allowed file rates and playback speeds; the played rate (`frequency × speed`, also when the
     /// rate comes from a JSON-lines file) is at most `maximumRate`.
@@ -75,6 +79,7 @@ public struct ReplayConfiguration: Sendable, Equatable, Decodable {
                 debugDescription: "frequency × speed is \(NumberRange.format(frequency * speed)) Hz: expected at most \(NumberRange.format(Self.maximumRate)) Hz")
         }
         loop = try c.decodeIfPresent(Bool.self, forKey: .loop) ?? true
+        mountMatrix = try c.decodeIfPresent(MountMatrix.self, forKey: .mountMatrix)
     }
 
     /// The factor from the file's unit to the record unit for `type`.

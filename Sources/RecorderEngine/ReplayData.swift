@@ -14,7 +14,8 @@ public struct ReplayData: Sendable {
         public var description: String
     }
 
-    /// Loads a CSV (header line; columns from the configuration) or a recorderd JSONL file.
+    /// Loads a CSV (header line; columns from the configuration) or a recorderd JSONL file, its
+    /// vectors turned into the device's axes by the configuration's `mountMatrix`.
     public static func load(path: String, configuration: ReplayConfiguration) throws(LoadError) -> ReplayData {
         let data: Data
         do {
@@ -22,10 +23,20 @@ public struct ReplayData: Sendable {
         } catch {
             throw LoadError(description: "cannot read \(path): \((error as NSError).localizedDescription)")
         }
+        var loaded: ReplayData
         if path.hasSuffix(".jsonl") || path.hasSuffix(".ndjson") {
-            return try loadJSONLines(data, path: path)
+            loaded = try loadJSONLines(data, path: path)
+        } else {
+            loaded = try loadCSV(data, path: path, configuration: configuration)
         }
-        return try loadCSV(data, path: path, configuration: configuration)
+        if let mount = configuration.mountMatrix, !mount.isIdentity {
+            for i in loaded.frames.indices {
+                loaded.frames[i].accelerometer = loaded.frames[i].accelerometer.map(mount.apply)
+                loaded.frames[i].gyro = loaded.frames[i].gyro.map(mount.apply)
+                loaded.frames[i].magnetometer = loaded.frames[i].magnetometer.map(mount.apply)
+            }
+        }
+        return loaded
     }
 
     static func loadCSV(_ data: Data, path: String, configuration: ReplayConfiguration) throws(LoadError) -> ReplayData {

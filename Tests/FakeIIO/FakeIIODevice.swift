@@ -12,6 +12,8 @@ public struct FakeIIODevice: Sendable {
     public var offsets: [String: Double]
     /// `current_timestamp_clock` (nil: no such attribute).
     public var timestampClock: String?
+    /// `in_<type>_mount_matrix` by channel type, as the kernel writes it (`"0, -1, 0; 1, 0, 0; 0, 0, 1"`).
+    public var mountMatrices: [String: String] = [:]
 
     public init(id: String = "iio:device0", name: String = "lsm6dsox", channels: [FakeIIOChannel] = FakeIIOChannel.imu(),
                 samplingFrequency: Double = 104,

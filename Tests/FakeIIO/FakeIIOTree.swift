@@ -49,6 +49,7 @@ public final class FakeIIOTree: Sendable {
             try put("in_\(type)_scale", String(format: "%.9f", scale))
         }
         for (type, offset) in device.offsets { try put("in_\(type)_offset", Self.number(offset)) }
+        for (type, matrix) in device.mountMatrices { try put("in_\(type)_mount_matrix", matrix) }
         for c in device.channels {
             try put("scan_elements/in_\(c.id)_en", "0")
             try put("scan_elements/in_\(c.id)_index", "\(c.index)")

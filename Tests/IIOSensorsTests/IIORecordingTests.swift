@@ -19,7 +19,8 @@ import Testing
 
     /// Checks every sample of `records` against the counter pattern of the stream that produced it;
     /// returns the number checked.
-    static func checkCounter(_ records: [Record], device: FakeIIODevice, stream: GeneratorStream,
+    /// `mounts`: the mount matrix of a channel type (`accel`), applied to the generated vector.
+    static func checkCounter(_ records: [Record], device: FakeIIODevice, stream: GeneratorStream, mounts: [String: MountMatrix] = [:],
                              sourceLocation: SourceLocation = #_sourceLocation) -> Int {
         var checked = 0
         for r in records where r.isSample {
@@ -28,14 +29,19 @@ import Testing
             let exactUptime = Double(FakeIIOPattern.timestamp(scan: scan, t0: stream.t0, rate: stream.rate)) * 1e-9
             #expect(abs(uptime - exactUptime) < 1e-6, "uptime \(uptime) is not in_timestamp \(exactUptime)", sourceLocation: sourceLocation)
             let prefix = r.sensorType == "accelerometer" ? "accel" : r.sensorType == "gyro" ? "anglvel" : "magn"
-            for (axis, value) in ["x", "y", "z"].enumerated().map({ ($0.element, [r.x, r.y, r.z][$0.offset]) }) {
+            var generated: [Double] = []
+            for axis in ["x", "y", "z"] {
                 guard let c = device.channels.first(where: { $0.id == "\(prefix)_\(axis)" }) else {
                     Issue.record("unexpected sensor \(r.sensorType ?? "")", sourceLocation: sourceLocation)
-                    continue
+                    return checked
                 }
-                let want = expected(FakeIIOPattern.counter(scan: scan, channel: c), c, device)
-                if abs((value ?? .nan) - want) > 1e-12 * max(1, abs(want)) {
-                    Issue.record("scan \(scan) \(c.id): recorded \(value ?? .nan), generated \(want)", sourceLocation: sourceLocation)
+                generated.append(expected(FakeIIOPattern.counter(scan: scan, channel: c), c, device))
+            }
+            var want = Vector3(x: generated[0], y: generated[1], z: generated[2])
+            if let mount = mounts[prefix] { want = mount.apply(want) }
+            for (axis, value, target) in [("x", r.x, want.x), ("y", r.y, want.y), ("z", r.z, want.z)] {
+                if abs((value ?? .nan) - target) > 1e-12 * max(1, abs(target)) {
+                    Issue.record("scan \(scan) \(prefix)_\(axis): recorded \(value ?? .nan), generated \(target)", sourceLocation: sourceLocation)
                     return checked
                 }
             }
@@ -90,6 +96,28 @@ import Testing
             #expect(file.frequency == 104)
             #expect(file.sampleCount == samples.count)
             #expect(file.droppedSamples == 0)
+        } catch {
+            try await h.stop()
+            throw error
+        }
+        try await h.stop()
+    }
+
+    /// The driver's mount matrix (`in_accel_mount_matrix`) turns the accelerometer into the
+    /// device's axes; a type without one is recorded as measured.
+    @Test(.enabled(if: Privileges.rootTestsEnabled("IIO mount matrix")))
+    func theDriversMountMatrixIsApplied() async throws {
+        var device = FakeIIODevice(channels: FakeIIOChannel.imu())
+        device.mountMatrices = ["accel": "0, -1, 0; 1, 0, 0; 0, 0, 1"]
+        let h = try IIODaemonHarness(devices: [device], path: .local)
+        do {
+            try h.startGenerator()
+            _ = try await h.startDaemon(devices: [["name": "imu0", "device": "lsm6dsox", "frequency": 100]])
+            let (records, _) = try await h.record(count: 100, types: [.accelerometer, .gyro])
+            let output = try await h.stopGenerator()
+            let stream = try #require(GeneratorStream.parse(output).last)
+            let mount = try #require(MountMatrix(iioText: "0, -1, 0; 1, 0, 0; 0, 0, 1"))
+            #expect(Self.checkCounter(records, device: device, stream: stream, mounts: ["accel": mount]) >= 100)
         } catch {
             try await h.stop()
             throw error

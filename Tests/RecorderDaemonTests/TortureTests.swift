@@ -234,7 +234,8 @@ struct TortureTests {
                      {"name": "d", "kind": "alsa", "sampleRate": 1e12},
                      {"name": "e", "kind": "gpsd", "port": 70000},
                      {"name": "f", "kind": "replay", "file": "x.csv", "fusion": {"proportionalGain": 1e9}},
-                     {"name": "g", "kind": "iio", "fusion": {"integralGain": -1}}]}
+                     {"name": "g", "kind": "iio", "fusion": {"integralGain": -1}},
+                     {"name": "h", "kind": "replay", "file": "x.csv", "mountMatrix": [[1,0,0],[0,1,0],[0,0,-1]]}]}
         """.write(toFile: directory + "/recorderd.json", atomically: true, encoding: .utf8)
         let bad = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", directory + "/recorderd.json"])
         #expect(try await bad.wait(timeout: 20) == 78)
@@ -245,7 +246,8 @@ struct TortureTests {
                          "devices[3].sampleRate: expected a sample rate in Hz between 1000 and 768000",
                          "devices[4].port: expected a port between 1 and 65535",
                          "devices[5].fusion.proportionalGain: expected a gain > 0 and <= 100",
-                         "devices[6].fusion.integralGain: expected a gain >= 0 and <= 100"] {
+                         "devices[6].fusion.integralGain: expected a gain >= 0 and <= 100",
+                         "devices[7].mountMatrix: expected a rotation (orthonormal rows, determinant +1)"] {
             #expect(printed.contains(expected), "\(expected) not in \(printed)")
         }
     }

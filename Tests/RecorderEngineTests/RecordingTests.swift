@@ -223,6 +223,25 @@ struct RecordingTests {
         #expect(throws: ReplayData.LoadError.self) { try ReplayData.load(path: dir + "/missing.csv", configuration: configuration) }
     }
 
+    /// A replay device's `mountMatrix` turns every vector into the device's axes.
+    @Test func replayAppliesItsMountMatrix() throws {
+        let plain = try Fixtures.replayDevice().json.decode(ReplayConfiguration.self)
+        guard case .object(var members) = Fixtures.replayDevice().json else {
+            Issue.record("not an object")
+            return
+        }
+        members["mountMatrix"] = .array([.array([.number(0), .number(0), .number(1)]), .array([.number(0), .number(1), .number(0)]),
+                                         .array([.number(-1), .number(0), .number(0)])])
+        let mounted = try JSONValue.object(members).decode(ReplayConfiguration.self)
+        let a = try ReplayData.load(path: Fixtures.shortWalk, configuration: plain).frames
+        let b = try ReplayData.load(path: Fixtures.shortWalk, configuration: mounted).frames
+        #expect(a.count == b.count)
+        for (p, m) in zip(a, b) {
+            #expect(m.accelerometer == Vector3(x: p.accelerometer!.z, y: p.accelerometer!.y, z: -p.accelerometer!.x))
+            #expect(m.gyro == Vector3(x: p.gyro!.z, y: p.gyro!.y, z: -p.gyro!.x))
+        }
+    }
+
     @Test func anUnavailableDeviceIsReportedAndRecoversWhenItsFileAppears() throws {
         let dir = try Fixtures.temporaryDirectory()
         var configuration = DaemonConfiguration()
