@@ -14,7 +14,8 @@ final class ControlChannelHandler: ChannelDuplexHandler, RemovableChannelHandler
     struct RequestAnswered: Sendable {}
 
     /// Seconds a request line may take from its first byte to its newline.
-    static let lineTimeout: TimeAmount = .seconds(10)
+    /// How long a request line may take from its first byte to its newline.
+    let lineTimeout: TimeAmount
 
     let connection: ControlConnection
     let budget: InputBudget
@@ -29,9 +30,10 @@ final class ControlChannelHandler: ChannelDuplexHandler, RemovableChannelHandler
     private var lineTimer: Scheduled<Void>?
     private var unwritableTimer: Scheduled<Void>?
 
-    init(connection: ControlConnection, budget: InputBudget, logger: Logger) {
+    init(connection: ControlConnection, budget: InputBudget, lineTimeout: TimeAmount = .seconds(10), logger: Logger) {
         self.connection = connection
         self.budget = budget
+        self.lineTimeout = lineTimeout
         self.logger = logger
     }
 
@@ -97,10 +99,10 @@ final class ControlChannelHandler: ChannelDuplexHandler, RemovableChannelHandler
 
     func startLineTimer(context: ChannelHandlerContext) {
         cancelLineTimer()
-        lineTimer = context.eventLoop.assumeIsolated().scheduleTask(in: Self.lineTimeout) {
+        lineTimer = context.eventLoop.assumeIsolated().scheduleTask(in: lineTimeout) {
             self.lineTimer = nil
             guard self.partial != nil else { return }
-            self.run(self.state.refuse(RPCError(.requestTooLarge, "request line not finished within 10 s; closing the connection")), context: context)
+            self.run(self.state.refuse(RPCError(.requestTooLarge, "request line not finished within \(NumberRange.format(Double(self.lineTimeout.nanoseconds) / 1e9)) s; closing the connection")), context: context)
         }
     }
 

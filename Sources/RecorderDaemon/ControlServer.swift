@@ -18,6 +18,8 @@ public final class ControlServer: Service, Sendable {
     let group: MultiThreadedEventLoopGroup
     /// Control connections open at once; one more is answered with `-32011` and closed.
     let maximumConnections: Int
+    /// How long a request line may take (`limits.lineTimeout`).
+    let lineTimeout: TimeAmount
     /// Unfinished request bytes of all connections together.
     let budget = InputBudget()
     let logger: Logger
@@ -28,11 +30,12 @@ public final class ControlServer: Service, Sendable {
     private let lastAcceptFailureLog = LockedValue<Double>(-.infinity)
 
     init(socketPath: String, socketMode: UInt16, listenSocket: Int32? = nil, maximumConnections: Int = DaemonLimits().connections,
-         router: RequestRouter, logger: Logger) {
+         lineTimeout: Double = DaemonLimits().lineTimeout, router: RequestRouter, logger: Logger) {
         self.socketPath = socketPath
         self.socketMode = socketMode
         self.listenSocket = listenSocket
         self.maximumConnections = maximumConnections
+        self.lineTimeout = .nanoseconds(Int64(Int(saturating: (lineTimeout * 1e9).rounded())))
         self.router = router
         self.logger = logger
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -70,7 +73,8 @@ public final class ControlServer: Service, Sendable {
                             error: RPCError(.limitReached, "too many connections: recorderd serves at most \(self.maximumConnections) at once")))
                         return
                     }
-                    try channel.pipeline.syncOperations.addHandler(ControlChannelHandler(connection: connection, budget: budget, logger: logger))
+                    try channel.pipeline.syncOperations.addHandler(ControlChannelHandler(connection: connection, budget: budget,
+                                                                                           lineTimeout: self.lineTimeout, logger: logger))
                     Task { await connection.serve() }
                 }
             }

@@ -52,7 +52,8 @@ public struct RecorderDaemon: Sendable {
                                limits: configuration.limits, clock: clock, logger: logger)
         let router = RequestRouter(runs: runs, devices: devices, startUptime: clock.uptime(), clock: clock)
         server = ControlServer(socketPath: configuration.socket, socketMode: configuration.socketMode, listenSocket: listenSocket,
-                               maximumConnections: configuration.limits.connections, router: router, logger: logger)
+                               maximumConnections: configuration.limits.connections,
+                               lineTimeout: configuration.limits.lineTimeout, router: router, logger: logger)
         supervisor = SupervisorService(devices: devices, runs: runs, retryInterval: configuration.retryInterval,
                                        orphanTimeout: configuration.orphanTimeout, logger: logger)
     }

@@ -9,11 +9,15 @@ public struct DaemonLimits: Sendable, Equatable, Codable {
     public var taskRuns: Int = 16
     /// Async actions (recorders) in one task run; more is `-32011`.
     public var recordersPerRun: Int = 16
+    /// Seconds a request line may take from its first byte to its newline; longer is `-32009` and
+    /// the connection is closed (a slow link may need more).
+    public var lineTimeout: Double = 10
 
     /// Allowed values of each limit.
     public static let connectionsRange = 1...4096
     public static let taskRunsRange = 1...256
     public static let recordersPerRunRange = 1...256
+    public static let lineTimeoutRange = NumberRange(atLeast: 1, atMost: 3600, "seconds")
 
     /// Live subscriptions one connection may hold; one more is `-32011`.
     public static let subscriptionsPerConnection = 16
@@ -40,15 +44,14 @@ public struct DaemonLimits: Sendable, Equatable, Codable {
     /// Everything else: standard streams, the event loop, journald, the listening socket, libraries.
     public static let descriptorsBase = 64
 
-    public init() {}
-
-    public init(connections: Int, taskRuns: Int, recordersPerRun: Int) {
+    public init(connections: Int = 64, taskRuns: Int = 16, recordersPerRun: Int = 16, lineTimeout: Double = 10) {
         self.connections = connections
         self.taskRuns = taskRuns
         self.recordersPerRun = recordersPerRun
+        self.lineTimeout = lineTimeout
     }
 
-    enum CodingKeys: String, CodingKey { case connections, taskRuns, recordersPerRun }
+    enum CodingKeys: String, CodingKey { case connections, taskRuns, recordersPerRun, lineTimeout }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -56,6 +59,7 @@ public struct DaemonLimits: Sendable, Equatable, Codable {
         taskRuns = try c.decodeIfPresent(Int.self, forKey: .taskRuns, in: Self.taskRunsRange, "a number of task runs") ?? taskRuns
         recordersPerRun = try c.decodeIfPresent(Int.self, forKey: .recordersPerRun, in: Self.recordersPerRunRange, "a number of recorders")
             ?? recordersPerRun
+        lineTimeout = try c.decodeIfPresent(Double.self, forKey: .lineTimeout, in: Self.lineTimeoutRange) ?? lineTimeout
     }
 
     /// Open files recorderd needs at these limits with `devices` configured.

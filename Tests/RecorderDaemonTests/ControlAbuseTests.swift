@@ -185,13 +185,14 @@ struct ControlAbuseTests {
     /// Many connections each holding most of a long line cannot add up to more than the shared
     /// input budget: the one that would overdraw it is refused.
     @Test func unfinishedLinesOfAllConnectionsShareOneBudget() async throws {
-        let d = try await InProcessDaemon.start()
+        // Lines may take long here: a loaded sanitizer build reads ~2 MB/s, and no line may time
+        // out (giving its bytes back) before the budget is overdrawn.
+        let d = try await InProcessDaemon.start(limits: DaemonLimits(lineTimeout: 600))
         let part = [UInt8](repeating: UInt8(ascii: " "), count: 1_000_000)
         var holders: [RawConnection] = []
         var refusal: [String: Any]?
         // The connection that overdraws the budget: before it, a refusal would be too early (each
-        // is checked briefly); from it on, the refusal must come (checked for up to 10 s, as a
-        // sanitizer build may take a while to read a megabyte).
+        // is checked briefly); from it on, the refusal must come (waited for up to 60 s).
         let overdrawing = DaemonLimits.inputBudget / part.count + 1
         for _ in 0..<24 where refusal == nil {
             let raw = try RawConnection(socketPath: d.socket)
@@ -200,14 +201,12 @@ struct ControlAbuseTests {
             // Any connection that has an answer: the daemon answers once a line is done (never),
             // or refuses one.
             let toPoll = holders.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
-            let timeout: Int32 = holders.count >= overdrawing ? 10_000 : 100
+            let timeout: Int32 = holders.count >= overdrawing ? 60_000 : 100
             let fds = try await offPool {
                 var polled = toPoll
                 _ = poll(&polled, nfds_t(polled.count), timeout)
                 return polled
             }
-            // (On a loaded machine the earliest lines may also have reached their 10 s timeout —
-            // the same code, another message: not the answer looked for.)
             for index in fds.indices where fds[index].revents & Int16(POLLIN) != 0 && refusal == nil {
                 let error = try await holders[index].response(timeout: 1)?["error"] as? [String: Any]
                 if (error?["message"] as? String)?.contains("unfinished requests from all clients") == true { refusal = error }
@@ -232,6 +231,25 @@ struct ControlAbuseTests {
     }
 
     /// A client that sends its requests and then shuts its side down gets every answer.
+
+    /// A request line that is not finished within `limits.lineTimeout` is refused and its
+    /// connection closed; the daemon serves others meanwhile.
+    @Test func aLineNotFinishedInTimeIsRefused() async throws {
+        let d = try await InProcessDaemon.start(limits: DaemonLimits(lineTimeout: 1))
+        let slow = try RawConnection(socketPath: d.socket)
+        let started = Date()
+        try await slow.send(#"{"jsonrpc":"2.0","id":1,"method":"daemon.st"#)
+        let error = try #require(try await slow.response(timeout: 20)?["error"] as? [String: Any])
+        let waited = Date().timeIntervalSince(started)
+        #expect(error["code"] as? Int == RPCErrorCode.requestTooLarge.rawValue)
+        #expect(error["message"] as? String == "request line not finished within 1 s; closing the connection")
+        #expect(waited >= 0.9, "refused after \(waited) s")
+        #expect(try await slow.response(timeout: 20) == nil)
+        let client = try await d.client()
+        #expect(try await client.status().taskRuns.isEmpty)
+        client.close()
+        await d.stop()
+    }
     @Test func aHalfClosedClientGetsEveryAnswer() async throws {
         let d = try await InProcessDaemon.start()
         let raw = try RawConnection(socketPath: d.socket)

@@ -211,6 +211,7 @@ struct TortureTests {
         ("\"limits\": {\"connections\": 4096}", "\"limits\": {\"connections\": 4097}", "limits.connections"),
         ("\"limits\": {\"taskRuns\": 256}", "\"limits\": {\"taskRuns\": 9223372036854775808}", "limits.taskRuns"),
         ("\"limits\": {\"recordersPerRun\": 1}", "\"limits\": {\"recordersPerRun\": 0}", "limits.recordersPerRun"),
+        ("\"limits\": {\"lineTimeout\": 3600}", "\"limits\": {\"lineTimeout\": 0.5}", "limits.lineTimeout"),
         ("\"socketMode\": 511", "\"socketMode\": -1", "socketMode"),
     ])
     func configurationNumbersAtAndPastTheirLimits(at: String, past: String, key: String) async throws {

@@ -22,7 +22,8 @@ public enum ConfigurationCheck {
                   DaemonConfiguration.stallTimeoutRange.contains(configuration.stallTimeout),
                   DaemonLimits.connectionsRange.contains(configuration.limits.connections),
                   DaemonLimits.taskRunsRange.contains(configuration.limits.taskRuns),
-                  DaemonLimits.recordersPerRunRange.contains(configuration.limits.recordersPerRun) else {
+                  DaemonLimits.recordersPerRunRange.contains(configuration.limits.recordersPerRun),
+                  DaemonLimits.lineTimeoutRange.contains(configuration.limits.lineTimeout) else {
                 fail("a decoded configuration holds a number out of its range", bytes)
             }
             // Encoding and decoding again gives the same configuration.
