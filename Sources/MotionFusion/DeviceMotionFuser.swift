@@ -17,6 +17,8 @@ public struct DeviceMotionFuser: Sendable {
     /// Whether the device's magnetometer takes part (North-West-Up attitudes, heading, field).
     public let usesMagnetometer: Bool
     public private(set) var filter: MahonyFilter
+    /// The magnetometer's hard-iron offset, learnt as the device turns.
+    public private(set) var hardIron = HardIronEstimator()
     public private(set) var isAligned = false
     private var lastGyroUptime: Double?
     private var accelerometer: Vector3?
@@ -41,9 +43,13 @@ public struct DeviceMotionFuser: Sendable {
     /// reading in the frame, or no accelerometer reading yet).
     public mutating func fuse(_ m: MotionFrame) -> DeviceMotion? {
         if let a = m.accelerometer { accelerometer = a }
-        if let f = m.magnetometer { magnetometer = f }
+        if let f = m.magnetometer {
+            if usesMagnetometer { hardIron.add(f, uptime: m.uptime) }
+            magnetometer = f
+        }
         guard let gyro = m.gyro, let acc = accelerometer else { return nil }
-        let field = usesMagnetometer ? magnetometer : nil
+        // The field less the hard-iron offset once it is estimated (the raw field before).
+        let field = usesMagnetometer ? magnetometer.map(hardIron.calibrated) : nil
         if !isAligned {
             guard let attitude = MahonyFilter.alignment(accelerometer: acc, magnetometer: field) else { return nil }
             filter = MahonyFilter(gains: gains, attitude: attitude)
@@ -52,7 +58,9 @@ public struct DeviceMotionFuser: Sendable {
             filter.update(gyro: gyro, accelerometer: acc, magnetometer: field, dt: dt)
         }
         lastGyroUptime = m.uptime
-        return Self.motion(filter, gyro: gyro, accelerometer: acc, magnetometer: field)
+        var motion = Self.motion(filter, gyro: gyro, accelerometer: acc, magnetometer: field)
+        if field != nil { motion.magneticAccuracy = hardIron.accuracy }
+        return motion
     }
 
     /// The device motion the filter's state gives for one sampling instant.
