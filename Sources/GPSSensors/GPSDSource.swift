@@ -114,6 +114,29 @@ public final class GPSDSource: SensorSource {
                 backoff = min(backoff * 2, 8)
                 continue
             }
+            // libgps waits with select(), whose fd_set holds descriptors below FD_SETSIZE only
+            // (glibc aborts the process on a larger one): with more than 1,024 files open (many
+            // connections) the socket is moved to a free descriptor below it, or the attempt is a
+            // fault and is retried.
+            if data.gps_fd >= FD_SETSIZE {
+                let low = fcntl(data.gps_fd, F_DUPFD_CLOEXEC, 0)
+                if low >= 0 && low < FD_SETSIZE {
+                    close(data.gps_fd)
+                    data.gps_fd = low
+                } else {
+                    if low >= 0 { close(low) }
+                    _ = gps_close(&data)
+                    control.status.withLock { $0 = "not connected: no descriptor below \(FD_SETSIZE) for libgps" }
+                    if !faulted {
+                        sink.deliver([.fault(uptime: SystemClock.monotonicUptime(),
+                                             description: "gpsd connection needs a descriptor below \(FD_SETSIZE) (libgps uses select); \(FD_SETSIZE) are in use")])
+                        faulted = true
+                    }
+                    control.pause(backoff)
+                    backoff = min(backoff * 2, 8)
+                    continue
+                }
+            }
             control.socket.withLock { $0 = Int32(data.gps_fd) }
             var flags = UInt32(WATCH_ENABLE | WATCH_JSON)
             if configuration.gpsDevice != nil { flags |= UInt32(WATCH_DEVICE) }

@@ -259,6 +259,46 @@ struct GPSDSourceTests {
         #expect(records[gapIndex...].filter(\.isSample).count >= 5)
     }
 
+    /// libgps waits with select(): a gpsd socket numbered 1,024 or more would abort the process
+    /// (glibc's fd_set check). With every descriptor below 1,100 taken (a daemon with many
+    /// connections), the source reports a fault instead and retries; once descriptors are free
+    /// again, fixes arrive.
+    @Test(.timeLimit(.minutes(1)))
+    func aProcessWithOverAThousandFilesOpenStillReadsGpsd() async throws {
+        let gpsd = try FakeGPSD.start(log: "ublox-neo-m9n-nmea.log")
+        defer { kill(gpsd.process.pid, SIGKILL); for pid in FakeGPSD.gpsdPIDs(port: gpsd.port) { kill(pid, SIGKILL) } }
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        try #require(limit.rlim_cur >= 1200, "the open-file limit \(limit.rlim_cur) is too low for this test")
+        let (devices, _, _) = try registries(port: gpsd.port)
+        let device = try devices.device(named: "gps0")
+        // gpsd serves (the device then stops: nothing holds it).
+        try await waitForFixes(device, 1)
+        let ring = try #require(device.ring)
+        let watcher = ring.addReader(fromUptime: nil) {}
+        defer { watcher.close() }
+        var held: [Int32] = []
+        while true {
+            let fd = open("/dev/null", O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { break }
+            held.append(fd)
+            if fd >= 1100 { break }
+        }
+        let lease = try await offPool { try device.acquire() }
+        defer { lease.release() }
+        // The fault, not an abort.
+        var fault: String?
+        for _ in 0..<200 where fault == nil {
+            var frames: [SensorFrame] = []
+            _ = watcher.read(into: &frames)
+            for case .fault(_, let description) in frames { fault = description }
+            if fault == nil { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        for fd in held { close(fd) }
+        #expect(fault?.contains("descriptor below 1024") == true, "\(fault ?? "no fault")")
+        try await waitForFixes(device, 2)
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func gpsDeviceWatchesOnlyThatReceiver() async throws {
         let gpsd = try FakeGPSD.start(log: "ublox-neo-m9n-nmea.log")
