@@ -102,16 +102,20 @@ public final class GPSDSource: SensorSource {
         while !control.stopped.load(ordering: .acquiring) {
             sink.heartbeat()
             var data = gps_data_t()
-            guard gps_open(configuration.host, "\(configuration.port)", &data) == 0 else {
-                let reason = String(cString: gps_errstr(errno))
-                control.status.withLock { $0 = "not connected: \(reason)" }
+            /// Not connected: the status says why, the first failure is a fault record, and the next
+            /// attempt waits (doubling up to 8 s).
+            func notConnected(status: String, fault: String) {
+                control.status.withLock { $0 = "not connected: \(status)" }
                 if !faulted {
-                    sink.deliver([.fault(uptime: SystemClock.monotonicUptime(),
-                                         description: "gpsd not reachable at \(configuration.host):\(configuration.port): \(reason)")])
+                    sink.deliver([.fault(uptime: SystemClock.monotonicUptime(), description: fault)])
                     faulted = true
                 }
                 control.pause(backoff)
                 backoff = min(backoff * 2, 8)
+            }
+            guard gps_open(configuration.host, "\(configuration.port)", &data) == 0 else {
+                let reason = String(cString: gps_errstr(errno))
+                notConnected(status: reason, fault: "gpsd not reachable at \(configuration.host):\(configuration.port): \(reason)")
                 continue
             }
             // libgps waits with select(), whose fd_set holds descriptors below FD_SETSIZE only
@@ -126,14 +130,8 @@ public final class GPSDSource: SensorSource {
                 } else {
                     if low >= 0 { close(low) }
                     _ = gps_close(&data)
-                    control.status.withLock { $0 = "not connected: no descriptor below \(FD_SETSIZE) for libgps" }
-                    if !faulted {
-                        sink.deliver([.fault(uptime: SystemClock.monotonicUptime(),
-                                             description: "gpsd connection needs a descriptor below \(FD_SETSIZE) (libgps uses select); \(FD_SETSIZE) are in use")])
-                        faulted = true
-                    }
-                    control.pause(backoff)
-                    backoff = min(backoff * 2, 8)
+                    notConnected(status: "no descriptor below \(FD_SETSIZE) for libgps",
+                                 fault: "gpsd connection needs a descriptor below \(FD_SETSIZE) (libgps uses select); \(FD_SETSIZE) are in use")
                     continue
                 }
             }

@@ -23,9 +23,8 @@ import Testing
         try await h.stop()
     }
 
-    @Test(arguments: paths)
+    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason), arguments: paths)
     func rateChangeAndChannelSubset(path: IIOPath) async throws {
-        guard iioTestsEnabled("IIO rate change over \(path)") else { return }
         let device = FakeIIODevice()
         try await Self.with([device], path) { h in
             try h.startGenerator()
@@ -57,9 +56,8 @@ import Testing
 
     /// A 12-bit big-endian accelerometer with an offset and no timestamp channel: values through
     /// the channel format, times from refill completion at the device's rate.
-    @Test(arguments: paths)
+    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason), arguments: paths)
     func formatOffsetAndNoTimestampChannel(path: IIOPath) async throws {
-        guard iioTestsEnabled("IIO formats over \(path)") else { return }
         let channels = ["accel_x", "accel_y", "accel_z"].enumerated().map {
             FakeIIOChannel(id: $1, index: $0, bigEndian: true, signed: true, bits: 12, storage: 16, shift: 4)
         }
@@ -96,9 +94,8 @@ import Testing
         }
     }
 
-    @Test(arguments: paths)
+    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason), arguments: paths)
     func separateAccelerometerAndGyroscopeDevices(path: IIOPath) async throws {
-        guard iioTestsEnabled("IIO two devices over \(path)") else { return }
         let accel = FakeIIODevice(id: "iio:device0", name: "lsm6dsox_accel", channels: FakeIIOChannel.imu(gyro: false))
         let gyro = FakeIIODevice(id: "iio:device1", name: "lsm6dsox_gyro", channels: FakeIIOChannel.imu(accel: false))
         try await Self.with([accel, gyro], path) { h in
@@ -123,9 +120,8 @@ import Testing
         }
     }
 
-    @Test(arguments: paths)
+    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason), arguments: paths)
     func skippedSamplesBecomeGapRecordsWithTheRightCount(path: IIOPath) async throws {
-        guard iioTestsEnabled("IIO gaps over \(path)") else { return }
         let device = FakeIIODevice()
         try await Self.with([device], path) { h in
             // Every 50 scans the generator skips 3 (their timestamps advance, as after a kernel overrun).
@@ -160,9 +156,8 @@ import Testing
         }
     }
 
-    @Test(arguments: paths)
+    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason), arguments: paths)
     func deviceThatVanishesGivesAnErrorMarkerAndResumesWithAGap(path: IIOPath) async throws {
-        guard iioTestsEnabled("IIO vanishing device over \(path)") else { return }
         let device = FakeIIODevice()
         try await Self.with([device], path) { h in
             try h.startGenerator()
@@ -197,8 +192,7 @@ import Testing
 
     /// A configured device that is not there: unavailable with a reason that lists what is, a
     /// recording gets an error result, the daemon keeps serving.
-    @Test func missingDeviceIsAClearErrorAndTheDaemonStaysUp() async throws {
-        guard iioTestsEnabled("IIO missing device") else { return }
+    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason)) func missingDeviceIsAClearErrorAndTheDaemonStaysUp() async throws {
         try await Self.with([FakeIIODevice()], .local) { h in
             let client = try await h.startDaemon(devices: [["name": "imu0", "device": "bmi270"]])
             let info = try #require(try await client.devices().first)
@@ -214,9 +208,8 @@ import Testing
 
     /// `current_timestamp_clock` that cannot be written stays `realtime`: each refill maps it to
     /// CLOCK_MONOTONIC.
-    @Test(arguments: paths)
+    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason), arguments: paths)
     func realtimeTimestampsAreMappedToMonotonic(path: IIOPath) async throws {
-        guard iioTestsEnabled("IIO realtime clock over \(path)") else { return }
         let device = FakeIIODevice()
         try await Self.with([device], path) { h in
             try h.startGenerator()
@@ -241,9 +234,8 @@ import Testing
 
     /// The walking recordings played through the device, quantised to its s16 and scale: the file
     /// holds the quantised walk, within half a count of the real data.
-    @Test(arguments: paths)
+    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason), arguments: paths)
     func realWalkingDataThroughTheFakeDevice(path: IIOPath) async throws {
-        guard iioTestsEnabled("IIO walking replay over \(path)") else { return }
         let device = FakeIIODevice(scales: ["accel": 0.002394, "anglvel": 0.000153])
         let rowsSI = try FakeIIOPattern.walkRowsSI(csv: Fixtures.shortWalk)
         let rows = try Fixtures.rows(Fixtures.shortWalk)

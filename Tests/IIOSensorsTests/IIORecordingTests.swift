@@ -50,9 +50,8 @@ import Testing
         return checked
     }
 
-    @Test(arguments: IIOPath.allCases)
+    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason), arguments: IIOPath.allCases)
     func recordedValuesAreTheGeneratorsScaledWithTimestampsFromInTimestamp(path: IIOPath) async throws {
-        guard iioTestsEnabled("IIO recording over \(path)") else { return }
         // A 9-axis IMU: accelerometer (m/s² → g), gyroscope (rad/s, with an offset), magnetometer (gauss → µT).
         let device = FakeIIODevice(channels: FakeIIOChannel.imu(magn: true), offsets: ["anglvel": 3])
         let h = try IIODaemonHarness(devices: [device], path: path)
