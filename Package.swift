@@ -119,10 +119,10 @@ let package = Package(
             dependencies: ["RecorderEngine", "RecorderModel", "CChildProcess", .product(name: "Logging", package: "swift-log")],
             path: "Tests/RecorderTestSupport"
         ),
-        .target(name: "FakeIIO", path: "Tests/FakeIIO"),
+        .target(name: "FakeIIO", dependencies: ["RecorderModel"], path: "Tests/FakeIIO"),
         .executableTarget(name: "FakeIIOGenerator", dependencies: ["FakeIIO"], path: "Tests/FakeIIOGenerator"),
         .testTarget(name: "RecorderModelTests", dependencies: ["RecorderModel"]),
-        .testTarget(name: "MotionFusionTests", dependencies: ["MotionFusion", "RecorderModel", "RecorderEngine", "RecorderTestSupport"]),
+        .testTarget(name: "MotionFusionTests", dependencies: ["MotionFusion", "RecorderModel", "RecorderEngine", "RecorderTestSupport", "FakeIIO"]),
         .testTarget(name: "RecorderEngineTests", dependencies: ["RecorderEngine", "RecorderModel", "RecorderTestSupport"]),
         .testTarget(
             name: "GPSSensorsTests",

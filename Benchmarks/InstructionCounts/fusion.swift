@@ -13,7 +13,7 @@ var frames: [SensorFrame] = (0..<n).map { i in
     return .motion(MotionFrame(uptime: Double(i) / 10_000, accelerometer: Vector3(x: r[1], y: r[2], z: r[3]),
                                gyro: Vector3(x: r[4] * .pi / 180, y: r[5] * .pi / 180, z: r[6] * .pi / 180)))
 }
-var fuser = DeviceMotionFuser(gains: .standard, usesMagnetometer: false)
+var fuser = DeviceMotionFuser(usesMagnetometer: false)
 var batch: [SensorFrame] = []
 batch.reserveCapacity(200)
 var fused = 0

@@ -6,28 +6,41 @@ import RecorderModel
 /// carry only the accelerometer or only the gyroscope (two IIO devices) are fused with the latest
 /// reading of the other.
 ///
-/// The filter is aligned from the first accelerometer (and magnetometer) reading, so there is no
-/// start-up swing. A pause of more than `maximumStep` between gyroscope readings (a device that
-/// failed and resumed) is not integrated.
+/// Start: the filter is aligned from the first accelerometer (and magnetometer) reading, so there
+/// is no start-up swing; for the first second (`StillStart.window`) it follows the accelerometer
+/// closely (k_P ≥ `initialProportionalGain`) and, if the device held still, takes the mean
+/// gyroscope reading as the bias. After that the configured gains hold and readings that are
+/// mostly linear acceleration are rejected (`AccelerationRejection`). A pause of more than
+/// `maximumStep` between gyroscope readings (a device that failed and resumed) is not integrated.
 public struct DeviceMotionFuser: Sendable {
     /// Longest interval integrated, seconds.
     public static let maximumStep = 1.0
+    /// k_P during the first second.
+    public static let initialProportionalGain = 10.0
 
-    public let gains: MahonyFilter.Gains
+    public let configuration: FusionConfiguration
     /// Whether the device's magnetometer takes part (North-West-Up attitudes, heading, field).
     public let usesMagnetometer: Bool
     public private(set) var filter: MahonyFilter
     /// The magnetometer's hard-iron offset, learnt as the device turns.
     public private(set) var hardIron = HardIronEstimator()
+    public private(set) var rejection: AccelerationRejection
     public private(set) var isAligned = false
+    /// Still in the first second after alignment.
+    public private(set) var isStarting = false
+    private var start = StillStart()
+    private var alignedUptime = 0.0
     private var lastGyroUptime: Double?
     private var accelerometer: Vector3?
     private var magnetometer: Vector3?
+    /// The accelerometer and field the last estimate was made for.
+    private var previousReadings: (accelerometer: Vector3, field: Vector3?)?
 
-    public init(gains: MahonyFilter.Gains, usesMagnetometer: Bool) {
-        self.gains = gains
+    public init(configuration: FusionConfiguration = FusionConfiguration(), usesMagnetometer: Bool) {
+        self.configuration = configuration
         self.usesMagnetometer = usesMagnetometer
-        filter = MahonyFilter(gains: gains)
+        filter = MahonyFilter(gains: configuration.gains)
+        rejection = configuration.rejection
     }
 
     /// Adds device motion to the motion frames of `frames` (in time order).
@@ -52,15 +65,44 @@ public struct DeviceMotionFuser: Sendable {
         let field = usesMagnetometer ? magnetometer.map(hardIron.calibrated) : nil
         if !isAligned {
             guard let attitude = MahonyFilter.alignment(accelerometer: acc, magnetometer: field) else { return nil }
-            filter = MahonyFilter(gains: gains, attitude: attitude)
+            filter = MahonyFilter(gains: configuration.gains, attitude: attitude)
             isAligned = true
-        } else if let last = lastGyroUptime, case let dt = m.uptime - last, dt > 0, dt <= Self.maximumStep {
-            filter.update(gyro: gyro, accelerometer: acc, magnetometer: field, dt: dt)
+            isStarting = true
+            alignedUptime = m.uptime
+            start = StillStart()
+            start.add(gyro: gyro, accelerometer: acc)
+        } else if let last = lastGyroUptime, case let dt = m.uptime - last, dt > 0, dt <= Self.maximumStep,
+                  let previous = previousReadings {
+            step(gyro: gyro, readings: previous, uptime: m.uptime, dt: dt)
         }
         lastGyroUptime = m.uptime
+        previousReadings = (acc, field)
         var motion = Self.motion(filter, gyro: gyro, accelerometer: acc, magnetometer: field)
         if field != nil { motion.magneticAccuracy = hardIron.accuracy }
         return motion
+    }
+
+    /// One filter update from the last estimate to `uptime`: starting (high gain, watching for
+    /// stillness) or running (with rejection). The correction compares the last estimate with the
+    /// readings taken at its instant, not with the new ones: those have turned with the device
+    /// since, and the difference (one interval's rotation, 0.4° at 0.8 rad/s and 104 Hz) would
+    /// drag the estimate behind every turn and pull the bias estimate off.
+    private mutating func step(gyro: Vector3, readings: (accelerometer: Vector3, field: Vector3?), uptime: Double, dt: Double) {
+        let (acc, field) = readings
+        if isStarting {
+            var gains = configuration.gains
+            gains.proportional = max(gains.proportional, Self.initialProportionalGain)
+            filter.update(gyro: gyro, accelerometer: acc, magnetometer: field, dt: dt, gains: gains)
+            start.add(gyro: gyro, accelerometer: acc)
+            if uptime - alignedUptime >= StillStart.window {
+                isStarting = false
+                if let bias = start.bias { filter.gyroBias = bias }
+            }
+            return
+        }
+        let up = filter.up
+        let action = rejection.next(angle: atan2(acc.cross(up).length, acc.dot(up)), magnitude: acc.length, dt: dt)
+        filter.update(gyro: gyro, accelerometer: action == .reject ? nil : acc, magnetometer: field, dt: dt)
     }
 
     /// The device motion the filter's state gives for one sampling instant.

@@ -6,7 +6,7 @@ import RecorderModel
 final class DeviceMotionStage: FrameStage {
     let addedTypes: [SensorType]
     let alwaysOn: Bool
-    private let gains: MahonyFilter.Gains
+    private let settings: FusionConfiguration
     private let usesMagnetometer: Bool
     /// Used on the sampling thread only; the lock (uncontended, taken once per delivery) makes
     /// that checkable by ThreadSanitizer rather than assumed.
@@ -14,14 +14,14 @@ final class DeviceMotionStage: FrameStage {
 
     init(settings: FusionConfiguration, hasMagnetometer: Bool) {
         alwaysOn = settings.alwaysOn
-        gains = settings.gains
+        self.settings = settings
         usesMagnetometer = hasMagnetometer
         addedTypes = hasMagnetometer ? SensorType.deviceMotionTypes : SensorType.deviceMotionTypes.filter { $0 != .magneticField }
-        fuser = LockedValue(DeviceMotionFuser(gains: settings.gains, usesMagnetometer: hasMagnetometer))
+        fuser = LockedValue(DeviceMotionFuser(configuration: settings, usesMagnetometer: hasMagnetometer))
     }
 
     func restart() {
-        let fresh = DeviceMotionFuser(gains: gains, usesMagnetometer: usesMagnetometer)
+        let fresh = DeviceMotionFuser(configuration: settings, usesMagnetometer: usesMagnetometer)
         fuser.withLock { $0 = fresh }
     }
 

@@ -34,8 +34,9 @@ public struct MahonyFilter: Sendable {
     public var gains: Gains
     /// Device axes to reference axes.
     public private(set) var attitude: Quaternion
-    /// The estimated gyroscope bias, rad/s (subtract it from the gyroscope).
-    public private(set) var gyroBias: Vector3
+    /// The estimated gyroscope bias, rad/s (subtract it from the gyroscope); set it when it is
+    /// known otherwise (measured while still).
+    public var gyroBias: Vector3
 
     public init(gains: Gains = .standard, attitude: Quaternion = .identity, gyroBias: Vector3 = .zero) {
         self.gains = gains
@@ -46,20 +47,28 @@ public struct MahonyFilter: Sendable {
     /// Up in device axes as the attitude has it: what the accelerometer reads at rest (1 g).
     public var up: Vector3 { attitude.inverseRotate(Vector3(x: 0, y: 0, z: 1)) }
 
-    /// One sample `dt` seconds after the previous one. A zero accelerometer (or magnetometer)
-    /// reading gives no correction.
-    public mutating func update(gyro: Vector3, accelerometer: Vector3, magnetometer: Vector3? = nil, dt: Double) {
+    /// One sample `dt` seconds after the previous one. Without an accelerometer reading (nil or
+    /// zero: left out, e.g. rejected as linear acceleration) only the magnetometer corrects; without
+    /// either the gyroscope alone moves the attitude. `gains` overrides the filter's own for this
+    /// sample (the fuser raises them while it initialises).
+    public mutating func update(gyro: Vector3, accelerometer: Vector3?, magnetometer: Vector3? = nil, dt: Double, gains: Gains? = nil) {
+        let gains = gains ?? self.gains
         var omega = gyro - gyroBias
-        let accelerationNorm = accelerometer.length
-        if accelerationNorm > 0 {
-            var error = (accelerometer * (1 / accelerationNorm)).cross(up)
-            if let magnetometer, case let fieldNorm = magnetometer.length, fieldNorm > 0 {
-                let m = magnetometer * (1 / fieldNorm)
-                let h = attitude.rotate(m)
-                // The field in the reference frame has no westward part: north is +X.
-                let north = attitude.inverseRotate(Vector3(x: (h.x * h.x + h.y * h.y).squareRoot(), y: 0, z: h.z))
-                error = error + m.cross(north * (1 / north.length))
-            }
+        var error = Vector3.zero
+        var corrects = false
+        if let accelerometer, case let norm = accelerometer.length, norm > 0 {
+            error = (accelerometer * (1 / norm)).cross(up)
+            corrects = true
+        }
+        if let magnetometer, case let fieldNorm = magnetometer.length, fieldNorm > 0 {
+            let m = magnetometer * (1 / fieldNorm)
+            let h = attitude.rotate(m)
+            // The field in the reference frame has no westward part: north is +X.
+            let north = attitude.inverseRotate(Vector3(x: (h.x * h.x + h.y * h.y).squareRoot(), y: 0, z: h.z))
+            error = error + m.cross(north * (1 / north.length))
+            corrects = true
+        }
+        if corrects {
             gyroBias = gyroBias - error * (gains.integral * dt)
             omega = gyro - gyroBias + error * gains.proportional
         }

@@ -104,6 +104,11 @@ final class Recording: @unchecked Sendable {
         var result = FileResult(identifier: identifier, relativePath: relativePath, device: device.name,
                                 startDate: date, startUptime: uptime, units: units)
         result.frequency = caps.rate
+        if types.contains(where: \.isMotion) {
+            var conventions = ["axes": SensorType.motionAxesConvention]
+            for t in types { conventions[t.rawValue] = t.convention }
+            result.conventions = conventions
+        }
         let options: RecordPipeline.Options
         do throws(StorageError) {
             options = try pipelineOptions(caps: caps, uptime: uptime, date: date)

@@ -29,6 +29,29 @@ public enum SensorType: String, Sendable, Codable, CaseIterable, Hashable {
         }
     }
 
+    /// How a motion type's values are to be read (a file result's `conventions`); nil for the
+    /// others.
+    public var convention: String? {
+        switch self {
+        case .accelerometer: return "g, device axes; reads +1 g along up at rest"
+        case .gyro: return "rad/s, device axes, as measured (bias included)"
+        case .magnetometer: return "uT, device axes, as measured"
+        case .attitude: return "unit quaternion x,y,z,w taking device axes to the reference frame named by referenceCoordinate: "
+            + "Z-Up (no magnetometer; heading arbitrary, fixed when fusion started) or North-West-Up (X magnetic north; "
+            + "heading: degrees clockwise from north of the device's +Y axis)"
+        case .gravity: return "g, device axes: what the accelerometer reads at rest, 1 g along up"
+        case .userAcceleration: return "g, device axes: accelerometer - gravity (0 at rest)"
+        case .rotationRate: return "rad/s, device axes: gyroscope less its estimated bias"
+        case .magneticField: return "uT, device axes: magnetometer less its estimated hard-iron offset; "
+            + "eventAccuracy -1 uncalibrated, 0 low, 1 medium, 2 high"
+        case .location, .soundLevel: return nil
+        }
+    }
+
+    /// What a motion file says of its axes.
+    public static let motionAxesConvention = "the device's axes: each sensor's vector turned by its mount matrix where there is one "
+        + "(IIO in_<type>_mount_matrix or mount_matrix, a replay device's mountMatrix)"
+
     /// True for the types a motion recorder records (raw and fused).
     public var isMotion: Bool { Self.motionRecorderTypes.contains(self) }
 

@@ -42,6 +42,8 @@ public struct FileResult: Sendable, Equatable, Codable {
     public var sha256: String?
     /// The unit of each sensor type in the file.
     public var units: [String: String]
+    /// Motion files: how each sensor type's values are to be read, and `axes`.
+    public var conventions: [String: String]?
     /// The device's actual sampling rate in Hz.
     public var frequency: Double?
     public var requestedFrequency: Double?

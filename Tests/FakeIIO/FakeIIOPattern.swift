@@ -33,12 +33,30 @@ public enum FakeIIOPattern {
         t0 + Int64((Double(scan) * 1e9 / rate).rounded())
     }
 
+    /// One scan's measurements in the units IIO reports: m/s², rad/s and gauss.
+    public struct Row: Sendable {
+        public var acc: [Double]
+        public var gyr: [Double]
+        public var magn: [Double]?
+    }
+
     /// The walking recordings' rows (acc in g, gyr in deg/s) in SI units: m/s² and rad/s.
-    public static func walkRowsSI(csv path: String) throws -> [(acc: [Double], gyr: [Double])] {
+    public static func walkRowsSI(csv path: String) throws -> [Row] {
         let text = try String(contentsOfFile: path, encoding: .utf8)
         return text.split(separator: "\n").dropFirst().map { line in
             let f = line.split(separator: ",").map { Double($0)! }
-            return (f[1...3].map { $0 * 9.80665 }, f[4...6].map { $0 * Double.pi / 180 })
+            return Row(acc: f[1...3].map { $0 * standardGravity }, gyr: f[4...6].map { $0 * Double.pi / 180 }, magn: nil)
         }
     }
+
+    /// A trajectory's samples at `rate` Hz in IIO's units (g → m/s², µT → gauss).
+    public static func rows(_ trajectory: RigidIMUTrajectory, rate: Double) -> [Row] {
+        trajectory.samples(rate: rate).map { s in
+            Row(acc: [s.accelerometer.x, s.accelerometer.y, s.accelerometer.z].map { $0 * standardGravity },
+                gyr: [s.gyro.x, s.gyro.y, s.gyro.z], magn: [s.magnetometer.x, s.magnetometer.y, s.magnetometer.z].map { $0 / 100 })
+        }
+    }
+
+    /// m/s² in one g, as IIO drivers and recorderd use it.
+    public static let standardGravity = 9.80665
 }

@@ -11,8 +11,11 @@ import Foundation
 /// show the loss). `--eager` writes every ~1 ms instead, waking the reader far more often than a
 /// kfifo would. Prints one line per stream to stdout.
 ///
-///     FakeIIOGenerator --device-dir DIR --fifo PATH [--csv FILE] [--drop-every N --drop-count K]
-///                      [--unthrottled | --eager] [--scans N]
+/// `--csv` plays a walking recording's accelerometer and gyroscope (looped); `--motion physics`
+/// (or `standard`) plays a `RigidIMUTrajectory` at the device's rate, holding its last sample.
+///
+///     FakeIIOGenerator --device-dir DIR --fifo PATH [--csv FILE | --motion NAME]
+///                      [--drop-every N --drop-count K] [--unthrottled | --eager] [--scans N]
 ///     FakeIIOGenerator --exec COMMAND…     (the namespace's init, with no signal blocked)
 @main
 struct FakeIIOGenerator {
@@ -20,6 +23,7 @@ struct FakeIIOGenerator {
         var deviceDirectory = ""
         var fifo = ""
         var csv: String?
+        var motion: String?
         var dropEvery = 0
         var dropCount = 0
         var unthrottled = false
@@ -32,12 +36,12 @@ struct FakeIIOGenerator {
         if CommandLine.arguments.count > 2, CommandLine.arguments[1] == "--exec" { execUnblocked(Array(CommandLine.arguments.dropFirst(2))) }
         signal(SIGPIPE, SIG_IGN)
         let options = parse(Array(CommandLine.arguments.dropFirst()))
-        let rows = options.csv.map { try! FakeIIOPattern.walkRowsSI(csv: $0) }
+        let walk = options.csv.map { try! FakeIIOPattern.walkRowsSI(csv: $0) }
         while true {
             let fd = open(options.fifo, O_WRONLY)
             guard fd >= 0 else { fail("cannot open \(options.fifo): \(String(cString: strerror(errno)))") }
             if waitForEnable(options.deviceDirectory, true, seconds: 5) {
-                stream(fd: fd, options: options, rows: rows)
+                stream(fd: fd, options: options, walk: walk)
             }
             close(fd)
             // The reader closes the FIFO after disabling the buffer; wait for that before reopening.
@@ -45,9 +49,16 @@ struct FakeIIOGenerator {
         }
     }
 
-    static func stream(fd: Int32, options: Options, rows: [(acc: [Double], gyr: [Double])]?) {
+    static func stream(fd: Int32, options: Options, walk: [FakeIIOPattern.Row]?) {
         let dir = options.deviceDirectory
         let rate = Double(read(dir + "/sampling_frequency") ?? "") ?? 100
+        var rows = walk.map { Rows(rows: $0, holdsLast: false) }
+        if let name = options.motion {
+            guard let trajectory = ["physics": RigidIMUTrajectory.physics, "standard": RigidIMUTrajectory.standard][name] else {
+                fail("unknown --motion \(name)")
+            }
+            rows = Rows(rows: FakeIIOPattern.rows(trajectory, rate: rate), holdsLast: true)
+        }
         let clockName = read(dir + "/current_timestamp_clock") ?? "realtime"
         let layout = FakeIIOScanLayout(enabledChannels(dir))
         guard layout.scanSize > 0 else { return }
@@ -126,13 +137,22 @@ struct FakeIIOGenerator {
         say("disable scans=\(written) dropped=\(dropped) overrun=\(overrun)")
     }
 
-    static func value(scan: Int, channel c: FakeIIOChannel, t0: Int64, rate: Double, rows: [(acc: [Double], gyr: [Double])]?, scale: Double) -> Int64 {
+    /// Measurements to play: looped, or held at the last once played.
+    struct Rows {
+        var rows: [FakeIIOPattern.Row]
+        var holdsLast: Bool
+
+        func row(scan: Int) -> FakeIIOPattern.Row { rows[holdsLast ? min(scan, rows.count - 1) : scan % rows.count] }
+    }
+
+    static func value(scan: Int, channel c: FakeIIOChannel, t0: Int64, rate: Double, rows: Rows?, scale: Double) -> Int64 {
         if c.id == "timestamp" { return FakeIIOPattern.timestamp(scan: scan, t0: t0, rate: rate) }
         if let rows, let axis = ["x": 0, "y": 1, "z": 2][String(c.id.split(separator: "_").last ?? "")] {
-            let row = rows[scan % rows.count]
+            let row = rows.row(scan: scan)
             switch FakeIIODevice.type(of: c.id) {
             case "accel": return FakeIIOPattern.quantise(row.acc[axis], scale: scale, channel: c)
             case "anglvel": return FakeIIOPattern.quantise(row.gyr[axis], scale: scale, channel: c)
+            case "magn": if let magn = row.magn { return FakeIIOPattern.quantise(magn[axis], scale: scale, channel: c) }
             default: break
             }
         }
@@ -202,6 +222,7 @@ struct FakeIIOGenerator {
             case "--device-dir": o.deviceDirectory = value()
             case "--fifo": o.fifo = value()
             case "--csv": o.csv = value()
+            case "--motion": o.motion = value()
             case "--drop-every": o.dropEvery = Int(value()) ?? 0
             case "--drop-count": o.dropCount = Int(value()) ?? 0
             case "--unthrottled": o.unthrottled = true

@@ -64,6 +64,12 @@ struct DeviceMotionRecordingTests {
         let result = try await s.runs.finish(start.taskRunUUID)
         let file = try #require(result.asyncResults.first?.file)
         #expect(file.units["attitude"] == "quaternion" && file.units["gravity"] == "g" && file.units["rotationRate"] == "rad/s")
+        // The file result says how to read them.
+        let conventions = try #require(file.conventions)
+        #expect(Set(conventions.keys) == Set(types.map(\.rawValue) + ["axes"]))
+        #expect(conventions["attitude"]?.contains("North-West-Up") == true && conventions["gravity"]?.contains("at rest") == true)
+        #expect(conventions["userAcceleration"]?.contains("accelerometer - gravity") == true)
+        #expect(conventions["axes"]?.contains("mount matrix") == true)
         let recorded = try Fixtures.records(start.runDirectory + "/motion.jsonl").filter(\.isSample)
         for type in types { #expect(recorded.contains { $0.sensorType == type.rawValue }, "no \(type) records") }
         let attitudes = recorded.filter { $0.sensorType == "attitude" }
@@ -145,6 +151,12 @@ struct DeviceMotionRecordingTests {
         #expect(problem(.object(["proportionalGain": .number(0)]))?.hasPrefix("fusion.proportionalGain: expected a gain > 0 and <= 100") == true)
         #expect(problem(.object(["integralGain": .number(-1)]))?.hasPrefix("fusion.integralGain: expected a gain") == true)
         #expect(problem(.object(["alwaysOn": .string("yes")]))?.hasPrefix("fusion.alwaysOn") == true)
+        #expect(problem(.object(["accelerationRejection": .number(180), "magnitudeRejection": .number(16), "recoveryTime": .number(3600)])) == nil)
+        #expect(problem(.object(["accelerationRejection": .number(0)]))?.hasPrefix("fusion.accelerationRejection: expected an angle in degrees > 0 and <= 180") == true)
+        #expect(problem(.object(["accelerationRejection": .number(180.001)])) != nil)
+        #expect(problem(.object(["magnitudeRejection": .number(-0.1)]))?.hasPrefix("fusion.magnitudeRejection: expected g > 0 and <= 16") == true)
+        #expect(problem(.object(["recoveryTime": .number(3600.5)]))?.hasPrefix("fusion.recoveryTime: expected seconds > 0 and <= 3600") == true)
+        #expect(problem(.object(["recoveryTime": .string("5")])) != nil)
         #expect(problem(.number(3)) != nil)
     }
 }

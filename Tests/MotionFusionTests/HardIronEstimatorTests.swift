@@ -1,3 +1,4 @@
+import FakeIIO
 import Foundation
 @testable import MotionFusion
 import RecorderModel
@@ -11,7 +12,7 @@ struct HardIronEstimatorTests {
     /// so it adds to every reading) and ±0.3 µT of noise.
     func readings() -> [(uptime: Double, field: Vector3, truth: Quaternion)] {
         var generator = SplitMix(seed: 7)
-        return SyntheticMotion.standard.samples().enumerated().map { i, s in
+        return RigidIMUTrajectory.standard.samples(rate: 100).enumerated().map { i, s in
             let noise = Vector3(x: generator.uniform() * 0.6 - 0.3, y: generator.uniform() * 0.6 - 0.3, z: generator.uniform() * 0.6 - 0.3)
             return (Double(i) / 100, s.magnetometer + Self.offset + noise, s.truth)
         }
@@ -26,18 +27,19 @@ struct HardIronEstimatorTests {
         for r in all.dropFirst(400) { estimator.add(r.field, uptime: r.uptime) }
         #expect(estimator.accuracy >= 1, "accuracy \(estimator.accuracy), coverage \(estimator.coverage)")
         #expect((estimator.offset - Self.offset).length < 1, "offset \(estimator.offset)")
-        #expect(abs(estimator.radius - SyntheticMotion.field.length) < 1, "radius \(estimator.radius)")
+        #expect(abs(estimator.radius - RigidIMUTrajectory.field.length) < 1, "radius \(estimator.radius)")
         let calibrated = estimator.calibrated(all.last!.field)
-        #expect((calibrated - all.last!.truth.inverseRotate(SyntheticMotion.field)).length < 1.5)
+        #expect((calibrated - all.last!.truth.inverseRotate(RigidIMUTrajectory.field)).length < 1.5)
     }
 
     @Test func theFusedFieldHasTheOffsetRemovedAndSaysHowWellItIsCalibrated() throws {
-        let motion = SyntheticMotion.standard
-        var fuser = DeviceMotionFuser(gains: .standard, usesMagnetometer: true)
+        let motion = RigidIMUTrajectory.standard
+        let samples = motion.samples(rate: 100)
+        var fuser = DeviceMotionFuser(usesMagnetometer: true)
         var last: DeviceMotion?
         var accuracies = Set<Int>()
-        for (i, s) in motion.samples().enumerated() {
-            let frame = MotionFrame(uptime: Double(i) / motion.rate, accelerometer: s.accelerometer, gyro: s.gyro + motion.bias * 0,
+        for (i, s) in samples.enumerated() {
+            let frame = MotionFrame(uptime: Double(i) / 100, accelerometer: s.accelerometer, gyro: s.gyro,
                                     magnetometer: s.magnetometer + Self.offset)
             if let fused = fuser.fuse(frame) {
                 last = fused
@@ -46,8 +48,8 @@ struct HardIronEstimatorTests {
         }
         let fused = try #require(last)
         #expect(accuracies.contains(-1) && fused.magneticAccuracy >= 1)
-        let truth = motion.samples().last!.truth
-        #expect((fused.magneticField! - truth.inverseRotate(SyntheticMotion.field)).length < 1)
+        let truth = samples.last!.truth
+        #expect((fused.magneticField! - truth.inverseRotate(RigidIMUTrajectory.field)).length < 1)
         #expect(fused.referenceCoordinate == .northWestUp && fused.heading != nil)
     }
 

@@ -1,3 +1,4 @@
+import FakeIIO
 import Foundation
 import MotionFusion
 import RecorderModel
@@ -12,7 +13,7 @@ struct MahonyFilterTests {
     @Test func anAlignedDeviceHasUpAlongTheAccelerometerAndNorthAlongTheField() throws {
         let truth = Quaternion(axis: Vector3(x: -0.3, y: 1, z: 0.2), angle: 2.1)
         let acc = truth.inverseRotate(Vector3(x: 0, y: 0, z: 1)) * 0.98
-        let mag = truth.inverseRotate(SyntheticMotion.field)
+        let mag = truth.inverseRotate(RigidIMUTrajectory.field)
         let aligned = try #require(MahonyFilter.alignment(accelerometer: acc, magnetometer: mag))
         #expect(degrees(aligned, truth) < 1e-6)
         // Without a magnetometer only the tilt is known: up is right, the heading arbitrary.
@@ -24,13 +25,13 @@ struct MahonyFilterTests {
     }
 
     @Test func itFollowsAKnownTrajectoryAndLearnsTheGyroscopeBias() throws {
-        let motion = SyntheticMotion.standard
-        let samples = motion.samples()
+        let motion = RigidIMUTrajectory.standard
+        let samples = motion.samples(rate: 100)
         var filter = MahonyFilter(attitude: try #require(MahonyFilter.alignment(accelerometer: samples[0].accelerometer,
                                                                                   magnetometer: samples[0].magnetometer)))
         var worst = 0.0
         for s in samples.dropFirst() {
-            filter.update(gyro: s.gyro, accelerometer: s.accelerometer, magnetometer: s.magnetometer, dt: 1 / motion.rate)
+            filter.update(gyro: s.gyro, accelerometer: s.accelerometer, magnetometer: s.magnetometer, dt: 1 / 100)
             worst = max(worst, degrees(filter.attitude, s.truth))
         }
         // A 0.02 rad/s bias is 1.1°/s of drift; the filter holds the attitude within a few degrees
@@ -51,7 +52,7 @@ struct MahonyFilterTests {
 
     @Test(.enabled(if: AHRSReference.isAvailable, "PyPI ahrs is not installed (scripts/setup.sh installs it)"))
     func agreesWithAHRSOnASyntheticRotationWithAndWithoutTheMagnetometer() async throws {
-        let synthetic = SyntheticMotion.standard.samples()
+        let synthetic = RigidIMUTrajectory.standard.samples(rate: 100)
         let marg = synthetic.map { AHRSReference.Sample(gyro: $0.gyro, accelerometer: $0.accelerometer, magnetometer: $0.magnetometer) }
         let imu = marg.map { AHRSReference.Sample(gyro: $0.gyro, accelerometer: $0.accelerometer, magnetometer: nil) }
         let gains = MahonyFilter.Gains(proportional: 2, integral: 0.5)

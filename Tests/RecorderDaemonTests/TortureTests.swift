@@ -236,7 +236,9 @@ struct TortureTests {
                      {"name": "e", "kind": "gpsd", "port": 70000},
                      {"name": "f", "kind": "replay", "file": "x.csv", "fusion": {"proportionalGain": 1e9}},
                      {"name": "g", "kind": "iio", "fusion": {"integralGain": -1}},
-                     {"name": "h", "kind": "replay", "file": "x.csv", "mountMatrix": [[1,0,0],[0,1,0],[0,0,-1]]}]}
+                     {"name": "h", "kind": "replay", "file": "x.csv", "mountMatrix": [[1,0,0],[0,1,0],[0,0,-1]]},
+                     {"name": "i", "kind": "iio", "fusion": {"accelerationRejection": 1e300}},
+                     {"name": "j", "kind": "iio", "fusion": {"magnitudeRejection": 0, "recoveryTime": 1e9}}]}
         """.write(toFile: directory + "/recorderd.json", atomically: true, encoding: .utf8)
         let bad = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", directory + "/recorderd.json"])
         #expect(try await bad.wait(timeout: 20) == 78)
@@ -248,7 +250,9 @@ struct TortureTests {
                          "devices[4].port: expected a port between 1 and 65535",
                          "devices[5].fusion.proportionalGain: expected a gain > 0 and <= 100",
                          "devices[6].fusion.integralGain: expected a gain >= 0 and <= 100",
-                         "devices[7].mountMatrix: expected a rotation (orthonormal rows, determinant +1)"] {
+                         "devices[7].mountMatrix: expected a rotation (orthonormal rows, determinant +1)",
+                         "devices[8].fusion.accelerationRejection: expected an angle in degrees > 0 and <= 180",
+                         "devices[9].fusion.magnitudeRejection: expected g > 0 and <= 16"] {
             #expect(printed.contains(expected), "\(expected) not in \(printed)")
         }
     }
