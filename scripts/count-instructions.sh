@@ -34,7 +34,10 @@ for part in "${parts[@]}"; do
     mkdir -p "$out/fusion-src"
     cp Benchmarks/InstructionCounts/fusion.swift "$out/fusion-src/main.swift"
     # One module: the fusion sources without their `import RecorderModel`.
-    for f in MahonyFilter DeviceMotionFuser HardIronEstimator; do sed '/^import RecorderModel$/d' "Sources/MotionFusion/$f.swift" > "$out/fusion-src/$f.swift"; done
+    # MotionFusion's pure files (those that do not need the engine), compiled with the model.
+    for f in $(grep -L '^import RecorderEngine$' Sources/MotionFusion/*.swift); do
+        sed '/^import RecorderModel$/d' "$f" > "$out/fusion-src/$(basename "$f")"
+    done
     swiftc -O -module-name FusionCount -o "$out/fusion" "$out/fusion-src/"*.swift Sources/RecorderModel/*.swift
     # Only inside the per-delivery call (the harness's own loops would swamp the difference).
     inside=$(instructions --toggle-collect='*DeviceMotionFuser*process*' "$out/fusion" "$walk" 200000)

@@ -1,3 +1,6 @@
+import Foundation
+import RecorderModel
+
 /// Whether the accelerometer may correct the attitude: it measures gravity only when the device is
 /// not otherwise accelerating. A reading whose direction is more than `threshold` radians from
 /// the estimated up, or whose magnitude is more than `magnitudeThreshold` from 1 g, is mostly
@@ -30,16 +33,22 @@ public struct AccelerationRejection: Sendable, Equatable {
     public private(set) var rejectedFor: Double?
     public private(set) var isRecovering = false
 
+    /// cos(threshold): a reading corrects while â · up is at least this.
+    private let cosineThreshold: Double
+
     public init(threshold: Double, magnitudeThreshold: Double, recoveryTime: Double) {
         self.threshold = threshold
+        cosineThreshold = threshold >= .pi ? -2 : cos(threshold)
         self.magnitudeThreshold = magnitudeThreshold
         self.recoveryTime = recoveryTime
     }
 
-    /// The action for a reading of `magnitude` g, `angle` radians from the estimated up, `dt`
-    /// seconds after the previous one.
-    public mutating func next(angle: Double, magnitude: Double, dt: Double) -> Action {
-        guard angle > threshold || abs(magnitude - 1) > magnitudeThreshold else {
+    /// The action for an accelerometer reading (g) when the estimated up is `up` (a unit vector),
+    /// `dt` seconds after the previous reading.
+    public mutating func next(accelerometer a: Vector3, up: Vector3, dt: Double) -> Action {
+        // The angle compared through its cosine: â · up ≥ cos(threshold) ⇔ angle ≤ threshold.
+        let magnitude = a.length
+        guard a.dot(up) < magnitude * cosineThreshold || abs(magnitude - 1) > magnitudeThreshold else {
             rejectedFor = nil
             isRecovering = false
             return .correct

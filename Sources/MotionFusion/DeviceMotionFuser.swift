@@ -100,8 +100,7 @@ public struct DeviceMotionFuser: Sendable {
             }
             return
         }
-        let up = filter.up
-        let action = rejection.next(angle: atan2(acc.cross(up).length, acc.dot(up)), magnitude: acc.length, dt: dt)
+        let action = rejection.next(accelerometer: acc, up: filter.up, dt: dt)
         filter.update(gyro: gyro, accelerometer: action == .reject ? nil : acc, magnetometer: field, dt: dt)
     }
 
