@@ -15,6 +15,9 @@ import Synchronization
 /// retried every `retryInterval` seconds. `stop()` wakes the thread's `poll` through a pipe.
 public final class ALSASource: SensorSource {
     public let configuration: ALSAConfiguration
+
+    /// A microphone gives sound levels.
+    public var configuredSensorTypes: [SensorType]? { [.soundLevel] }
     let retryInterval: Double
     let logger: Logger
 

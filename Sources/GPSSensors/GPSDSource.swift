@@ -14,6 +14,9 @@ import Synchronization
 public final class GPSDSource: SensorSource {
     public let configuration: GPSDConfiguration
 
+    /// A gpsd device gives locations.
+    public var configuredSensorTypes: [SensorType]? { [.location] }
+
     /// The shared state of one sampling thread and its controller.
     final class Control: Sendable {
         let wake = DispatchSemaphore(value: 0)

@@ -14,6 +14,9 @@ import RecorderModel
 /// estimated number of samples lost. `stop()` cancels the blocked refill with `iio_buffer_cancel`.
 public final class IIOSource: SensorSource {
     public let configuration: IIOConfiguration
+
+    /// The configuration's `sensorTypes`, when it names them.
+    public var configuredSensorTypes: [SensorType]? { configuration.sensorTypes }
     let retryInterval: Double
     let logger: Logger
 

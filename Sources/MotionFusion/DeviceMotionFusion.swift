@@ -6,8 +6,15 @@ import RecorderModel
 public struct DeviceMotionFusion: FrameStageProvider {
     public init() {}
 
-    public func validate(_ configuration: DeviceConfiguration) throws(ConfigurationError) {
+    /// Checks the settings, and that a device whose configuration asks for fusion (a `fusion`
+    /// member other than `false`) has an accelerometer and a gyroscope where its configuration
+    /// says which sensors it has.
+    public func validate(_ configuration: DeviceConfiguration, sensorTypes: [SensorType]?) throws(ConfigurationError) {
         _ = try Self.settings(configuration)
+        guard let member = configuration.json["fusion"], member != .bool(false), let sensorTypes,
+              !(sensorTypes.contains(.accelerometer) && sensorTypes.contains(.gyro)) else { return }
+        let has = sensorTypes.isEmpty ? "none" : sensorTypes.map(\.rawValue).joined(separator: ", ")
+        throw ConfigurationError("fusion: needs an accelerometer and a gyroscope; the device's sensors are \(has)")
     }
 
     public func makeStage(configuration: DeviceConfiguration, capabilities: DeviceCapabilities) -> (any FrameStage)? {

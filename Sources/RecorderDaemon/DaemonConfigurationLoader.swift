@@ -43,14 +43,15 @@ public enum DaemonConfigurationLoader {
                 problems.append("devices[\(index)].kind: unknown kind \(device.kind.debugDescription): expected one of \(backends.map(\.kind).joined(separator: ", "))")
                 continue
             }
+            var sensorTypes: [SensorType]?
             do {
-                _ = try backend.makeSource(configuration: device, baseDirectory: baseDirectory)
+                sensorTypes = try backend.makeSource(configuration: device, baseDirectory: baseDirectory).configuredSensorTypes
             } catch {
                 problems.append("devices[\(index)].\(error.message)")
             }
             for provider in RecorderDaemon.stageProviders {
                 do {
-                    try provider.validate(device)
+                    try provider.validate(device, sensorTypes: sensorTypes)
                 } catch {
                     problems.append("devices[\(index)].\(error.message)")
                 }

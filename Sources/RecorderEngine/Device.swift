@@ -64,6 +64,20 @@ public final class Device: Sendable {
         Int(saturating: min(Double(maximumRingCapacity), max(64, (rate * seconds).rounded(.up))))
     }
 
+    /// The stages for the device as opened. A stage its configuration asks for that the device's
+    /// sensors cannot feed (fusion on an IIO device without a gyroscope: its configuration did not
+    /// say) is left out with a warning; the raw sensors still record.
+    private func makeSlots(_ caps: DeviceCapabilities) -> [StageSlot] {
+        stageProviders.compactMap { provider in
+            do throws(ConfigurationError) {
+                try provider.validate(configuration, sensorTypes: caps.sensorTypes)
+            } catch {
+                logger.warning("device cannot do what its configuration asks", metadata: ["device": "\(name)", "error": "\(error.message)"])
+            }
+            return provider.makeStage(configuration: configuration, capabilities: caps).map(StageSlot.init)
+        }
+    }
+
     /// Opens the device if it is not open; returns whether it is usable.
     @discardableResult
     public func probe() -> Bool {
@@ -72,9 +86,7 @@ public final class Device: Sendable {
             do {
                 var caps = try source.open()
                 let capacity = Device.ringCapacity(rate: caps.rate, seconds: ringSeconds)
-                let slots = state.withLock { $0.slots } ?? stageProviders.compactMap { provider in
-                    provider.makeStage(configuration: configuration, capabilities: caps).map(StageSlot.init)
-                }
+                let slots = state.withLock { $0.slots } ?? makeSlots(caps)
                 for slot in slots {
                     caps.sensorTypes += slot.stage.addedTypes.filter { !caps.sensorTypes.contains($0) }
                 }

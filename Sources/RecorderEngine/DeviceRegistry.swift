@@ -75,7 +75,7 @@ public final class DeviceRegistry: Sendable {
             }
             do {
                 let source = try backend.makeSource(configuration: deviceConfiguration, baseDirectory: base)
-                for provider in stageProviders { try provider.validate(deviceConfiguration) }
+                for provider in stageProviders { try provider.validate(deviceConfiguration, sensorTypes: source.configuredSensorTypes) }
                 devices.append(Device(configuration: deviceConfiguration, source: source, ringSeconds: ringSeconds,
                                       stageProviders: stageProviders, logger: logger))
             } catch {

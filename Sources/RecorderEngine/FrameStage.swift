@@ -17,9 +17,10 @@ public protocol FrameStage: AnyObject, Sendable {
 
 /// Makes a device's stages: one provider per kind of stage, given to the `DeviceRegistry`.
 public protocol FrameStageProvider: Sendable {
-    /// Checks the device's configuration of this stage; the error's message is a path within the
-    /// device object and the problem (`fusion.proportionalGain: expected …`).
-    func validate(_ configuration: DeviceConfiguration) throws(ConfigurationError)
+    /// Checks the device's configuration of this stage, with the sensor types the configuration
+    /// fixes (nil: known only once opened); the error's message is a path within the device
+    /// object and the problem (`fusion.proportionalGain: expected …`).
+    func validate(_ configuration: DeviceConfiguration, sensorTypes: [SensorType]?) throws(ConfigurationError)
     /// The stage for an opened device, or nil when its configuration or its sensors do not call
     /// for one (fused motion needs an accelerometer and a gyroscope).
     func makeStage(configuration: DeviceConfiguration, capabilities: DeviceCapabilities) -> (any FrameStage)?

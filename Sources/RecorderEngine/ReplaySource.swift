@@ -21,6 +21,9 @@ public final class ReplaySource: SensorSource {
     }
 
     public let configuration: ReplayConfiguration
+
+    /// The file's columns.
+    public var configuredSensorTypes: [SensorType]? { SensorType.motionTypes.filter { configuration.columns[$0] != nil } }
     let path: String
     private let data = LockedValue<ReplayData?>(nil)
     private let run = LockedValue<Run?>(nil)

@@ -50,9 +50,14 @@ public protocol SensorSource: AnyObject, Sendable {
     /// The longest the sampling thread may legitimately go without a heartbeat (a blocking read
     /// with its timeout), in seconds.
     var longestBlock: Double { get }
+    /// The sensor types its configuration alone fixes, before the device is opened (a replay
+    /// file's columns, an IIO device's `sensorTypes`); nil when only opening the device tells.
+    var configuredSensorTypes: [SensorType]? { get }
 }
 
 extension SensorSource {
+    /// Known only once opened, by default.
+    public var configuredSensorTypes: [SensorType]? { nil }
     /// No live details by default.
     public var liveDetails: [String: String] { [:] }
     /// One second by default.

@@ -137,10 +137,10 @@ struct DeviceMotionRecordingTests {
     }
 
     @Test func badFusionSettingsAreRefusedWithTheirPath() throws {
-        func problem(_ fusion: JSONValue) -> String? {
+        func problem(_ fusion: JSONValue, sensorTypes: [SensorType]? = nil) -> String? {
             let device = DeviceConfiguration(name: "imu0", kind: "replay", json: .object(["name": .string("imu0"), "kind": .string("replay"), "fusion": fusion]))
             do {
-                try DeviceMotionFusion().validate(device)
+                try DeviceMotionFusion().validate(device, sensorTypes: sensorTypes)
                 return nil
             } catch {
                 return error.message
@@ -157,6 +157,12 @@ struct DeviceMotionRecordingTests {
         #expect(problem(.object(["magnitudeRejection": .number(-0.1)]))?.hasPrefix("fusion.magnitudeRejection: expected g > 0 and <= 16") == true)
         #expect(problem(.object(["recoveryTime": .number(3600.5)]))?.hasPrefix("fusion.recoveryTime: expected seconds > 0 and <= 3600") == true)
         #expect(problem(.object(["recoveryTime": .string("5")])) != nil)
+        // Fusion asked of a device whose configuration gives it no gyroscope.
+        #expect(problem(.bool(true), sensorTypes: [.accelerometer, .magnetometer])
+                == "fusion: needs an accelerometer and a gyroscope; the device's sensors are accelerometer, magnetometer")
+        #expect(problem(.object([:]), sensorTypes: [.location])?.hasPrefix("fusion: needs an accelerometer and a gyroscope") == true)
+        #expect(problem(.bool(false), sensorTypes: [.location]) == nil)
+        #expect(problem(.bool(true), sensorTypes: [.accelerometer, .gyro]) == nil)
         #expect(problem(.number(3)) != nil)
     }
 }

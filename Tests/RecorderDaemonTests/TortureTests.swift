@@ -238,7 +238,9 @@ struct TortureTests {
                      {"name": "g", "kind": "iio", "fusion": {"integralGain": -1}},
                      {"name": "h", "kind": "replay", "file": "x.csv", "mountMatrix": [[1,0,0],[0,1,0],[0,0,-1]]},
                      {"name": "i", "kind": "iio", "fusion": {"accelerationRejection": 1e300}},
-                     {"name": "j", "kind": "iio", "fusion": {"magnitudeRejection": 0, "recoveryTime": 1e9}}]}
+                     {"name": "j", "kind": "iio", "fusion": {"magnitudeRejection": 0, "recoveryTime": 1e9}},
+                     {"name": "k", "kind": "iio", "sensorTypes": ["accelerometer"], "fusion": true},
+                     {"name": "l", "kind": "gpsd", "fusion": {"alwaysOn": true}}]}
         """.write(toFile: directory + "/recorderd.json", atomically: true, encoding: .utf8)
         let bad = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", directory + "/recorderd.json"])
         #expect(try await bad.wait(timeout: 20) == 78)
@@ -252,7 +254,9 @@ struct TortureTests {
                          "devices[6].fusion.integralGain: expected a gain >= 0 and <= 100",
                          "devices[7].mountMatrix: expected a rotation (orthonormal rows, determinant +1)",
                          "devices[8].fusion.accelerationRejection: expected an angle in degrees > 0 and <= 180",
-                         "devices[9].fusion.magnitudeRejection: expected g > 0 and <= 16"] {
+                         "devices[9].fusion.magnitudeRejection: expected g > 0 and <= 16",
+                         "devices[10].fusion: needs an accelerometer and a gyroscope; the device's sensors are accelerometer",
+                         "devices[11].fusion: needs an accelerometer and a gyroscope; the device's sensors are location"] {
             #expect(printed.contains(expected), "\(expected) not in \(printed)")
         }
     }
