@@ -86,7 +86,12 @@ struct TailCommand: AsyncParsableCommand {
                     print(String(format: "%10.3f   ", r.uptime ?? 0) + "\(r.sensorType ?? "") gap: \(r.droppedSamples ?? 0) samples lost")
                 } else {
                     let name = (r.sensorType ?? r.event ?? "").padding(toLength: 14, withPad: " ", startingAt: 0)
-                    print(String(format: "%10.3f   ", r.uptime ?? 0) + name + String(format: " %10.4f %10.4f %10.4f", r.x ?? .nan, r.y ?? .nan, r.z ?? .nan))
+                    var line = String(format: "%10.3f   ", r.uptime ?? 0) + name + String(format: " %10.4f %10.4f %10.4f", r.x ?? .nan, r.y ?? .nan, r.z ?? .nan)
+                    // Attitudes: the quaternion's w, the reference frame and (magnetometer) the heading.
+                    if let w = r.w { line += String(format: " w %.4f", w) + " " + (r.referenceCoordinate ?? "") }
+                    if let heading = r.heading { line += String(format: " heading %.1f°", heading) }
+                    if let accuracy = r.eventAccuracy { line += " accuracy \(accuracy)" }
+                    print(line)
                 }
                 printed += 1
                 if let count, printed >= count { return }

@@ -114,6 +114,12 @@ struct ExecutableTests {
         let table = try ChildProcess(ChildProcess.executable("recorderctl"), ["tail", "imu0", "--count", "4", "--socket", dir + "/control.sock"])
         #expect(try await table.wait(timeout: 20) == 0)
         #expect(table.printed.contains("accelerometer"))
+        // Fused types live: the attitude with its w and reference frame.
+        let fused = try ChildProcess(ChildProcess.executable("recorderctl"), ["tail", "imu0", "--sensor", "attitude", "--sensor", "gravity",
+                                                                              "--count", "6", "--socket", dir + "/control.sock"])
+        #expect(try await fused.wait(timeout: 20) == 0)
+        let fusedText = fused.printed
+        #expect(fusedText.contains("attitude") && fusedText.contains(" w ") && fusedText.contains("Z-Up") && fusedText.contains("gravity"), "\(fusedText)")
         let missing = try ChildProcess(ChildProcess.executable("recorderctl"), ["tail", "nope", "--socket", dir + "/control.sock"])
         #expect(try await missing.wait(timeout: 20) != 0)
         #expect(missing.printed.contains("no device named"))
