@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs recorderd as a systemd service: release binaries, units, udev rules, sysusers.d and
 # tmpfiles.d entries, the example configuration (never overwriting an existing one) and its
-# replay data, and the README.
+# replay data, the README, bash/zsh/fish completions and man pages.
 #
 #   scripts/install.sh [--prefix DIR] [--destdir DIR] [--no-build] [--bin-dir DIR]
 #   scripts/install.sh --uninstall [--prefix DIR] [--destdir DIR]
@@ -43,6 +43,10 @@ files=(
   "/etc/recorderd/recorderd.json.example"
   "$prefix/share/doc/recorderd/README.md"
 )
+for b in recorderd recorderctl; do
+  files+=("$prefix/share/bash-completion/completions/$b" "$prefix/share/zsh/site-functions/_$b"
+          "$prefix/share/fish/vendor_completions.d/$b.fish" "$prefix/share/man/man1/$b.1")
+done
 share="$prefix/share/recorderd"
 
 if [ "$uninstall" = 1 ]; then
@@ -88,6 +92,30 @@ install -D -m 0644 config/tasks/gait-balance.json "$root$share/config/tasks/gait
 install -D -m 0644 config/tasks/voice.json "$root$share/config/tasks/voice.json"
 sed -e "s|/usr/local/share/recorderd|$share|g" config/recorderd.json > "$root/etc/recorderd/recorderd.json.example"
 chmod 0644 "$root/etc/recorderd/recorderd.json.example"
+# Shell completions, from the binaries themselves (swift-argument-parser).
+install -d "$root$prefix/share/bash-completion/completions" "$root$prefix/share/zsh/site-functions" \
+  "$root$prefix/share/fish/vendor_completions.d" "$root$prefix/share/man/man1"
+for b in recorderd recorderctl; do
+  "$bindir/$b" --generate-completion-script bash > "$root$prefix/share/bash-completion/completions/$b"
+  "$bindir/$b" --generate-completion-script zsh > "$root$prefix/share/zsh/site-functions/_$b"
+  "$bindir/$b" --generate-completion-script fish > "$root$prefix/share/fish/vendor_completions.d/$b.fish"
+  chmod 0644 "$root$prefix/share/bash-completion/completions/$b" "$root$prefix/share/zsh/site-functions/_$b" \
+    "$root$prefix/share/fish/vendor_completions.d/$b.fish"
+done
+# Man pages: swift-argument-parser's generate-manual (the tool behind its GenerateManual plugin),
+# built from the package's own checkout in a scratch directory of its own (so that it works while
+# another build or `swift test` holds .build), run on the installed binaries.
+sap=.build/checkouts/swift-argument-parser
+if [ -d "$sap/Tools/generate-manual" ] && command -v swift >/dev/null; then
+  swift build --package-path "$sap" --scratch-path .build/generate-manual --product generate-manual -c release >/dev/null
+  manual=.build/generate-manual/release/generate-manual
+  for b in recorderd recorderctl; do
+    "$manual" "$bindir/$b" --output-directory "$root$prefix/share/man/man1"
+    chmod 0644 "$root$prefix/share/man/man1/$b.1"
+  done
+else
+  echo "install.sh: man pages not installed (needs swift and .build/checkouts/swift-argument-parser: build once first)" >&2
+fi
 if [ -e "$root/etc/recorderd/recorderd.json" ]; then
   echo "kept the existing /etc/recorderd/recorderd.json (the new example is recorderd.json.example)"
 else

@@ -13,6 +13,7 @@ public struct ALSABackend: SensorBackend {
     }
 
     public var kind: String { "alsa" }
+    public var configurationKeys: [String] { ALSAConfiguration.CodingKeys.allCases.map(\.stringValue) }
 
     public var servedActionTypes: Set<AsyncActionType> { [.microphone] }
 

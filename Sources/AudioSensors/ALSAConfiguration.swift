@@ -16,7 +16,7 @@ public struct ALSAConfiguration: Sendable, Equatable, Decodable {
     /// which past its end returns stale data.
     public var frames: Int?
 
-    enum CodingKeys: String, CodingKey { case name, pcm, sampleRate, channels, format, periodFrames, frames }
+    enum CodingKeys: String, CodingKey, CaseIterable { case name, pcm, sampleRate, channels, format, periodFrames, frames }
 
     public static let formats = ["S16_LE"]
 

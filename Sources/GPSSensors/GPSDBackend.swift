@@ -6,6 +6,7 @@ public struct GPSDBackend: SensorBackend {
     public init() {}
 
     public var kind: String { "gpsd" }
+    public var configurationKeys: [String] { GPSDConfiguration.CodingKeys.allCases.map(\.stringValue) }
 
     public var servedActionTypes: Set<AsyncActionType> { [.distance] }
 

@@ -8,7 +8,7 @@ public struct GPSDConfiguration: Sendable, Equatable, Decodable {
     /// Watch only this receiver (its path, e.g. `/dev/ttyACM0`); nil: every receiver.
     public var gpsDevice: String?
 
-    enum CodingKeys: String, CodingKey { case name, host, port, gpsDevice }
+    enum CodingKeys: String, CodingKey, CaseIterable { case name, host, port, gpsDevice }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)

@@ -13,6 +13,7 @@ public struct IIOBackend: SensorBackend {
     }
 
     public var kind: String { "iio" }
+    public var configurationKeys: [String] { IIOConfiguration.CodingKeys.allCases.map(\.stringValue) }
 
     public var servedActionTypes: Set<AsyncActionType> { [.motion] }
 

@@ -18,7 +18,7 @@ public struct IIOConfiguration: Sendable, Equatable, Decodable {
     /// Sensor types to record (default: every motion type the device has).
     public var sensorTypes: [SensorType]?
 
-    enum CodingKeys: String, CodingKey { case name, uri, device, gyroDevice, frequency, sensorTypes }
+    enum CodingKeys: String, CodingKey, CaseIterable { case name, uri, device, gyroDevice, frequency, sensorTypes }
 
     public init(name: String, uri: String? = nil, device: String? = nil, gyroDevice: String? = nil,
                 frequency: Double? = nil, sensorTypes: [SensorType]? = nil) {

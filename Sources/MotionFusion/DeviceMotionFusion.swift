@@ -6,6 +6,11 @@ import RecorderModel
 public struct DeviceMotionFusion: FrameStageProvider {
     public init() {}
 
+    /// `fusion`: `true`/`false`, or an object of `FusionConfiguration`'s keys.
+    public var configurationKeys: [String: ConfigurationKeys] {
+        ["fusion": .keys(FusionConfiguration.CodingKeys.allCases.map(\.stringValue))]
+    }
+
     /// Checks the settings, and that a device whose configuration asks for fusion (a `fusion`
     /// member other than `false`) has an accelerometer and a gyroscope where its configuration
     /// says which sensors it has.

@@ -56,7 +56,7 @@ extension FusionConfiguration {
 }
 
 extension FusionConfiguration: Decodable {
-    enum CodingKeys: String, CodingKey { case alwaysOn, proportionalGain, integralGain, accelerationRejection, magnitudeRejection, recoveryTime }
+    enum CodingKeys: String, CodingKey, CaseIterable { case alwaysOn, proportionalGain, integralGain, accelerationRejection, magnitudeRejection, recoveryTime }
 
     public init(from decoder: any Decoder) throws {
         if let flag = try? decoder.singleValueContainer().decode(Bool.self) {

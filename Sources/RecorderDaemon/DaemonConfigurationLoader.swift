@@ -6,39 +6,84 @@ import RecorderModel
 public enum DaemonConfigurationLoader {
     public static let defaultPath = "/etc/recorderd/recorderd.json"
 
-    /// Loads the configuration at `path`. A missing file is an error only when `required`
-    /// (the user named it); the default path may be absent (defaults are used).
-    public static func load(path: String, required: Bool, socket: String?, dataDirectory: String?) throws(ConfigurationError) -> (DaemonConfiguration, baseDirectory: String) {
-        var configuration = DaemonConfiguration()
+    /// What reading a configuration file found.
+    public struct Check: Sendable {
+        public var path: String
+        /// The configuration with defaults filled in and the overrides applied.
+        public var configuration: DaemonConfiguration
+        /// Where relative device files resolve: the file's folder.
+        public var baseDirectory: String
+        /// Every problem, each with its JSON path: any of them refuses the file.
+        public var problems: [String]
+        /// Keys the file has that recorderd does not know (a typo, most likely), with the known
+        /// key meant when one is close.
+        public var warnings: [String]
+        /// False when the (default) file was absent and the defaults are used.
+        public var fileExists: Bool
+    }
+
+    /// Reads and checks the configuration at `path` without probing anything. A missing file is
+    /// a problem only when `required` (the user named it); the default path may be absent.
+    public static func check(path: String, required: Bool, socket: String? = nil, dataDirectory: String? = nil) -> Check {
         let baseDirectory = ((path as NSString).standardizingPath as NSString).deletingLastPathComponent
-        if FileManager.default.fileExists(atPath: path) {
+        var result = Check(path: path, configuration: DaemonConfiguration(), baseDirectory: baseDirectory, problems: [], warnings: [],
+                           fileExists: FileManager.default.fileExists(atPath: path))
+        if result.fileExists {
             let data: Data
             do {
                 data = try Data(contentsOf: URL(fileURLWithPath: path))
             } catch {
-                throw ConfigurationError("\(path): \((error as NSError).localizedDescription)")
+                result.problems = [(error as NSError).localizedDescription]
+                return result
             }
-            do {
-                configuration = try DaemonConfiguration.decode(data)
-            } catch {
-                throw ConfigurationError("\(path): \(error.message)")
+            guard let value = try? JSONParser.parse(data) else {
+                result.problems = DaemonConfiguration.read(data).problems
+                return result
             }
+            result.warnings = configurationKeys.unknownKeys(in: value)
+            let reading = DaemonConfiguration.read(value)
+            result.configuration = reading.configuration
+            result.problems = reading.problems
+            if let socket { result.configuration.socket = socket }
+            if let dataDirectory { result.configuration.dataDirectory = dataDirectory }
+            result.problems += deviceProblems(result.configuration, baseDirectory: baseDirectory, skipping: reading.setAsideDevices)
         } else if required {
-            throw ConfigurationError("\(path): no such file")
+            result.problems = ["no such file"]
+        } else {
+            if let socket { result.configuration.socket = socket }
+            if let dataDirectory { result.configuration.dataDirectory = dataDirectory }
         }
-        if let socket { configuration.socket = socket }
-        if let dataDirectory { configuration.dataDirectory = dataDirectory }
-        let problems = deviceProblems(configuration, baseDirectory: baseDirectory)
-        if !problems.isEmpty { throw ConfigurationError("\(path): " + problems.joined(separator: "; ")) }
-        return (configuration, baseDirectory)
+        return result
+    }
+
+    /// Loads the configuration at `path` (see `check`): each warning goes to `warn`; any problem
+    /// throws, naming the file and every problem.
+    public static func load(path: String, required: Bool, socket: String?, dataDirectory: String?,
+                            warn: (String) -> Void = { _ in }) throws(ConfigurationError) -> (DaemonConfiguration, baseDirectory: String) {
+        let check = check(path: path, required: required, socket: socket, dataDirectory: dataDirectory)
+        for warning in check.warnings { warn("\(path): \(warning)") }
+        if !check.problems.isEmpty { throw ConfigurationError("\(path): " + check.problems.joined(separator: "; ")) }
+        return (check.configuration, check.baseDirectory)
+    }
+
+    /// Every key a configuration file may have: the daemon's, and each device kind's (its
+    /// backend's and its stages').
+    public static var configurationKeys: ConfigurationKeys {
+        let backends = RecorderDaemon.backends(retryInterval: 1, logger: Logger(label: "recorderd.check"))
+        var stageKeys: [String: ConfigurationKeys] = [:]
+        for provider in RecorderDaemon.stageProviders { stageKeys.merge(provider.configurationKeys) { a, _ in a } }
+        let kinds = Dictionary(uniqueKeysWithValues: backends.map { backend in
+            (backend.kind, ConfigurationKeys.keys(backend.configurationKeys + ["kind"]).merging(stageKeys))
+        })
+        return DaemonConfiguration.keys(devices: kinds)
     }
 
     /// Every device entry its backend cannot use (unknown kind, a key out of range), each with its
     /// JSON path: a file with any of them is refused as a whole. Probes nothing.
-    public static func deviceProblems(_ configuration: DaemonConfiguration, baseDirectory: String) -> [String] {
+    public static func deviceProblems(_ configuration: DaemonConfiguration, baseDirectory: String, skipping: Set<Int> = []) -> [String] {
         let backends = RecorderDaemon.backends(retryInterval: configuration.retryInterval, logger: Logger(label: "recorderd.check"))
         var problems: [String] = []
-        for (index, device) in configuration.devices.enumerated() {
+        for (index, device) in configuration.devices.enumerated() where !skipping.contains(index) {
             guard let backend = backends.first(where: { $0.kind == device.kind }) else {
                 problems.append("devices[\(index)].kind: unknown kind \(device.kind.debugDescription): expected one of \(backends.map(\.kind).joined(separator: ", "))")
                 continue

@@ -21,6 +21,8 @@ public protocol FrameStageProvider: Sendable {
     /// fixes (nil: known only once opened); the error's message is a path within the device
     /// object and the problem (`fusion.proportionalGain: expected …`).
     func validate(_ configuration: DeviceConfiguration, sensorTypes: [SensorType]?) throws(ConfigurationError)
+    /// The device-entry keys it reads (`fusion` and the keys within), to warn about unknown ones.
+    var configurationKeys: [String: ConfigurationKeys] { get }
     /// The stage for an opened device, or nil when its configuration or its sensors do not call
     /// for one (fused motion needs an accelerometer and a gyroscope).
     func makeStage(configuration: DeviceConfiguration, capabilities: DeviceCapabilities) -> (any FrameStage)?

@@ -27,7 +27,7 @@ public struct ReplayConfiguration: Sendable, Equatable, Decodable {
     /// rotation, as the IIO `mount_matrix`; absent: as recorded).
     public var mountMatrix: MountMatrix?
 
-    enum CodingKeys: String, CodingKey { case name, file, frequency, columns, units, speed, loop, mountMatrix }
+    enum CodingKeys: String, CodingKey, CaseIterable { case name, file, frequency, columns, units, speed, loop, mountMatrix }
 
     /// Allowed file rates and playback speeds; the played rate (`frequency × speed`, also when the
     /// rate comes from a JSON-lines file) is at most `maximumRate`.

@@ -122,6 +122,7 @@ public struct ReplayBackend: SensorBackend {
     public init() {}
 
     public var kind: String { "replay" }
+    public var configurationKeys: [String] { ReplayConfiguration.CodingKeys.allCases.map(\.stringValue) }
 
     public var servedActionTypes: Set<AsyncActionType> { [.motion] }
 

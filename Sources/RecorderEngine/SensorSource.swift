@@ -71,6 +71,8 @@ public protocol SensorBackend: Sendable {
     /// The async-action types its devices serve (a motion recorder takes the first device whose
     /// backend serves `.motion`, unless the action names a device).
     var servedActionTypes: Set<AsyncActionType> { get }
+    /// The keys of its device entries (besides `kind`), to warn about unknown ones.
+    var configurationKeys: [String] { get }
     /// Decodes `configuration` and makes its source. Relative paths resolve against `baseDirectory`.
     func makeSource(configuration: DeviceConfiguration, baseDirectory: String) throws(ConfigurationError) -> any SensorSource
     /// The devices of this kind found on the machine, configured or not (`configurations`: the

@@ -1,3 +1,25 @@
+extension AsyncActionConfiguration {
+    /// The keys every async action reads.
+    static let commonKeys: [CodingKeys] = [.identifier, .type, .startStepIdentifier, .stopStepIdentifier, .requiresBackgroundAudio, .device]
+
+    /// The keys an async action of `type` reads besides the common ones.
+    static func keys(of type: AsyncActionType) -> [CodingKeys] {
+        switch type {
+        case .motion: return [.recorderTypes, .frequency, .shouldDeletePrevious, .preRollSeconds]
+        case .distance: return [.saveCoordinates, .motionStepIdentifier, .horizontalAccuracyThreshold]
+        case .microphone: return [.saveAudioFile, .levelInterval, .sampleRate, .channels]
+        }
+    }
+
+    /// The keys of an array of async actions, by their `type`: SageResearch files carry keys
+    /// recorderd does not read; these tell which ones (`recorderctl run --verbose`).
+    public static var arrayKeys: ConfigurationKeys {
+        .tagged(by: CodingKeys.type.stringValue, Dictionary(AsyncActionType.acceptedNames.compactMap { name in
+            AsyncActionType(name: name).map { type in (name, ConfigurationKeys.keys((commonKeys + keys(of: type)).map(\.stringValue))) }
+        }, uniquingKeysWith: { a, _ in a }))
+    }
+}
+
 extension AsyncActionConfiguration: Codable {
     enum CodingKeys: String, CodingKey {
         case identifier, type, startStepIdentifier, stopStepIdentifier, requiresBackgroundAudio, device

@@ -73,7 +73,15 @@ public struct DaemonConfiguration: Sendable, Equatable {
 }
 
 extension DaemonConfiguration: Codable {
-    enum CodingKeys: String, CodingKey { case socket, socketMode, dataDirectory, ringSeconds, orphanTimeout, retryInterval, stallTimeout, limits, devices }
+    enum CodingKeys: String, CodingKey, CaseIterable { case socket, socketMode, dataDirectory, ringSeconds, orphanTimeout, retryInterval, stallTimeout, limits, devices }
+
+    /// The keys of a configuration file, with each device kind's keys (`devices`).
+    public static func keys(devices: [String: ConfigurationKeys]) -> ConfigurationKeys {
+        var known = Dictionary(uniqueKeysWithValues: CodingKeys.allCases.map { ($0.stringValue, ConfigurationKeys.any) })
+        known[CodingKeys.limits.stringValue] = .keys(DaemonLimits.CodingKeys.allCases.map(\.stringValue))
+        known[CodingKeys.devices.stringValue] = .tagged(by: "kind", devices)
+        return .object(known)
+    }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)

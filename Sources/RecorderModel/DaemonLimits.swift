@@ -51,7 +51,7 @@ public struct DaemonLimits: Sendable, Equatable, Codable {
         self.lineTimeout = lineTimeout
     }
 
-    enum CodingKeys: String, CodingKey { case connections, taskRuns, recordersPerRun, lineTimeout }
+    enum CodingKeys: String, CodingKey, CaseIterable { case connections, taskRuns, recordersPerRun, lineTimeout }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)

@@ -45,6 +45,13 @@ public struct TaskDefinition: Sendable, Codable, Equatable {
         self.asyncActions = asyncActions
     }
 
+    /// The keys of a task file; keys not among them are ignored (`recorderctl run --verbose`
+    /// lists them).
+    public static var keys: ConfigurationKeys {
+        .object(["identifier": .any, "steps": .array(.keys(["identifier", "title", "text", "duration"])),
+                 "asyncActions": AsyncActionConfiguration.arrayKeys])
+    }
+
     /// Decodes a task file; errors name the JSON path.
     public static func decode(_ data: Data) throws(ConfigurationError) -> TaskDefinition {
         do {

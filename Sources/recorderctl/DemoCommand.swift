@@ -75,7 +75,7 @@ enum DemoResources {
         for shared in ["/usr/local/share/recorderd", "/usr/share/recorderd"] where FileManager.default.fileExists(atPath: shared + "/" + walkFile) {
             return shared
         }
-        throw ValidationError("cannot find config/tasks/gait-balance.json and the demo data; pass --resources DIR")
+        throw CommandFailure("cannot find config/tasks/gait-balance.json and the demo data; pass --resources DIR", .noInput)
     }
 
     static func siblingExecutable(_ name: String) -> URL {
@@ -88,8 +88,8 @@ enum DemoResources {
         let deadline = ContinuousClock.now + .seconds(20)
         while true {
             if let client = try? await RecorderClient.connect(socketPath: socketPath) { return client }
-            guard daemon.isRunning else { throw ValidationError("recorderd exited with status \(daemon.terminationStatus)") }
-            guard ContinuousClock.now < deadline else { throw ValidationError("recorderd did not listen on \(socketPath) within 20 s") }
+            guard daemon.isRunning else { throw CommandFailure("recorderd exited with status \(daemon.terminationStatus)", .unavailable) }
+            guard ContinuousClock.now < deadline else { throw CommandFailure("recorderd did not listen on \(socketPath) within 20 s", .unavailable) }
             try await Task.sleep(for: .milliseconds(50))
         }
     }

@@ -73,8 +73,10 @@ struct TailCommand: AsyncParsableCommand {
         }
         let client = try await socket.connect()
         let stream = try await client.subscribe(device: device, sensorTypes: types.isEmpty ? nil : types, rate: rate)
+        // Every line written as it comes (not block-buffered into a pipe: `recorderctl tail imu0 | head`).
+        func emit(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
         var encoder = JSONLinesEncoder(reservingCapacity: 4096)
-        if !json { print("    uptime   sensor             x          y          z") }
+        if !json { emit("    uptime   sensor             x          y          z") }
         var printed = 0
         for try await records in stream {
             for r in records {
@@ -83,7 +85,7 @@ struct TailCommand: AsyncParsableCommand {
                     encoder.appendRecord(r)
                     FileHandle.standardOutput.write(Data(encoder.bytes))
                 } else if r.isGap {
-                    print(String(format: "%10.3f   ", r.uptime ?? 0) + "\(r.sensorType ?? "") gap: \(r.droppedSamples ?? 0) samples lost")
+                    emit(String(format: "%10.3f   ", r.uptime ?? 0) + "\(r.sensorType ?? "") gap: \(r.droppedSamples ?? 0) samples lost")
                 } else {
                     let name = (r.sensorType ?? r.event ?? "").padding(toLength: 14, withPad: " ", startingAt: 0)
                     var line = String(format: "%10.3f   ", r.uptime ?? 0) + name + String(format: " %10.4f %10.4f %10.4f", r.x ?? .nan, r.y ?? .nan, r.z ?? .nan)
@@ -91,7 +93,7 @@ struct TailCommand: AsyncParsableCommand {
                     if let w = r.w { line += String(format: " w %.4f", w) + " " + (r.referenceCoordinate ?? "") }
                     if let heading = r.heading { line += String(format: " heading %.1f°", heading) }
                     if let accuracy = r.eventAccuracy { line += " accuracy \(accuracy)" }
-                    print(line)
+                    emit(line)
                 }
                 printed += 1
                 if let count, printed >= count { return }

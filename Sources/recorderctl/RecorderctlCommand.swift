@@ -12,6 +12,26 @@ struct RecorderctlCommand: AsyncParsableCommand {
         version: RecorderVersion.string,
         subcommands: [StatusCommand.self, DevicesCommand.self, TailCommand.self, RunCommand.self,
                       StartCommand.self, StepCommand.self, FinishCommand.self, CancelCommand.self, DemoCommand.self])
+
+    /// Parses and runs the command: a command-line mistake prints the usage and exits 64; a
+    /// runtime failure prints one line and exits with its sysexits status (README, "Exit status").
+    static func main() async {
+        var command: any ParsableCommand
+        do {
+            command = try parseAsRoot()
+        } catch {
+            exit(withError: error)
+        }
+        guard var asyncCommand = command as? any AsyncParsableCommand else {
+            do {
+                try command.run()
+                Foundation.exit(0)
+            } catch {
+                exit(withError: error)
+            }
+        }
+        await CommandFailure.run(&asyncCommand)
+    }
 }
 
 /// The socket option shared by the commands that talk to a daemon.
@@ -27,7 +47,7 @@ struct SocketOptions: ParsableArguments {
         do {
             return try await RecorderClient.connect(socketPath: path)
         } catch {
-            throw ValidationError("\(error) (is recorderd running? set --socket)")
+            throw CommandFailure("\(path): \(error) (is recorderd running? set --socket)", .unavailable)
         }
     }
 }

@@ -52,9 +52,10 @@ struct RunCommand: AsyncParsableCommand {
     @Argument(help: "Task file ({identifier, steps, asyncActions}).") var taskFile: String
     @Flag(help: "Pass untimed steps at once.") var auto = false
     @Option(name: .customLong("step-seconds"), help: "Make every timed step this long.") var stepSeconds: Double?
+    @Flag(help: "List the keys recorderd ignores in the task file.") var verbose = false
 
     func run() async throws {
-        let definition = try TaskFile.load(taskFile)
+        let definition = try TaskFile.load(taskFile, verbose: verbose)
         let client = try await socket.connect()
         let runner = TaskDefinitionRunner(client: client, definition: definition, automatic: auto, stepSeconds: stepSeconds)
         let (directory, result) = try await runner.run(presenter: TerminalPresenter())
@@ -63,12 +64,23 @@ struct RunCommand: AsyncParsableCommand {
 }
 
 enum TaskFile {
-    static func load(_ path: String) throws -> TaskDefinition {
-        guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("cannot read \(path)") }
+    /// Reads a task file; `verbose` lists on standard error the keys recorderd ignores in it.
+    static func load(_ path: String, verbose: Bool = false) throws -> TaskDefinition {
+        guard let data = FileManager.default.contents(atPath: path) else { throw CommandFailure("cannot read \(path)", .noInput) }
+        if verbose { reportIgnoredKeys(data, keys: TaskDefinition.keys, source: path) }
         do {
             return try TaskDefinition.decode(data)
         } catch {
-            throw ValidationError("\(path): \(error.message)")
+            throw CommandFailure("\(path): \(error.message)", .dataError)
+        }
+    }
+
+    /// Lists the keys of `data` that `keys` does not know: SageResearch files carry keys
+    /// recorderd does not read, so they are not errors, but a typo among them would go unseen.
+    static func reportIgnoredKeys(_ data: Data, keys: ConfigurationKeys, source: String, path: String = "") {
+        guard let value = try? JSONParser.parse(data) else { return }
+        for warning in keys.unknownKeys(in: value, path: path) {
+            FileHandle.standardError.write(Data("recorderctl: \(source): ignored \(warning)\n".utf8))
         }
     }
 }
@@ -78,19 +90,21 @@ struct StartCommand: AsyncParsableCommand {
     @OptionGroup var socket: SocketOptions
     @Argument(help: "Task file, or a task identifier with --actions.") var task: String
     @Option(help: "JSON array of async-action configurations (with a task identifier).") var actions: String?
+    @Flag(help: "List the keys recorderd ignores in the task.") var verbose = false
 
     func run() async throws {
         let identifier: String
         let asyncActions: [AsyncActionConfiguration]
         if let actions {
             identifier = task
+            if verbose { TaskFile.reportIgnoredKeys(Data(actions.utf8), keys: AsyncActionConfiguration.arrayKeys, source: "--actions", path: "actions") }
             do {
                 asyncActions = try JSONDecoder().decode([AsyncActionConfiguration].self, from: Data(actions.utf8))
             } catch {
                 throw ValidationError("--actions: \(DecodingErrorDescription.describe(error, prefix: "actions"))")
             }
         } else {
-            let definition = try TaskFile.load(task)
+            let definition = try TaskFile.load(task, verbose: verbose)
             identifier = definition.identifier
             asyncActions = definition.asyncActions
         }

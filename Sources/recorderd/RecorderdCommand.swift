@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import CEarlySignals
 import Logging
 import RecorderDaemon
@@ -24,7 +25,31 @@ struct RecorderdCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
+    @Flag(name: .customLong("check-config"),
+          help: "Check the configuration (FILE, --config or the default) without starting or probing anything: print it with the defaults filled in, or every problem. Exit 0 or 78.")
+    var checkConfig = false
+
+    @Flag(help: "With --check-config: print the effective configuration as JSON.")
+    var json = false
+
+    @Argument(help: "With --check-config: the configuration file to check.")
+    var file: String?
+
+    func validate() throws {
+        if file != nil, !checkConfig { throw ValidationError("a FILE argument goes with --check-config (to run with a file: --config FILE)") }
+        if json, !checkConfig { throw ValidationError("--json goes with --check-config") }
+        if file != nil, config != nil { throw ValidationError("give the file either as FILE or as --config, not both") }
+    }
+
     func run() async throws {
+        if checkConfig {
+            let path = file ?? config ?? DaemonConfigurationLoader.defaultPath
+            let check = DaemonConfigurationLoader.check(path: path, required: file != nil || config != nil, socket: socket, dataDirectory: dataDir)
+            let (output, errors, status) = check.report(json: json)
+            FileHandle.standardError.write(Data(errors.utf8))
+            FileHandle.standardOutput.write(Data(output.utf8))
+            throw ExitCode(status.rawValue)
+        }
         // SIGHUP has been caught since the executable loaded (CEarlySignals): one sent before the
         // reload service listens is noted and carried out when it starts, instead of ending the daemon.
         precondition(recorderd_early_signals_installed() == 1, "the early SIGHUP handler could not be installed")
@@ -40,18 +65,28 @@ struct RecorderdCommand: AsyncParsableCommand {
         let (path, socket, dataDir) = (config ?? DaemonConfigurationLoader.defaultPath, self.socket, self.dataDir)
         let required = config != nil
         let load = { @Sendable () throws(ConfigurationError) in
-            try DaemonConfigurationLoader.load(path: path, required: required, socket: socket, dataDirectory: dataDir)
+            // Unknown keys (typos, most likely) are warned about at every load, with the key meant.
+            try DaemonConfigurationLoader.load(path: path, required: required, socket: socket, dataDirectory: dataDir) { warning in
+                logger.warning("configuration: \(warning)")
+            }
         }
         let loaded: (DaemonConfiguration, baseDirectory: String)
         do {
             loaded = try load()
         } catch {
             logger.critical("configuration error", metadata: ["error": "\(error.message)"])
-            throw ExitCode(78)
+            throw ExitCode(ExitStatus.configuration.rawValue)
         }
         let daemon = RecorderDaemon(configuration: loaded.0, baseDirectory: loaded.baseDirectory,
                                     listenSocket: SystemdSocketActivation.passedControlSocket(), reloadConfiguration: load,
                                     earlyReload: { recorderd_take_early_sighup() == 1 }, logger: logger)
-        try await daemon.run()
+        do {
+            try await daemon.run()
+        } catch {
+            // One line and a sysexits status: I/O (the data directory, the socket) or internal.
+            let status = RecorderDaemon.exitStatus(for: error)
+            logger.critical("recorderd stopped", metadata: ["error": "\(error)", "status": "\(status.rawValue)"])
+            throw ExitCode(status.rawValue)
+        }
     }
 }

@@ -36,12 +36,27 @@ struct InstallTests {
             ("/opt/recorderd/share/recorderd/Tests/Fixtures/imu/mobgap/HA/001/TimeMeasure1_Test11_Trial1.csv", 0o644),
             ("/opt/recorderd/share/recorderd/Tests/Fixtures/imu/mobgap/LICENSE", 0o644),
             ("/opt/recorderd/share/recorderd/config/tasks/gait-balance.json", 0o644), ("/opt/recorderd/share/recorderd/config/tasks/voice.json", 0o644),
-        ]
+        ] + ["recorderd", "recorderctl"].flatMap { b in
+            [("/opt/recorderd/share/bash-completion/completions/\(b)", 0o644), ("/opt/recorderd/share/zsh/site-functions/_\(b)", 0o644),
+             ("/opt/recorderd/share/fish/vendor_completions.d/\(b).fish", 0o644), ("/opt/recorderd/share/man/man1/\(b).1", 0o644)]
+        }
         for (path, wanted) in expected {
             #expect(mode(destdir + path) == wanted, "\(path): mode \(mode(destdir + path).map { String($0, radix: 8) } ?? "missing")")
         }
         let service = try String(contentsOfFile: destdir + "/opt/recorderd/lib/systemd/system/recorderd.service", encoding: .utf8)
         #expect(service.contains("ExecStart=/opt/recorderd/bin/recorderd --config /etc/recorderd/recorderd.json"))
+        #expect(service.contains("ExecReload=/opt/recorderd/bin/recorderd --check-config /etc/recorderd/recorderd.json\nExecReload=/bin/kill -HUP $MAINPID"))
+        // Completions for each shell, produced by the binaries; man pages that man(1) renders.
+        let share = destdir + "/opt/recorderd/share"
+        #expect(try String(contentsOfFile: share + "/bash-completion/completions/recorderctl", encoding: .utf8).contains("complete -o filenames -F _recorderctl recorderctl"))
+        #expect(try String(contentsOfFile: share + "/zsh/site-functions/_recorderctl", encoding: .utf8).hasPrefix("#compdef recorderctl"))
+        #expect(try String(contentsOfFile: share + "/fish/vendor_completions.d/recorderd.fish", encoding: .utf8).contains("complete -c 'recorderd'"))
+        for (tool, mentions) in [("recorderd", "--check-config"), ("recorderctl", "tail")] {
+            let man = try ChildProcess("/usr/bin/man", ["-P", "cat", "-l", share + "/man/man1/\(tool).1"], environment: ["MANWIDTH": "100"])
+            #expect(try await man.wait(timeout: 30) == 0)
+            let page = man.printed
+            #expect(page.contains(tool.uppercased()) && page.contains(mentions), "\(tool).1 renders as: \(page.prefix(500))")
+        }
         // The example configuration is valid and points at the installed replay data.
         let example = try Data(contentsOf: URL(fileURLWithPath: destdir + "/etc/recorderd/recorderd.json.example"))
         let configuration = try DaemonConfiguration.decode(example)

@@ -291,6 +291,7 @@ final class StubSource: SensorSource, @unchecked Sendable {
 struct StubBackend: SensorBackend {
     let source: StubSource
     var kind: String { "stub" }
+    var configurationKeys: [String] { ["name"] }
     var servedActionTypes: Set<AsyncActionType> { [.motion] }
     func makeSource(configuration: DeviceConfiguration, baseDirectory: String) throws(ConfigurationError) -> any SensorSource { source }
 }

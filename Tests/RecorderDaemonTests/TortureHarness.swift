@@ -90,13 +90,23 @@ enum Torture {
     /// daemon that is stalled or busy with a backlog answers none of them in time.)
     static func statusLatency(_ client: RecorderClient) async throws -> Double {
         var best = Double.infinity
-        for _ in 0..<10 {
+        // Up to 20 tries spread over ~0.5 s: a burst of load from other tests in the same run
+        // (the suites run in parallel) must not be mistaken for a daemon that stopped answering.
+        for attempt in 0..<20 {
             let began = SystemClock.monotonicUptime()
             _ = try await client.status()
             best = min(best, SystemClock.monotonicUptime() - began)
-            if best < 0.1 { break }
+            if best < latencyBound / 2 { break }
+            if attempt < 19 { try await Task.sleep(for: .milliseconds(25)) }
         }
         return best
+    }
+
+    /// The answer time `daemon.status` must stay under: 100 ms, or 500 ms for a daemon built with
+    /// a sanitizer (scripts/sanitizers.sh; ASan and TSan make it several times slower).
+    static var latencyBound: Double {
+        let environment = ProcessInfo.processInfo.environment
+        return environment["ASAN_OPTIONS"] != nil || environment["TSAN_OPTIONS"] != nil ? 0.5 : 0.1
     }
 
     /// Finishes `run` and checks its motion file sample for sample against the replayed CSV:

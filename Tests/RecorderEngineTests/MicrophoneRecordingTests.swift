@@ -33,6 +33,7 @@ final class ScriptedAudioSource: SensorSource, @unchecked Sendable {
 struct ScriptedAudioBackend: SensorBackend {
     let source: ScriptedAudioSource
     var kind: String { "scripted-audio" }
+    var configurationKeys: [String] { ["name"] }
     var servedActionTypes: Set<AsyncActionType> { [.microphone] }
     func makeSource(configuration: DeviceConfiguration, baseDirectory: String) throws(ConfigurationError) -> any SensorSource { source }
 }
