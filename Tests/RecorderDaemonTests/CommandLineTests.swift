@@ -151,6 +151,40 @@ struct CommandLineTests {
         #expect(actions.contains("--actions: ignored actions[0].preRoll: unknown key"), "\(actions)")
     }
 
+    /// An answer that does not decode (a server that is not recorderd, or a version mismatch)
+    /// is an internal error: 70, one line.
+    @Test func anAnswerThatDoesNotDecodeIsASoftwareError() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        let path = directory + "/odd.sock"
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(listener >= 0)
+        defer { close(listener) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, b) in path.utf8.enumerated() { raw[i] = b }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(bound == 0 && listen(listener, 1) == 0)
+        // One connection: read the request line, answer its id with a result of the wrong type.
+        let server = Thread {
+            let fd = accept(listener, nil, nil)
+            guard fd >= 0 else { return }
+            defer { close(fd) }
+            var request: [UInt8] = []
+            var byte: UInt8 = 0
+            while read(fd, &byte, 1) == 1, byte != UInt8(ascii: "\n") { request.append(byte) }
+            let id = (try? JSONSerialization.jsonObject(with: Data(request)) as? [String: Any])?["id"] as? Int ?? 0
+            let answer = Array(#"{"jsonrpc":"2.0","id":\#(id),"result":42}"#.utf8) + [UInt8(ascii: "\n")]
+            _ = answer.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        }
+        server.start()
+        let (status, printed) = try await run("recorderctl", ["status", "--socket", path])
+        #expect(status == 70 && printed.contains("invalid response") && !printed.contains("Usage"), "\(printed)")
+    }
+
     func writeEmptyConfiguration(in directory: String) throws -> String {
         let path = directory + "/empty.json"
         try "{}".write(toFile: path, atomically: true, encoding: .utf8)

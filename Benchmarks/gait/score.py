@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""Scores detected initial contacts against the INDIP reference of the mobgap walks: a detected
+contact within +-0.25 s of a reference one is a hit (each matched once, closest first).
+
+Usage: score.py REFERENCE.json NAME=DETECTIONS.json ...
+DETECTIONS.json: {trial: {"initialContacts": [s...]}} (mobgap_pipeline.py's output, or
+recorderd's). Prints, per trial with reference bouts and per detector: reference steps, detected,
+hits, recall, precision, |detected - reference|, and the cadence error (steps/min; each reference
+bout's cadence against 60 (n-1) / (last - first) of the contacts detected within it, +-0.25 s).
+"""
+import json
+import sys
+
+TOLERANCE = 0.25
+
+
+def score(reference, detected):
+    contacts = [x for bout in reference["walking_bouts"] for x in bout["initial_contacts_s"] if x == x]
+    found = sorted(detected)
+    pairs = sorted((abs(d - r), i, j) for i, r in enumerate(contacts) for j, d in enumerate(found) if abs(d - r) <= TOLERANCE)
+    matched_reference, matched_detected = set(), set()
+    for _, i, j in pairs:
+        if i not in matched_reference and j not in matched_detected:
+            matched_reference.add(i)
+            matched_detected.add(j)
+    hits = len(matched_reference)
+    errors = []
+    for bout in reference["walking_bouts"]:
+        inside = [d for d in found if bout["start_s"] - TOLERANCE <= d <= bout["end_s"] + TOLERANCE]
+        cadence = 60 * (len(inside) - 1) / (inside[-1] - inside[0]) if len(inside) >= 2 else 0.0
+        errors.append(abs(cadence - bout["cadence_steps_per_min"]))
+    return {"reference": len(contacts), "detected": len(found), "hits": hits,
+            "recall": hits / len(contacts), "precision": hits / len(found) if found else 0.0,
+            "countError": abs(len(found) - len(contacts)), "cadenceError": sum(errors) / len(errors)}
+
+
+def main():
+    with open(sys.argv[1]) as f:
+        reference = json.load(f)
+    detectors = {}
+    for argument in sys.argv[2:]:
+        name, path = argument.split("=", 1)
+        with open(path) as f:
+            detectors[name] = json.load(f)
+    print("| trial | detector | reference | detected | hits | recall | precision | count error | cadence error (steps/min) |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for trial, truth in reference.items():
+        if not truth["walking_bouts"]:
+            continue
+        for name, results in detectors.items():
+            s = score(truth, results[trial]["initialContacts"])
+            print(f"| {trial} | {name} | {s['reference']} | {s['detected']} | {s['hits']} | {s['recall']:.3f} | "
+                  f"{s['precision']:.3f} | {s['countError']} | {s['cadenceError']:.1f} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The gait peer (issue 13): Mobilise-D's reference pipeline, PyPI mobgap 1.2.0, on the lower-back
+# walks of Tests/Fixtures/imu/mobgap, scored against the INDIP reference's initial contacts.
+# Not part of CI (mobgap pulls a heavy Python stack): it makes its own virtual environment in
+# .build/gait-venv. Prints a Markdown table for BENCHMARKS.md.
+#
+#   scripts/gait-reference.sh [OUTPUT_DIR]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-.build/gait-reference}
+venv=.build/gait-venv
+mkdir -p "$out"
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import mobgap' 2>/dev/null; then
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q mobgap==1.2.0
+fi
+fixtures=Tests/Fixtures/imu/mobgap
+"$venv/bin/python" Benchmarks/gait/mobgap_pipeline.py "$fixtures" "$out/mobgap.json"
+python3 Benchmarks/gait/score.py "$fixtures/reference_initial_contacts.json" "mobgap=$out/mobgap.json"
