@@ -5,7 +5,9 @@ contact within +-0.25 s of a reference one is a hit (each matched once, closest 
 Usage: score.py REFERENCE.json NAME=DETECTIONS.json ...
 DETECTIONS.json: {trial: {"initialContacts": [s...]}} (mobgap_pipeline.py's output, or
 recorderd's). Prints, per trial with reference bouts and per detector: reference steps, detected,
-hits, recall, precision, |detected - reference|, and the cadence error (steps/min; each reference
+hits, recall, precision, |detected - reference|, extras inside the reference bouts (detections
+within a bout, +-0.25 s, that match no reference contact: the reference only marks steps inside
+its bouts, and a straight walk goes on beyond them), and the cadence error (steps/min; each reference
 bout's cadence against 60 (n-1) / (last - first) of the contacts detected within it, +-0.25 s).
 """
 import json
@@ -24,6 +26,9 @@ def score(reference, detected):
             matched_reference.add(i)
             matched_detected.add(j)
     hits = len(matched_reference)
+    inside_bouts = [j for j, d in enumerate(found)
+                    if any(b["start_s"] - TOLERANCE <= d <= b["end_s"] + TOLERANCE for b in reference["walking_bouts"])]
+    extra_in_bouts = len([j for j in inside_bouts if j not in matched_detected])
     errors = []
     for bout in reference["walking_bouts"]:
         inside = [d for d in found if bout["start_s"] - TOLERANCE <= d <= bout["end_s"] + TOLERANCE]
@@ -31,7 +36,8 @@ def score(reference, detected):
         errors.append(abs(cadence - bout["cadence_steps_per_min"]))
     return {"reference": len(contacts), "detected": len(found), "hits": hits,
             "recall": hits / len(contacts), "precision": hits / len(found) if found else 0.0,
-            "countError": abs(len(found) - len(contacts)), "cadenceError": sum(errors) / len(errors)}
+            "countError": abs(len(found) - len(contacts)), "extraInBouts": extra_in_bouts,
+            "cadenceError": sum(errors) / len(errors)}
 
 
 def main():
@@ -42,15 +48,15 @@ def main():
         name, path = argument.split("=", 1)
         with open(path) as f:
             detectors[name] = json.load(f)
-    print("| trial | detector | reference | detected | hits | recall | precision | count error | cadence error (steps/min) |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| trial | detector | reference | detected | hits | recall | precision | count error | extra in bouts | cadence error (steps/min) |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for trial, truth in reference.items():
         if not truth["walking_bouts"]:
             continue
         for name, results in detectors.items():
             s = score(truth, results[trial]["initialContacts"])
             print(f"| {trial} | {name} | {s['reference']} | {s['detected']} | {s['hits']} | {s['recall']:.3f} | "
-                  f"{s['precision']:.3f} | {s['countError']} | {s['cadenceError']:.1f} |")
+                  f"{s['precision']:.3f} | {s['countError']} | {s['extraInBouts']} | {s['cadenceError']:.1f} |")
 
 
 if __name__ == "__main__":
