@@ -91,6 +91,7 @@ let package = Package(
         ),
         .target(name: "RecorderClient", dependencies: ["RecorderModel"]),
         .target(name: "MotionFusion", dependencies: ["RecorderModel", "RecorderEngine"]),
+        .target(name: "GaitAnalysis", dependencies: ["RecorderModel"]),
         .target(name: "CEarlySignals"),
         .executableTarget(
             name: "recorderd",
@@ -110,7 +111,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "RecorderBenchmarks",
-            dependencies: ["RecorderModel", "RecorderEngine", "RecorderClient", "RecorderDaemon", "MotionFusion", "FakeIIO"],
+            dependencies: ["RecorderModel", "RecorderEngine", "RecorderClient", "RecorderDaemon", "MotionFusion", "GaitAnalysis", "FakeIIO"],
             path: "Benchmarks/RecorderBenchmarks"
         ),
         .target(name: "CChildProcess", path: "Tests/CChildProcess"),
@@ -123,6 +124,7 @@ let package = Package(
         .executableTarget(name: "FakeIIOGenerator", dependencies: ["FakeIIO"], path: "Tests/FakeIIOGenerator"),
         .testTarget(name: "RecorderModelTests", dependencies: ["RecorderModel"]),
         .testTarget(name: "MotionFusionTests", dependencies: ["MotionFusion", "RecorderModel", "RecorderEngine", "RecorderTestSupport", "FakeIIO"]),
+        .testTarget(name: "GaitAnalysisTests", dependencies: ["GaitAnalysis", "MotionFusion", "RecorderModel", "RecorderTestSupport"]),
         .testTarget(name: "RecorderEngineTests", dependencies: ["RecorderEngine", "RecorderModel", "RecorderTestSupport"]),
         .testTarget(
             name: "GPSSensorsTests",

@@ -72,6 +72,9 @@ enum Benchmarks {
         if only == nil || only == "iio" { await IIOBenchmark.run() }
         if only == nil || only == "parse" { ParseBenchmark.run() }
         if only == nil || only == "fusion" { FusionBenchmark.run(walk: root) }
+        if only == nil || only == "gait" {
+            GaitBenchmark.run(fixtures: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Tests/Fixtures/imu/mobgap").standardized.path)
+        }
         if only == nil || only == "torture" { await TortureBenchmark.run() }
         if only == nil || only == "audio" {
             let wav = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Tests/Fixtures/audio/Front_Center.wav").standardized.path

@@ -1,0 +1,63 @@
+import Foundation
+import GaitAnalysis
+import MotionFusion
+import RecorderModel
+
+/// The gait analysis (`BENCH_ONLY=gait`): its cost per sample — the contact detector and the
+/// walking-bout rules over the fused vertical acceleration of every mobgap walk, looped to 2
+/// million samples (the fusion measured apart: `BENCH_ONLY=fusion`) — and recorderd's steps on
+/// each trial, written as JSON (`BENCH_GAIT_OUTPUT`, default `.build/gait-reference/recorderd.json`)
+/// for `scripts/gait-reference.sh` to score beside Mobilise-D's pipeline.
+enum GaitBenchmark {
+    static func run(fixtures: String) {
+        let referenceText = try! String(contentsOfFile: fixtures + "/reference_initial_contacts.json", encoding: .utf8)
+        let reference = try! JSONSerialization.jsonObject(with: Data(referenceText.replacingOccurrences(of: "NaN", with: "null").utf8)) as! [String: Any]
+        var verticals: [String: [Double]] = [:]
+        for trial in reference.keys.sorted() {
+            var fuser = DeviceMotionFuser(usesMagnetometer: false)
+            let text = try! String(contentsOfFile: fixtures + "/\(trial).csv", encoding: .utf8)
+            var values: [Double] = []
+            for line in text.split(separator: "\n").dropFirst() {
+                let f = line.split(separator: ",").map { Double($0)! }
+                let uptime = Double(values.count) / 100
+                let frame = MotionFrame(uptime: uptime, accelerometer: Vector3(x: f[1], y: f[2], z: f[3]),
+                                        gyro: Vector3(x: f[4], y: f[5], z: f[6]) * (Double.pi / 180))
+                guard let m = fuser.fuse(frame) else { values.append(0); continue }
+                values.append(m.userAcceleration.dot(m.gravity * (1 / m.gravity.length)))
+            }
+            verticals[trial] = values
+        }
+        // recorderd's steps per trial.
+        var output: [String: [String: [Double]]] = [:]
+        for (trial, values) in verticals { output[trial] = ["initialContacts": steps(values, offset: 0)] }
+        let path = ProcessInfo.processInfo.environment["BENCH_GAIT_OUTPUT"] ?? ".build/gait-reference/recorderd.json"
+        try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try! JSONSerialization.data(withJSONObject: output, options: [.sortedKeys]).write(to: URL(fileURLWithPath: path))
+        // The cost: every trial in turn, continuing in time, to 2 million samples; best of 3.
+        let all = verticals.keys.sorted().flatMap { verticals[$0]! }
+        let total = 2_000_000
+        var best = Double.infinity
+        var found = 0
+        for _ in 0..<3 {
+            let t0 = Benchmarks.cpuSeconds()
+            found = steps(all, offset: 0, count: total).count
+            best = min(best, (Benchmarks.cpuSeconds() - t0) / Double(total) * 1e9)
+        }
+        Benchmarks.say(String(format: "gait: contact detector and bout rules %.0f ns per sample (%d steps in %d samples at 100 Hz); steps per trial in %@",
+                              best, found, total, path))
+    }
+
+    /// The steps in `values` (100 Hz), looped to `count` samples.
+    static func steps(_ values: [Double], offset: Double, count: Int? = nil) -> [Double] {
+        var detector = InitialContactDetector()
+        var bouts = WalkingBoutRules()
+        var steps: [Double] = []
+        for i in 0..<(count ?? values.count) {
+            for contact in detector.add(uptime: offset + Double(i) / 100, verticalAcceleration: values[i % values.count]) {
+                for case .steps(let s) in bouts.add(contact) { steps += s }
+            }
+        }
+        for case .steps(let s) in bouts.finish() { steps += s }
+        return steps
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+
+/// Finds initial contacts (heel strikes: one per step) in the vertical acceleration of a
+/// lower-back IMU as the samples arrive: the continuous-wavelet method of McCamley et al. (J.
+/// McCamley, M. Donati, E. Grimpampi, C. Mazzà, "An enhanced estimate of initial contact and
+/// final contact instants of time using lower trunk inertial sensor data", Gait & Posture 36(2),
+/// 2012) in the form Paraschiv-Ionescu et al. use it (EMBC 2020: resampled to 40 Hz, integrated,
+/// a Gaussian-derivative wavelet, contacts at the minima between zero crossings).
+///
+/// Integrating the acceleration and taking the wavelet of a Gaussian's second derivative is, up to
+/// scale, the first derivative of the Gaussian-smoothed acceleration: this detector computes that
+/// directly with a finite kernel, so that each output needs only `kernelHalfWidth` bins of
+/// look-ahead — a contact is known about 0.4 s after the heel strike plus the rest of its
+/// wavelet lobe. A contact is the lowest point of a negative lobe of that signal (the steepest
+/// rise of the vertical acceleration) if the lobe is deep enough: at least `minimumDepth` (g/s),
+/// and at least `relativeDepth` × the signal's RMS over the last `rmsWindow` seconds (so a
+/// sway while standing after strong steps is not a step).
+///
+/// Pure: no clock, no I/O. Feed samples in time order with `add`; a pause longer than one bin
+/// (a gap) starts afresh.
+public struct InitialContactDetector: Sendable {
+    /// The analysis rate, Hz: samples are averaged into bins of 1/40 s.
+    public static let rate = 40.0
+    /// The lowest sampling rate the method works from, Hz.
+    public static let minimumInputRate = 40.0
+
+    public struct Settings: Sendable, Equatable {
+        /// σ of the Gaussian, seconds.
+        public var sigma = 0.12
+        public var minimumDepth = 0.03
+        public var relativeDepth = 0.5
+        public var rmsWindow = 4.0
+        /// Added to each contact's time: the steepest rise comes ~0.05 s before the heel strike
+        /// the reference (INDIP, foot-worn) marks.
+        public var delay = 0.05
+
+        public init() {}
+    }
+
+    public let settings: Settings
+    private let kernel: [Double]
+    private var binStart: Int?
+    private var binSum = 0.0
+    private var binCount = 0
+    /// The last 2h + 1 bin values (h: half the kernel), oldest first.
+    private var window: [Double] = []
+    private var windowStart = 0
+    /// Squares of the last outputs, for the RMS.
+    private var squares: [Double] = []
+    private var squaresIndex = 0
+    private var squaresSum = 0.0
+    private var squaresFilled = 0
+    private var previousOutput: Double?
+    private var lobe: (minimum: Double, bin: Int, rms: Double)?
+
+    public init(settings: Settings = Settings()) {
+        self.settings = settings
+        let h = Self.kernelHalfWidth(settings)
+        var taps: [Double] = []
+        var normaliser = 0.0
+        for k in -h...h {
+            let t = Double(k) / Self.rate
+            let gauss = exp(-t * t / (2 * settings.sigma * settings.sigma))
+            normaliser += gauss
+            taps.append(-t / (settings.sigma * settings.sigma) * gauss)
+        }
+        kernel = taps.map { $0 / normaliser }
+        squares = [Double](repeating: 0, count: max(1, Int((settings.rmsWindow * Self.rate).rounded())))
+    }
+
+    /// Bins on each side of the kernel's centre (3σ).
+    public static func kernelHalfWidth(_ settings: Settings) -> Int { Int((3 * settings.sigma * rate).rounded(.up)) }
+
+    /// One sample of vertical acceleration (g, up positive, gravity removed) at `uptime`
+    /// seconds; returns the contacts (uptimes) it confirmed.
+    public mutating func add(uptime: Double, verticalAcceleration value: Double) -> [Double] {
+        let bin = Int((uptime * Self.rate).rounded(.down))
+        guard let current = binStart else {
+            binStart = bin
+            binSum = value
+            binCount = 1
+            return []
+        }
+        if bin == current {
+            binSum += value
+            binCount += 1
+            return []
+        }
+        var contacts: [Double] = []
+        if let contact = push(binSum / Double(binCount), bin: current) { contacts.append(contact) }
+        if bin != current + 1 { reset() }
+        binStart = bin
+        binSum = value
+        binCount = 1
+        return contacts
+    }
+
+    /// Forgets the signal (after a gap), keeping the settings.
+    public mutating func reset() {
+        window.removeAll(keepingCapacity: true)
+        for i in squares.indices { squares[i] = 0 }
+        squaresSum = 0
+        squaresIndex = 0
+        squaresFilled = 0
+        previousOutput = nil
+        lobe = nil
+    }
+
+    /// One bin's mean: the wavelet output for the bin `h` earlier, and a contact if a lobe ended.
+    private mutating func push(_ value: Double, bin: Int) -> Double? {
+        if window.isEmpty { windowStart = bin }
+        window.append(value)
+        guard window.count == kernel.count else { return nil }
+        var output = 0.0
+        for (x, g) in zip(window, kernel) { output += x * g }
+        let outputBin = bin - kernel.count / 2
+        window.removeFirst()
+        squaresSum += output * output - squares[squaresIndex]
+        squares[squaresIndex] = output * output
+        squaresIndex = (squaresIndex + 1) % squares.count
+        squaresFilled = min(squaresFilled + 1, squares.count)
+        defer { previousOutput = output }
+        guard let previous = previousOutput else { return nil }
+        if previous >= 0, output < 0 {
+            lobe = (output, outputBin, rms)
+        } else if let current = lobe {
+            if output < 0 {
+                if output < current.minimum { lobe = (output, outputBin, rms) }
+            } else {
+                lobe = nil
+                let depth = -current.minimum
+                if depth >= settings.minimumDepth, depth >= settings.relativeDepth * current.rms {
+                    return Double(current.bin) / Self.rate + settings.delay
+                }
+            }
+        }
+        return nil
+    }
+
+    /// RMS of the outputs in the window (of those so far, before it is full).
+    private var rms: Double { (max(0, squaresSum) / Double(max(1, squaresFilled))).squareRoot() }
+}

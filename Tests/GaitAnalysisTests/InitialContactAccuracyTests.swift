@@ -1,0 +1,136 @@
+import Foundation
+import GaitAnalysis
+import MotionFusion
+import RecorderModel
+import RecorderTestSupport
+import Testing
+
+/// recorderd's steps on the real lower-back walks, scored against the INDIP reference (foot-worn
+/// sensors): the fused vertical acceleration through the streaming contact detector and the
+/// walking-bout rules, as a recording would run them. Mobilise-D's pipeline (mobgap 1.2.0) on the
+/// same trials, from `scripts/gait-reference.sh` (BENCHMARKS.md), is the bar.
+@Suite("Initial contacts against the INDIP reference")
+struct InitialContactAccuracyTests {
+    struct Bout: Decodable {
+        let start_s: Double
+        let end_s: Double
+        let initial_contacts_s: [Double?]
+        let cadence_steps_per_min: Double
+    }
+
+    struct Trial: Decodable {
+        let walking_bouts: [Bout]
+    }
+
+    /// The reference (its lost contacts are `NaN`, which JSON has no word for: read as null).
+    static func reference() throws -> [String: Trial] {
+        let text = try String(contentsOfFile: Fixtures.root + "/imu/mobgap/reference_initial_contacts.json", encoding: .utf8)
+        return try JSONDecoder().decode([String: Trial].self, from: Data(text.replacingOccurrences(of: "NaN", with: "null").utf8))
+    }
+
+    struct Score: CustomStringConvertible {
+        var reference = 0, detected = 0, hits = 0, extraInBouts = 0
+        var cadenceError = 0.0
+        var recall: Double { Double(hits) / Double(reference) }
+        var precision: Double { detected == 0 ? 0 : Double(hits) / Double(detected) }
+        var countError: Int { abs(detected - reference) }
+        var description: String {
+            String(format: "%d reference, %d detected, %d hits: recall %.3f, precision %.3f, count error %d, extra in bouts %d, cadence error %.1f",
+                   reference, detected, hits, recall, precision, countError, extraInBouts, cadenceError)
+        }
+    }
+
+    /// A detection within ±0.25 s of a reference contact is a hit (each matched once, closest
+    /// first): `Benchmarks/gait/score.py`'s rule.
+    static func score(_ steps: [Double], against trial: Trial) -> Score {
+        let tolerance = 0.25
+        let contacts = trial.walking_bouts.flatMap { $0.initial_contacts_s.compactMap { $0 } }
+        var pairs: [(Double, Int, Int)] = []
+        for (i, r) in contacts.enumerated() {
+            for (j, d) in steps.enumerated() where abs(d - r) <= tolerance { pairs.append((abs(d - r), i, j)) }
+        }
+        pairs.sort { ($0.0, $0.1, $0.2) < ($1.0, $1.1, $1.2) }
+        var matchedReference = Set<Int>(), matchedSteps = Set<Int>()
+        for (_, i, j) in pairs where !matchedReference.contains(i) && !matchedSteps.contains(j) {
+            matchedReference.insert(i)
+            matchedSteps.insert(j)
+        }
+        var s = Score(reference: contacts.count, detected: steps.count, hits: matchedReference.count)
+        s.extraInBouts = steps.indices.filter { j in
+            !matchedSteps.contains(j) && trial.walking_bouts.contains { steps[j] >= $0.start_s - tolerance && steps[j] <= $0.end_s + tolerance }
+        }.count
+        var errors: [Double] = []
+        for bout in trial.walking_bouts {
+            let inside = steps.filter { $0 >= bout.start_s - tolerance && $0 <= bout.end_s + tolerance }
+            let cadence = inside.count >= 2 ? 60 * Double(inside.count - 1) / (inside.last! - inside.first!) : 0
+            errors.append(abs(cadence - bout.cadence_steps_per_min))
+        }
+        s.cadenceError = errors.reduce(0, +) / Double(errors.count)
+        return s
+    }
+
+    /// The steps recorderd finds in a trial: each row fused (gravity, user acceleration), the
+    /// vertical acceleration through the detector, the contacts through the bout rules.
+    static func steps(_ trial: String, rotation: Quaternion = .identity) throws -> [Double] {
+        var fuser = DeviceMotionFuser(usesMagnetometer: false)
+        var detector = InitialContactDetector()
+        var bouts = WalkingBoutRules()
+        var steps: [Double] = []
+        func take(_ actions: [WalkingBoutRules.Action]) {
+            for case .steps(let s) in actions { steps += s }
+        }
+        for (i, row) in try Fixtures.rows(Fixtures.root + "/imu/mobgap/\(trial).csv").enumerated() {
+            let uptime = Double(i) / 100
+            let acc = rotation.rotate(Vector3(x: row.acc[0], y: row.acc[1], z: row.acc[2]))
+            let gyro = rotation.rotate(Vector3(x: row.gyr[0], y: row.gyr[1], z: row.gyr[2]) * (Double.pi / 180))
+            guard let motion = fuser.fuse(MotionFrame(uptime: uptime, accelerometer: acc, gyro: gyro)) else { continue }
+            let up = motion.gravity * (1 / motion.gravity.length)
+            for contact in detector.add(uptime: uptime, verticalAcceleration: motion.userAcceleration.dot(up)) {
+                take(bouts.add(contact))
+            }
+        }
+        take(bouts.finish())
+        return steps
+    }
+
+    static let straightWalks = ["HA/001/TimeMeasure1_Test5_Trial1", "HA/001/TimeMeasure1_Test5_Trial2",
+                                "MS/001/TimeMeasure1_Test5_Trial1", "MS/001/TimeMeasure1_Test5_Trial2"]
+
+    /// The straight walks: every reference step found, at most one extra inside the reference
+    /// bout (the walk goes on beyond it, unmarked), cadence within 3 steps/min.
+    @Test(arguments: straightWalks)
+    func everyStepOfAStraightWalkIsFound(trial: String) throws {
+        let reference = try #require(try Self.reference()[trial])
+        let s = Self.score(try Self.steps(trial), against: reference)
+        print("gait \(trial): \(s)")
+        #expect(s.recall == 1, "\(s)")
+        #expect(s.extraInBouts <= 1, "\(s)")
+        #expect(s.cadenceError <= 3, "\(s)")
+    }
+
+    /// Any orientation: vertical is what fused gravity says, so the sensor turned upside down or
+    /// by 90° about any axis finds the same steps (± 1, each within 0.05 s of its twin).
+    @Test(arguments: [Quaternion(axis: Vector3(x: 0, y: 1, z: 0), angle: .pi), Quaternion(axis: Vector3(x: 1, y: 0, z: 0), angle: .pi / 2),
+                      Quaternion(axis: Vector3(x: 0, y: 1, z: 0), angle: .pi / 2), Quaternion(axis: Vector3(x: 0, y: 0, z: 1), angle: .pi / 2)])
+    func aTurnedSensorFindsTheSameSteps(rotation: Quaternion) throws {
+        for trial in [Self.straightWalks[0], "HA/001/TimeMeasure1_Test11_Trial1"] {
+            let upright = try Self.steps(trial)
+            let turned = try Self.steps(trial, rotation: rotation)
+            #expect(abs(upright.count - turned.count) <= 1, "\(trial): \(upright.count) upright, \(turned.count) turned")
+            let twins = turned.filter { t in upright.contains { abs($0 - t) <= 0.05 } }.count
+            #expect(twins >= min(upright.count, turned.count) - 1, "\(trial): \(twins) of \(turned.count) have a twin")
+        }
+    }
+
+    /// Daily living: what this first detector reaches, held as a floor while it improves. The
+    /// issue's bar — recall, precision and count no worse than mobgap's (0.508/0.533/3,
+    /// 0.565/0.510/5, 0.882/0.612/41) — is not met yet on every trial (see the closing note).
+    @Test(arguments: [("HA/001/TimeMeasure1_Test11_Trial1", 0.75, 0.6), ("HA/002/TimeMeasure1_Test11_Trial1", 0.4, 0.4),
+                      ("MS/001/TimeMeasure1_Test11_Trial1", 0.65, 0.55)])
+    func dailyLivingStepsHoldTheirFloor(trial: String, recall: Double, precision: Double) throws {
+        let reference = try #require(try Self.reference()[trial])
+        let s = Self.score(try Self.steps(trial), against: reference)
+        print("gait \(trial): \(s)")
+        #expect(s.recall >= recall && s.precision >= precision, "\(s)")
+    }
+}
