@@ -47,7 +47,7 @@ struct SocketOptions: ParsableArguments {
         do {
             return try await RecorderClient.connect(socketPath: path)
         } catch {
-            throw CommandFailure("\(path): \(error) (is recorderd running? set --socket)", .unavailable)
+            throw CommandFailure("\(error) (is recorderd running? set --socket)", .unavailable)
         }
     }
 }
