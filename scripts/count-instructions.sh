@@ -3,9 +3,11 @@
 # - parse: one step.start and one task.start request with their params, recorderd's JSONParser +
 #   JSONValueDecoder against Foundation's JSONDecoder in the same run;
 # - fusion: one sample through a device's fusion (DeviceMotionFuser), against x-io's Fusion AHRS
-#   (C, from PyPI imufusion's source distribution, built here) on the same samples.
+#   (C, from PyPI imufusion's source distribution, built here) on the same samples;
+# - gait: one sample of fused vertical acceleration through the contact detector and the
+#   walking-bout rules (GaitAnalysis); its peer, mobgap, is Python and timed by gait-reference.sh.
 # The difference between a long and a short run is that many iterations' worth, without start-up.
-# Usage: scripts/count-instructions.sh [parse|fusion]...
+# Usage: scripts/count-instructions.sh [parse|fusion|gait]...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp -d)
@@ -53,6 +55,17 @@ for part in "${parts[@]}"; do
     cc -O2 -I"$fusion_dir" -o "$out/fusion-c" Benchmarks/InstructionCounts/fusion_peer.c "$fusion_dir"/*.c -lm
     peer=$(instructions --toggle-collect='FusionAhrsUpdateNoMagnetometer' "$out/fusion-c" "$walk" 200000)
     echo "fusion peer (x-io Fusion AHRS, C, -O2, single precision): $(( peer / 200000 )) instructions per sample in FusionAhrsUpdateNoMagnetometer"
+    ;;
+  gait)
+    walk=Tests/Fixtures/imu/mobgap/HA/001/TimeMeasure1_Test11_Trial1.csv
+    mkdir -p "$out/gait-src"
+    cp Benchmarks/InstructionCounts/gait.swift "$out/gait-src/main.swift"
+    for f in $(grep -L '^import RecorderEngine$' Sources/MotionFusion/*.swift) Sources/GaitAnalysis/*.swift; do
+        sed '/^import RecorderModel$/d' "$f" > "$out/gait-src/$(basename "$f")"
+    done
+    swiftc -O -module-name GaitCount -o "$out/gait" "$out/gait-src/"*.swift Sources/RecorderModel/*.swift
+    inside=$(instructions --toggle-collect='*analyse*' "$out/gait" "$walk" 200000)
+    echo "gait recorderd: $(( inside / 200000 )) instructions per sample in the contact detector and bout rules"
     ;;
   esac
 done

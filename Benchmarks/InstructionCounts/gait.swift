@@ -1,0 +1,33 @@
+// Instruction counts of the gait analysis (scripts/count-instructions.sh builds this with the
+// RecorderModel sources, MotionFusion's pure files and GaitAnalysis, and runs it under callgrind):
+// a real walk fused to its vertical acceleration first, then the contact detector and the
+// walking-bout rules over it, counted inside `analyse` only. Usage: gait WALK.csv N
+import Foundation
+
+let rows = try! String(contentsOfFile: CommandLine.arguments[1], encoding: .utf8).split(separator: "\n").dropFirst().map { line in
+    line.split(separator: ",").map { Double($0)! }
+}
+let n = Int(CommandLine.arguments[2])!
+var fuser = DeviceMotionFuser(usesMagnetometer: false)
+let vertical: [Double] = rows.enumerated().map { i, r in
+    let frame = MotionFrame(uptime: Double(i) / 100, accelerometer: Vector3(x: r[1], y: r[2], z: r[3]),
+                            gyro: Vector3(x: r[4] * .pi / 180, y: r[5] * .pi / 180, z: r[6] * .pi / 180))
+    guard let m = fuser.fuse(frame) else { return 0 }
+    return m.userAcceleration.dot(m.gravity * (1 / m.gravity.length))
+}
+
+/// The per-sample work: every sample through the detector, every contact through the rules.
+@inline(never)
+func analyse(_ values: [Double], count: Int) -> Int {
+    var detector = InitialContactDetector()
+    var rules = WalkingBoutRules()
+    var steps = 0
+    for i in 0..<count {
+        for contact in detector.add(uptime: Double(i) / 100, verticalAcceleration: values[i % values.count]) {
+            for case .steps(let s) in rules.add(contact) { steps += s.count }
+        }
+    }
+    return steps
+}
+
+print(analyse(vertical, count: n))
