@@ -146,23 +146,23 @@ struct GPSDSourceTests {
         _ = try await peer.wait(timeout: 15)
         let notification = try #require(try JSONSerialization.jsonObject(with: Data(subscriber.drain())) as? [String: Any])
         let streamed = try #require((notification["params"] as? [String: Any])?["records"] as? [[String: Any]])
-        #expect(streamed.count >= 20)
+        #expect(streamed.count >= 16)
         // (Drained after gpsd was stopped: the stream also holds its "connection lost" marker.)
         let streamedFixes = streamed.filter { $0["event"] == nil }
         #expect(streamedFixes.allSatisfy { $0["sensorType"] as? String == "location" && $0["stepPath"] == nil && $0["latitude"] == nil }, "\(streamed.prefix(3))")
-        #expect(streamed.filter { $0["timestampDate"] != nil }.count >= 20)
+        #expect(streamed.filter { $0["timestampDate"] != nil }.count >= 16)
         var live: [String: [[String: Any]]] = [:]
         for line in try Data(contentsOf: URL(fileURLWithPath: peerOutput)).split(separator: UInt8(ascii: "\n")) {
             guard let tpv = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any],
                   tpv["class"] as? String == "TPV", let time = tpv["time"] as? String else { continue }
             live[FakeGPSD.timeOfDay(time), default: []].append(tpv)
         }
-        #expect(live.count >= 12)
+        #expect(live.count >= 10)
         #expect(result.asyncResults.compactMap(\.file).count == 2)
 
         let golden = try FakeGPSD.goldenTPVs("ublox-neo-m9n-nmea.log")
         let records = try Fixtures.records(start.runDirectory + "/location.jsonl").filter(\.isSample)
-        #expect(records.count >= 24)
+        #expect(records.count >= 22)
         func agrees(_ r: Record, _ tpv: [String: Any], keys: [(String, Double?)]) -> Bool {
             keys.allSatisfy { key, value in
                 guard let expected = tpv[key] as? Double else { return value == nil }
@@ -187,8 +187,8 @@ struct GPSDSourceTests {
                 matchedLive += 1
             }
         }
-        #expect(matchedGolden >= 24)
-        #expect(matchedLive >= 12)
+        #expect(matchedGolden >= 18)
+        #expect(matchedLive >= 10)
         #expect(records.allSatisfy { $0.x == nil })
         // Distance per step in the task result equals the records' relative distances in that step.
         let file = try #require(result.asyncResults.compactMap(\.file).first { $0.identifier == "location" })
