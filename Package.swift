@@ -79,6 +79,7 @@ let package = Package(
                 "RecorderModel",
                 "RecorderEngine",
                 "MotionFusion",
+                "GaitAnalysis",
                 "GPSSensors",
                 "IIOSensors",
                 "AudioSensors",
@@ -91,7 +92,7 @@ let package = Package(
         ),
         .target(name: "RecorderClient", dependencies: ["RecorderModel"]),
         .target(name: "MotionFusion", dependencies: ["RecorderModel", "RecorderEngine"]),
-        .target(name: "GaitAnalysis", dependencies: ["RecorderModel"]),
+        .target(name: "GaitAnalysis", dependencies: ["RecorderModel", "RecorderEngine"]),
         .target(name: "CEarlySignals"),
         .executableTarget(
             name: "recorderd",
@@ -124,7 +125,7 @@ let package = Package(
         .executableTarget(name: "FakeIIOGenerator", dependencies: ["FakeIIO"], path: "Tests/FakeIIOGenerator"),
         .testTarget(name: "RecorderModelTests", dependencies: ["RecorderModel"]),
         .testTarget(name: "MotionFusionTests", dependencies: ["MotionFusion", "RecorderModel", "RecorderEngine", "RecorderTestSupport", "FakeIIO"]),
-        .testTarget(name: "GaitAnalysisTests", dependencies: ["GaitAnalysis", "MotionFusion", "RecorderModel", "RecorderTestSupport"]),
+        .testTarget(name: "GaitAnalysisTests", dependencies: ["GaitAnalysis", "MotionFusion", "RecorderModel", "RecorderEngine", "RecorderTestSupport"]),
         .testTarget(name: "RecorderEngineTests", dependencies: ["RecorderEngine", "RecorderModel", "RecorderTestSupport"]),
         .testTarget(
             name: "GPSSensorsTests",

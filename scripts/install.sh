@@ -87,6 +87,9 @@ install -m 0644 README.md "$root$prefix/share/doc/recorderd/README.md"
 # The example configuration replays a bundled walk until a hardware device is configured.
 install -D -m 0644 Tests/Fixtures/imu/mobgap/HA/001/TimeMeasure1_Test11_Trial1.csv \
   "$root$share/Tests/Fixtures/imu/mobgap/HA/001/TimeMeasure1_Test11_Trial1.csv"
+# recorderctl demo replays a walk that ends standing.
+install -D -m 0644 Tests/Fixtures/imu/mobgap/MS/001/TimeMeasure1_Test11_Trial1.csv \
+  "$root$share/Tests/Fixtures/imu/mobgap/MS/001/TimeMeasure1_Test11_Trial1.csv"
 install -m 0644 Tests/Fixtures/imu/mobgap/LICENSE Tests/Fixtures/imu/mobgap/PROVENANCE.md "$root$share/Tests/Fixtures/imu/mobgap/"
 install -D -m 0644 config/tasks/gait-balance.json "$root$share/config/tasks/gait-balance.json"
 install -D -m 0644 config/tasks/voice.json "$root$share/config/tasks/voice.json"

@@ -52,6 +52,8 @@ public struct InitialContactDetector: Sendable {
     private var squaresFilled = 0
     private var previousOutput: Double?
     private var lobe: (minimum: Double, bin: Int, rms: Double)?
+    /// The last whole bin: its start (seconds) and mean value (for measures on the 40 Hz signal).
+    public private(set) var lastBin: (time: Double, value: Double)?
 
     public init(settings: Settings = Settings()) {
         self.settings = settings
@@ -87,11 +89,30 @@ public struct InitialContactDetector: Sendable {
             return []
         }
         var contacts: [Double] = []
-        if let contact = push(binSum / Double(binCount), bin: current) { contacts.append(contact) }
+        let mean = binSum / Double(binCount)
+        lastBin = (Double(current) / Self.rate, mean)
+        if let contact = push(mean, bin: current) { contacts.append(contact) }
         if bin != current + 1 { reset() }
         binStart = bin
         binSum = value
         binCount = 1
+        return contacts
+    }
+
+    /// The end of the signal (a step ends, a recording stops): the bin being filled and `h` bins of
+    /// zero after it (the signal is taken as still beyond its end, as before its start), so that
+    /// contacts of the last `h` bins are found too. Returns them; the detector starts afresh.
+    public mutating func finish() -> [Double] {
+        guard let current = binStart else { return [] }
+        var contacts: [Double] = []
+        let mean = binSum / Double(binCount)
+        lastBin = (Double(current) / Self.rate, mean)
+        if let contact = push(mean, bin: current) { contacts.append(contact) }
+        for k in 1...(kernel.count / 2 + 1) {
+            if let contact = push(0, bin: current + k) { contacts.append(contact) }
+        }
+        binStart = nil
+        reset()
         return contacts
     }
 
@@ -108,7 +129,12 @@ public struct InitialContactDetector: Sendable {
 
     /// One bin's mean: the wavelet output for the bin `h` earlier, and a contact if a lobe ended.
     private mutating func push(_ value: Double, bin: Int) -> Double? {
-        if window.isEmpty { windowStart = bin }
+        if window.isEmpty {
+            // The signal is taken as still (zero) before its start, so that contacts of its
+            // first `h` bins are found too.
+            windowStart = bin - kernel.count / 2
+            window.append(contentsOf: repeatElement(0, count: kernel.count / 2))
+        }
         window.append(value)
         guard window.count == kernel.count else { return nil }
         var output = 0.0

@@ -1,4 +1,5 @@
 import Foundation
+import RecorderModel
 
 /// Turns from the yaw rate of a trunk-worn gyroscope (the rate about the vertical, which fused
 /// gravity gives), after El-Gohary et al. ("Continuous monitoring of turning in patients with
@@ -8,17 +9,6 @@ import Foundation
 ///
 /// Pure and streaming: feed samples in time order; each call returns the turn it completed, if any.
 public struct TurnDetector: Sendable {
-    /// One turn.
-    public struct Turn: Sendable, Equatable, Codable {
-        /// Uptimes where the rate crossed `edgeRate` going in and coming out.
-        public var start: Double
-        public var end: Double
-        /// Degrees turned, counter-clockwise seen from above positive.
-        public var angle: Double
-        /// Largest rate, degrees per second.
-        public var peakRate: Double
-    }
-
     public var edgeRate = 5.0
     public var peakRate = 15.0
     public var minimumAngle = 45.0

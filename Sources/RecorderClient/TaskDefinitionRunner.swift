@@ -9,6 +9,12 @@ public protocol TaskRunPresenter: Sendable {
     func countdown(_ secondsLeft: Int, step: TaskDefinition.Step) async
     /// An untimed step waits for the participant (return when they are ready).
     func waitForContinue(_ step: TaskDefinition.Step) async
+    /// A step finished: `result` carries what the `gait` analyses found in it (`summaries`).
+    func stepFinished(_ step: TaskDefinition.Step, result: StepResult) async
+}
+
+extension TaskRunPresenter {
+    public func stepFinished(_ step: TaskDefinition.Step, result: StepResult) async {}
 }
 
 /// Walks a task definition: starts the task run, sends each step's boundaries, waits out each
@@ -50,7 +56,8 @@ public struct TaskDefinitionRunner: Sendable {
                 } else if !automatic {
                     await presenter.waitForContinue(step)
                 }
-                try await run.finishStep(path)
+                let finished = try await run.finishStep(path)
+                await presenter.stepFinished(step, result: finished)
             }
         } catch {
             _ = try? await run.cancel(keepFiles: true)

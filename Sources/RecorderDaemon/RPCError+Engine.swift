@@ -23,7 +23,7 @@ extension DeviceError {
         case .unknown: return RPCError(.unknownDevice, description)
         case .unavailable: return RPCError(.deviceUnavailable, description)
         case .noDevice: return RPCError(.unknownDevice, description)
-        case .unsupportedSensor: return RPCError(.invalidParams, description)
+        case .unsupportedSensor, .analysisRefused: return RPCError(.invalidParams, description)
         }
     }
 }

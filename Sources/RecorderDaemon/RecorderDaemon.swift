@@ -1,4 +1,5 @@
 import Foundation
+import GaitAnalysis
 import GPSSensors
 import AudioSensors
 import IIOSensors
@@ -32,6 +33,8 @@ public struct RecorderDaemon: Sendable {
 
     /// The device-level stages every device may run: fused device motion.
     public static let stageProviders: [any FrameStageProvider] = [DeviceMotionFusion()]
+    /// The analyses with action types of their own.
+    public static let analysisProviders: [any AnalysisProvider] = [GaitAnalysisProvider()]
 
     /// Builds the daemon. `baseDirectory` resolves relative device files (the configuration's folder).
     /// `listenSocket`: an already listening control socket (systemd socket activation);
@@ -47,7 +50,8 @@ public struct RecorderDaemon: Sendable {
         self.earlyReload = earlyReload
         self.logger = logger
         devices = DeviceRegistry(configuration: configuration, backends: Self.backends(retryInterval: configuration.retryInterval, logger: logger),
-                                 stageProviders: Self.stageProviders, baseDirectory: baseDirectory, logger: logger)
+                                 stageProviders: Self.stageProviders, analysisProviders: Self.analysisProviders,
+                                 baseDirectory: baseDirectory, logger: logger)
         runs = TaskRunRegistry(dataDirectory: configuration.dataDirectory, devices: devices, ringSeconds: configuration.ringSeconds,
                                limits: configuration.limits, clock: clock, logger: logger)
         let router = RequestRouter(runs: runs, devices: devices, startUptime: clock.uptime(), clock: clock)

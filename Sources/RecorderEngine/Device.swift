@@ -8,6 +8,8 @@ public enum DeviceError: Error, Sendable, Equatable, CustomStringConvertible {
     case unavailable(String, reason: String)
     case noDevice(AsyncActionType)
     case unsupportedSensor(String, SensorType)
+    /// The device cannot feed an analysis (`gait`): why.
+    case analysisRefused(String, AsyncActionType, reason: String)
 
     public var description: String {
         switch self {
@@ -17,6 +19,8 @@ public enum DeviceError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unsupportedSensor(let name, let type) where type.isFused:
             return "device \(name.debugDescription) has no \(type.rawValue): fused device motion needs an accelerometer and a gyroscope"
         case .unsupportedSensor(let name, let type): return "device \(name.debugDescription) has no \(type.rawValue)"
+        case .analysisRefused(let name, let type, let reason):
+            return "device \(name.debugDescription) cannot feed a \(type.rawValue) analysis: \(reason)"
         }
     }
 }
@@ -41,6 +45,8 @@ public final class Device: Sendable {
     let source: any SensorSource
     let ringSeconds: Double
     let stageProviders: [any FrameStageProvider]
+    /// Analyses live subscribers may ask for by their streamed type.
+    let analysisProviders: [any AnalysisProvider]
     let logger: Logger
     private let state = LockedValue(State())
     /// Serialises open/start/stop of the source (they may block briefly); never the cooperative pool.
@@ -48,12 +54,18 @@ public final class Device: Sendable {
 
     /// `stageProviders`: the device-level stages it may run (their configuration was validated).
     public init(configuration: DeviceConfiguration, source: any SensorSource, ringSeconds: Double,
-                stageProviders: [any FrameStageProvider] = [], logger: Logger) {
+                stageProviders: [any FrameStageProvider] = [], analysisProviders: [any AnalysisProvider] = [], logger: Logger) {
         self.configuration = configuration
         self.source = source
         self.ringSeconds = ringSeconds
         self.stageProviders = stageProviders
+        self.analysisProviders = analysisProviders
         self.logger = logger
+    }
+
+    /// The analysis whose events a live subscriber asking for `type` receives.
+    func analysis(streaming type: SensorType) -> (any AnalysisProvider)? {
+        analysisProviders.first { $0.streamedType == type }
     }
 
     /// Most frames a ring holds (about 100 MB of motion frames), whatever the rate.

@@ -25,14 +25,17 @@ public final class DeviceRegistry: Sendable {
     let backends: [any SensorBackend]
     /// Device-level stages (fused motion) every device may run.
     let stageProviders: [any FrameStageProvider]
+    /// Analyses with action types of their own (gait), run on the devices' frames.
+    let analysisProviders: [any AnalysisProvider]
     let ringSeconds: Double
     let baseDirectory: String
     let logger: Logger
 
     public init(configuration: DaemonConfiguration, backends: [any SensorBackend], stageProviders: [any FrameStageProvider] = [],
-                baseDirectory: String, logger: Logger) {
+                analysisProviders: [any AnalysisProvider] = [], baseDirectory: String, logger: Logger) {
         self.backends = backends
         self.stageProviders = stageProviders
+        self.analysisProviders = analysisProviders
         ringSeconds = configuration.ringSeconds
         self.baseDirectory = baseDirectory
         self.logger = logger
@@ -77,7 +80,7 @@ public final class DeviceRegistry: Sendable {
                 let source = try backend.makeSource(configuration: deviceConfiguration, baseDirectory: base)
                 for provider in stageProviders { try provider.validate(deviceConfiguration, sensorTypes: source.configuredSensorTypes) }
                 devices.append(Device(configuration: deviceConfiguration, source: source, ringSeconds: ringSeconds,
-                                      stageProviders: stageProviders, logger: logger))
+                                      stageProviders: stageProviders, analysisProviders: analysisProviders, logger: logger))
             } catch {
                 let reason = "devices[\(index)]: \(error.message)"
                 logger.error("device not usable", metadata: ["device": "\(name)", "error": "\(reason)"])
@@ -110,8 +113,14 @@ public final class DeviceRegistry: Sendable {
     /// kind that serves the action (open or not: an unavailable one gives a clear error).
     public func device(for action: AsyncActionConfiguration) throws(DeviceError) -> Device {
         if let name = action.device { return try device(named: name) }
-        guard let device = devices.first(where: { served[$0.kind]?.contains(action.type) == true }) else { throw .noDevice(action.type) }
+        let type = action.type.deviceActionType
+        guard let device = devices.first(where: { served[$0.kind]?.contains(type) == true }) else { throw .noDevice(type) }
         return device
+    }
+
+    /// The analysis serving `type` (gait), if the daemon has one.
+    func analysis(for type: AsyncActionType) -> (any AnalysisProvider)? {
+        analysisProviders.first { $0.actionType == type }
     }
 
     /// The hardware every backend finds (blocking: call off the cooperative pool).

@@ -42,13 +42,23 @@ public final class LiveStream: Sendable {
         }
         // By default the raw sensors (asking for fused types turns the fusion on).
         let wanted = types ?? caps.sensorTypes.filter { !$0.isFused }
+        // An analysis's events (`step`): it reads the sensors it needs.
+        var analysis: (any RecordProducer)?
+        var leased = wanted
         for t in wanted where !caps.sensorTypes.contains(t) {
-            throw .unsupportedSensor(device.name, t)
+            guard let provider = device.analysis(streaming: t) else { throw .unsupportedSensor(device.name, t) }
+            do throws(AnalysisRefusal) {
+                leased += try provider.inputTypes(capabilities: caps).filter { !leased.contains($0) }
+            } catch {
+                throw .analysisRefused(device.name, provider.actionType, reason: error.description)
+            }
+            leased.removeAll { $0 == t }
+            analysis = provider.makeProducer(configuration: nil, capabilities: caps)
         }
         let reader = ring.addReader(fromUptime: nil, notify: notify)
         let lease: DeviceLease
         do {
-            lease = try device.acquire(for: wanted)
+            lease = try device.acquire(for: leased)
         } catch {
             reader.close()
             throw error
@@ -63,8 +73,10 @@ public final class LiveStream: Sendable {
         startUptime = clock.uptime()
         // Audio devices: live levels every 1/rate seconds (default 0.1 s).
         let levelInterval = rate.map { 1 / max(0.1, min($0, 100)) } ?? 0.1
-        let pipeline = RecordPipeline(types: wanted, sink: RecordSink(startUptime: startUptime, stepPath: nil),
-                                      options: .live(levelInterval: levelInterval))
+        var options = RecordPipeline.Options.live(levelInterval: levelInterval)
+        options.analysis = analysis
+        let pipeline = RecordPipeline(types: wanted.filter(caps.sensorTypes.contains), sink: RecordSink(startUptime: startUptime, stepPath: nil),
+                                      options: options)
         state = LockedValue(State(reader: reader, lease: lease, pipeline: pipeline))
     }
 
@@ -108,7 +120,10 @@ extension LiveStream.State {
         for frame in scratch {
             if case .motion = frame {
                 counter += 1
-                if (counter - 1) % stream.stride != 0 { continue }
+                if (counter - 1) % stream.stride != 0 {
+                    pipeline.add(frame, sampled: false)
+                    continue
+                }
             }
             pipeline.add(frame)
         }

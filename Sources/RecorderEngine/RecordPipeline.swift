@@ -23,6 +23,7 @@ struct RecordPipeline {
             producers.append(MicrophoneRecords(levelInterval: options.levelInterval, audio: options.audio, wav: options.wav,
                                                channels: options.channels))
         }
+        if let analysis = options.analysis { producers.append(analysis) }
         self.producers = producers
     }
 
@@ -42,15 +43,23 @@ struct RecordPipeline {
         var channels = 1
         /// Microphone: the WAV the audio goes to.
         var wav: MicrophoneRecords.WAVOutput?
+        /// An analysis (gait) joining the producers.
+        var analysis: (any RecordProducer)?
 
         /// A live stream's: no distance, no coordinates, no WAV.
         static func live(levelInterval: Double) -> Options { Options(levelInterval: levelInterval) }
     }
 
-    /// A frame read from the ring.
-    mutating func add(_ frame: SensorFrame) {
+    /// A frame read from the ring. `sampled`: false for a frame a live stream's rate skips
+    /// (only analyses see it).
+    mutating func add(_ frame: SensorFrame, sampled: Bool = true) {
         if case .audio = frame {
             for i in producers.indices { producers[i].add(frame, to: &sink) }
+            return
+        }
+        if !sampled {
+            guard sink.contains(frame.uptime) else { return }
+            for i in producers.indices where producers[i].seesEveryFrame { producers[i].add(frame, to: &sink) }
             return
         }
         guard sink.contains(frame.uptime) else { return }
@@ -94,6 +103,11 @@ struct RecordPipeline {
     /// The JSON-lines file's result as the producers describe it.
     func describe(_ result: inout FileResult) {
         for p in producers { p.describe(&result) }
+    }
+
+    /// The analyses' summary of the step at `path` so far.
+    func summaries(ofStep path: String) -> [GaitStepSummary] {
+        producers.compactMap { $0.summary(ofStep: path) }
     }
 
     /// Results of the producers' own files.

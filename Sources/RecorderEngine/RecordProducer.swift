@@ -4,7 +4,7 @@ import RecorderModel
 /// location, microphone levels and WAV) or an analysis joining the pipeline. Recordings and
 /// live streams feed every producer the same frames through a `RecordPipeline`; a producer
 /// writes records only through the `RecordSink` it is given.
-protocol RecordProducer {
+public protocol RecordProducer {
     /// A frame read from the device's ring. Audio chunks come whole (a producer keeps what lies
     /// within `sink`'s bounds); other frames only when measured within them. Faults are the
     /// pipeline's (one error record, whoever produces).
@@ -25,13 +25,20 @@ protocol RecordProducer {
     var fileResults: [FileResult] { get }
     /// Stops writing files of its own (the recording stopped on a failure).
     mutating func abandon()
+    /// True for an analysis: a live stream gives it every frame, not only those its rate keeps.
+    var seesEveryFrame: Bool { get }
+    /// An analysis's summary of the step at `path` from the frames read so far (`step.finish`
+    /// answers with it while the step's last frames may still be in flight).
+    func summary(ofStep path: String) -> GaitStepSummary?
 }
 
 extension RecordProducer {
-    mutating func flush(to sink: inout RecordSink, now: Double) {}
-    mutating func finish(to sink: inout RecordSink) {}
-    mutating func close() -> StorageError? { nil }
-    func describe(_ result: inout FileResult) {}
-    var fileResults: [FileResult] { [] }
-    mutating func abandon() {}
+    public mutating func flush(to sink: inout RecordSink, now: Double) {}
+    public mutating func finish(to sink: inout RecordSink) {}
+    public mutating func close() -> StorageError? { nil }
+    public func describe(_ result: inout FileResult) {}
+    public var fileResults: [FileResult] { [] }
+    public mutating func abandon() {}
+    public var seesEveryFrame: Bool { false }
+    public func summary(ofStep path: String) -> GaitStepSummary? { nil }
 }

@@ -5,13 +5,13 @@ import RecorderModel
 /// record carries (the step path, the time base), the bounds of what belongs to the recording,
 /// and counts of what was encoded. Recordings write its bytes to their file; live streams wrap
 /// them into a `stream.records` notification. The record producers write only through it.
-struct RecordSink {
+public struct RecordSink {
     /// The records encoded since the owner last took them.
     var encoder = JSONLinesEncoder()
     /// The current step path; nil in live streams (their records carry none).
-    private(set) var stepPath: JSONString?
+    public private(set) var stepPath: JSONString?
     /// Timestamps count from here (a recording's start, a subscription's start).
-    let startUptime: Double
+    public let startUptime: Double
     /// Frames measured before this are not recorded (a recording's start less its pre-roll).
     var lowerBound = -Double.infinity
     /// Frames measured after this are not recorded (a recording's stop).
@@ -60,14 +60,23 @@ struct RecordSink {
                              stepPath: stepPath)
     }
 
-    /// Writes the markers of the step changes at or before `uptime`.
-    mutating func markSteps(upTo uptime: Double) {
+    /// Writes the markers of the step changes at or before `uptime` (a producer that follows
+    /// the step path calls it before it looks at `stepPath` for a frame measured at `uptime`).
+    public mutating func markSteps(upTo uptime: Double) {
         while let next = pendingSteps.first, next.uptime <= uptime {
             pendingSteps.removeFirst()
             stepPath = next.path
             encoder.appendMarker(uptime: next.uptime, timestamp: next.uptime - startUptime,
                                  timestampDate: ISO8601Timestamp.string(from: next.date), stepPath: next.path)
         }
+    }
+
+    /// The step path of a frame measured at `uptime` (step changes not yet marked included),
+    /// without writing markers.
+    public func stepPath(at uptime: Double) -> JSONString? {
+        var path = stepPath
+        for change in pendingSteps where change.uptime <= uptime { path = change.path }
+        return path
     }
 
     @inline(__always)
@@ -117,6 +126,21 @@ struct RecordSink {
                           droppedSamples: droppedSamples, duration: duration)
         counts.dropped += droppedSamples
         counts.gaps += 1
+    }
+
+    /// A gait analysis's step (initial contact) at `uptime`.
+    public mutating func appendStep(uptime: Double) {
+        beforeRecord(at: uptime)
+        encoder.appendStep(uptime: uptime, timestamp: uptime - startUptime, stepPath: stepPath)
+        counts.samples += 1
+    }
+
+    /// A walking bout from `start` to `end` (its first and last step).
+    public mutating func appendBout(start: Double, end: Double, steps: Int, cadence: Double?) {
+        beforeRecord(at: end)
+        encoder.appendBout(uptime: end, timestamp: end - startUptime, stepPath: stepPath, startUptime: start, steps: steps,
+                           cadence: cadence)
+        counts.samples += 1
     }
 
     mutating func appendError(uptime: Double, description: String) {

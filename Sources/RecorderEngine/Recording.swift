@@ -16,6 +16,9 @@ final class Recording: @unchecked Sendable {
 
     let configuration: AsyncActionConfiguration
     let device: Device
+    /// The analysis of an analysis action (gait): its producer writes the file, and the
+    /// recording reads the sensors it asks for.
+    let analysis: (any AnalysisProvider)?
     /// The sensor types recorded (checked against the device when it starts).
     var types: [SensorType]
     let queue: DispatchQueue
@@ -47,10 +50,11 @@ final class Recording: @unchecked Sendable {
     /// Drains now and then when the device has gone quiet (see `drainInterval`).
     var sweeper: (any DispatchSourceTimer)?
 
-    init(configuration: AsyncActionConfiguration, device: Device, types: [SensorType], directory: String,
-         stepPath: String, queue: DispatchQueue, clock: any RecorderClock) {
+    init(configuration: AsyncActionConfiguration, device: Device, types: [SensorType], analysis: (any AnalysisProvider)? = nil,
+         directory: String, stepPath: String, queue: DispatchQueue, clock: any RecorderClock) {
         self.configuration = configuration
         self.device = device
+        self.analysis = analysis
         self.types = types
         self.directory = directory
         self.queue = queue
@@ -83,6 +87,23 @@ final class Recording: @unchecked Sendable {
             throw .device(error)
         }
         guard let ring = device.ring, let caps = device.capabilities else { throw .device(.unavailable(device.name, reason: "not opened")) }
+        if let analysis {
+            do throws(AnalysisRefusal) {
+                let inputs = try analysis.inputTypes(capabilities: caps)
+                if Set(inputs) != Set(types) {
+                    // The device was not open when the run began: lease what the analysis reads.
+                    let previous = lease
+                    lease = try? device.acquire(for: inputs)
+                    previous?.release()
+                    types = inputs
+                    guard lease != nil else { throw AnalysisRefusal("its sensors could not be started") }
+                }
+            } catch {
+                lease?.release()
+                lease = nil
+                throw .device(.analysisRefused(device.name, analysis.actionType, reason: error.description))
+            }
+        }
         let missing = types.filter { !caps.sensorTypes.contains($0) }
         types.removeAll { missing.contains($0) }
         guard !types.isEmpty else {
@@ -90,6 +111,8 @@ final class Recording: @unchecked Sendable {
             lease = nil
             throw .device(.unsupportedSensor(device.name, missing[0]))
         }
+        // What the file holds: the samples of the types, or an analysis's events.
+        let recorded = analysis == nil ? types : []
         let writer: RecordFileWriter
         do {
             writer = try RecordFileWriter(path: directory + "/" + relativePath)
@@ -100,13 +123,14 @@ final class Recording: @unchecked Sendable {
         }
         startUptime = uptime
         var units: [String: String] = [:]
-        for t in types { units[t.rawValue] = t.unit }
+        for t in recorded { units[t.rawValue] = t.unit }
+        if let analysis { units[analysis.streamedType.rawValue] = analysis.streamedType.unit }
         var result = FileResult(identifier: identifier, relativePath: relativePath, device: device.name,
                                 startDate: date, startUptime: uptime, units: units)
         result.frequency = caps.rate
-        if types.contains(where: \.isMotion) {
+        if recorded.contains(where: \.isMotion) {
             var conventions = ["axes": SensorType.motionAxesConvention]
-            for t in types { conventions[t.rawValue] = t.convention }
+            for t in recorded { conventions[t.rawValue] = t.convention }
             result.conventions = conventions
         }
         let options: RecordPipeline.Options
@@ -124,7 +148,7 @@ final class Recording: @unchecked Sendable {
         sink.lowerBound = uptime - preRollSeconds
         sink.stopUptime = stopUptime
         sink.appendFirstMarker(uptime: uptime, date: date)
-        let pipeline = RecordPipeline(types: types, sink: sink, options: options)
+        let pipeline = RecordPipeline(types: recorded, sink: sink, options: options)
         pipeline.describe(&result)
         fileResult = result
         self.pipeline = pipeline
@@ -146,6 +170,8 @@ final class Recording: @unchecked Sendable {
         switch configuration.options {
         case .motion(let o):
             options.requestedFrequency = o.frequency
+        case .gait:
+            options.analysis = analysis?.makeProducer(configuration: configuration, capabilities: caps)
         case .distance(let o):
             options.saveCoordinates = o.saveCoordinates
             options.distance = DistanceTracker(accuracyThreshold: o.horizontalAccuracyThreshold)
@@ -327,6 +353,15 @@ final class Recording: @unchecked Sendable {
         reader = nil
         lease?.release()
         lease = nil
+    }
+
+    /// An analysis's summary of the step at `path`, from every frame the ring holds now (drained
+    /// first); nil for recorders without one.
+    func summary(ofStep path: String) -> GaitStepSummary? {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard analysis != nil, pipeline != nil else { return nil }
+        while drain(budget: Self.drainBudget) {}
+        return pipeline?.summaries(ofStep: path).first
     }
 
     /// The file results as of now: the JSON-lines file, and the producers' own (a WAV).

@@ -87,11 +87,25 @@ public final class TaskRun: @unchecked Sendable {
         for action in actions {
             do throws(DeviceError) {
                 let device = try devices.device(for: action)
-                let wanted: [SensorType]
+                var wanted: [SensorType]
+                var analysis: (any AnalysisProvider)?
                 switch action.options {
                 case .motion(let o): wanted = o.recorderTypes
                 case .distance: wanted = [.location]
                 case .microphone: wanted = [.soundLevel]
+                case .gait:
+                    guard let provider = devices.analysis(for: action.type) else {
+                        throw DeviceError.analysisRefused(device.name, action.type, reason: "this recorderd has no such analysis")
+                    }
+                    analysis = provider
+                    wanted = Array(action.type.deviceSensorTypes)
+                    if device.probe(), let caps = device.capabilities {
+                        do throws(AnalysisRefusal) {
+                            wanted = try provider.inputTypes(capabilities: caps)
+                        } catch {
+                            throw DeviceError.analysisRefused(device.name, action.type, reason: error.description)
+                        }
+                    }
                 }
                 // An unavailable device is tried again when the recorder starts (it may be back by
                 // then); one that is open is checked for the sensors now.
@@ -104,7 +118,7 @@ public final class TaskRun: @unchecked Sendable {
                     }
                     if types.isEmpty { continue }
                 }
-                let recording = Recording(configuration: action, device: device, types: types, directory: directory,
+                let recording = Recording(configuration: action, device: device, types: types, analysis: analysis, directory: directory,
                                           stepPath: rules.currentStepPath, queue: queue, clock: clock)
                 recording.onFailure = { [unowned self] in
                     logger.error("recorder stopped", metadata: ["taskRun": "\(uuid)", "recorder": "\(recording.identifier)",
@@ -213,8 +227,10 @@ public final class TaskRun: @unchecked Sendable {
             result.stepHistory[i].endUptime = uptime
         }
         let (started, stopped) = apply(actions, uptime: uptime, date: date)
+        let summaries = recordings.compactMap { $0.summary(ofStep: path) }
         persist()
-        return StepResult(uptime: uptime, startedRecorders: started, stoppedRecorders: stopped)
+        return StepResult(uptime: uptime, startedRecorders: started, stoppedRecorders: stopped,
+                          summaries: summaries.isEmpty ? nil : summaries)
     }
 
     /// Stops every recorder and closes the run with `status`; calls `completion` on the queue with

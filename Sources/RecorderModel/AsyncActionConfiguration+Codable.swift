@@ -8,6 +8,7 @@ extension AsyncActionConfiguration {
         case .motion: return [.recorderTypes, .frequency, .shouldDeletePrevious, .preRollSeconds]
         case .distance: return [.saveCoordinates, .motionStepIdentifier, .horizontalAccuracyThreshold]
         case .microphone: return [.saveAudioFile, .levelInterval, .sampleRate, .channels]
+        case .gait: return [.sensorLocation]
         }
     }
 
@@ -26,6 +27,7 @@ extension AsyncActionConfiguration: Codable {
         case recorderTypes, frequency, shouldDeletePrevious, preRollSeconds
         case saveCoordinates, motionStepIdentifier, horizontalAccuracyThreshold
         case saveAudioFile, levelInterval, sampleRate, channels
+        case sensorLocation
     }
 
     public init(from decoder: any Decoder) throws {
@@ -86,6 +88,17 @@ extension AsyncActionConfiguration: Codable {
             o.sampleRate = try c.decodeIfPresent(Int.self, forKey: .sampleRate, in: 1000...768_000, "a sample rate in Hz")
             o.channels = try c.decodeIfPresent(Int.self, forKey: .channels, in: 1...32, "a number of channels")
             options = .microphone(o)
+        case .gait:
+            var o = GaitOptions()
+            if let name = try c.decodeIfPresent(String.self, forKey: .sensorLocation) {
+                guard let location = SensorLocation(rawValue: name) else {
+                    throw DecodingError.dataCorruptedError(
+                        forKey: .sensorLocation, in: c,
+                        debugDescription: "unknown sensor location \(name.debugDescription): expected one of \(SensorLocation.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                o.sensorLocation = location
+            }
+            options = .gait(o)
         }
     }
 
@@ -112,6 +125,8 @@ extension AsyncActionConfiguration: Codable {
             try c.encode(o.levelInterval, forKey: .levelInterval)
             try c.encodeIfPresent(o.sampleRate, forKey: .sampleRate)
             try c.encodeIfPresent(o.channels, forKey: .channels)
+        case .gait(let o):
+            try c.encode(o.sensorLocation.rawValue, forKey: .sensorLocation)
         }
     }
 }

@@ -3,9 +3,11 @@ public enum AsyncActionType: String, Sendable, Codable, CaseIterable {
     case motion
     case distance
     case microphone
+    /// Gait and balance measures computed from a motion device as the samples arrive.
+    case gait
 
     /// Accepted spellings of `type`, with aliases.
-    public static let acceptedNames = ["motion", "distance", "location", "microphone"]
+    public static let acceptedNames = ["motion", "distance", "location", "microphone", "gait"]
 
     /// Parses a `type` value, accepting `location` for `distance`.
     public init?(name: String) {
@@ -13,6 +15,7 @@ public enum AsyncActionType: String, Sendable, Codable, CaseIterable {
         case "motion": self = .motion
         case "distance", "location": self = .distance
         case "microphone": self = .microphone
+        case "gait": self = .gait
         default: return nil
         }
     }
@@ -23,6 +26,15 @@ public enum AsyncActionType: String, Sendable, Codable, CaseIterable {
         case .motion: return [.accelerometer, .gyro, .magnetometer]
         case .distance: return [.location]
         case .microphone: return [.soundLevel]
+        case .gait: return [.accelerometer]
+        }
+    }
+
+    /// The action type whose devices serve this one (a gait analysis reads a motion device).
+    public var deviceActionType: AsyncActionType {
+        switch self {
+        case .gait: return .motion
+        default: return self
         }
     }
 }
@@ -94,12 +106,14 @@ public struct AsyncActionConfiguration: Sendable, Equatable {
         case motion(MotionOptions)
         case distance(DistanceOptions)
         case microphone(MicrophoneOptions)
+        case gait(GaitOptions)
 
         public var type: AsyncActionType {
             switch self {
             case .motion: return .motion
             case .distance: return .distance
             case .microphone: return .microphone
+            case .gait: return .gait
             }
         }
     }

@@ -55,11 +55,15 @@ public struct StepResult: Sendable, Codable, Equatable {
     /// Identifiers of the recorders started or stopped by this boundary.
     public var startedRecorders: [String]
     public var stoppedRecorders: [String]
+    /// `step.finish`: what the `gait` analyses found in the step, from the samples read when it
+    /// finished (the task result's summaries add what was still in flight).
+    public var summaries: [GaitStepSummary]?
 
-    public init(uptime: Double, startedRecorders: [String], stoppedRecorders: [String]) {
+    public init(uptime: Double, startedRecorders: [String], stoppedRecorders: [String], summaries: [GaitStepSummary]? = nil) {
         self.uptime = uptime
         self.startedRecorders = startedRecorders
         self.stoppedRecorders = stoppedRecorders
+        self.summaries = summaries
     }
 }
 

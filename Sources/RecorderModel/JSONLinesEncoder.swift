@@ -97,6 +97,27 @@ public struct JSONLinesEncoder: Sendable {
     }
 
     /// An error marker: the device failed at this point.
+    /// A gait analysis's initial contact (a step) measured at `uptime`.
+    public mutating func appendStep(uptime: Double, timestamp: Double, stepPath: JSONString?) {
+        appendPrefix(uptime: uptime, timestamp: timestamp, stepPath: stepPath)
+        appendStatic(",\"event\":\"step\",\"sensorType\":\"step\"}\n")
+    }
+
+    /// A walking bout that ended with its last step at `uptime`: its first step at `startUptime`,
+    /// `steps` in all, `cadence` steps per minute.
+    public mutating func appendBout(uptime: Double, timestamp: Double, stepPath: JSONString?, startUptime: Double, steps: Int,
+                                    cadence: Double?) {
+        appendPrefix(uptime: uptime, timestamp: timestamp, stepPath: stepPath)
+        appendStatic(",\"event\":\"bout\",\"sensorType\":\"step\",\"startUptime\":")
+        appendNumber(startUptime)
+        appendStatic(",\"duration\":")
+        appendNumber(uptime - startUptime)
+        appendStatic(",\"steps\":")
+        appendInteger(steps)
+        appendOptional(",\"cadence\":", cadence)
+        appendStatic("}\n")
+    }
+
     public mutating func appendError(uptime: Double, timestamp: Double, stepPath: JSONString?, description: String) {
         appendPrefix(uptime: uptime, timestamp: timestamp, stepPath: stepPath)
         appendStatic(",\"event\":\"error\",\"errorDescription\":")
@@ -171,6 +192,7 @@ public struct JSONLinesEncoder: Sendable {
         case .userAcceleration: appendStatic("\"userAcceleration\"")
         case .rotationRate: appendStatic("\"rotationRate\"")
         case .magneticField: appendStatic("\"magneticField\"")
+        case .step: appendStatic("\"step\"")
         }
     }
 
@@ -342,6 +364,12 @@ extension JSONLinesEncoder {
             key("satellitesUsed")
             appendInteger(s)
         }
+        number("startUptime", r.startUptime)
+        if let s = r.steps {
+            key("steps")
+            appendInteger(s)
+        }
+        number("cadence", r.cadence)
         number("timeInterval", r.timeInterval)
         number("average", r.average)
         number("peak", r.peak)

@@ -31,6 +31,10 @@ public struct Record: Sendable, Equatable, Codable {
     public var totalDistance: Double?
     public var mode: String?
     public var satellitesUsed: Int?
+    /// Bout records (gait): the first step's uptime, the steps, steps per minute.
+    public var startUptime: Double?
+    public var steps: Int?
+    public var cadence: Double?
     public var timeInterval: Double?
     public var average: Double?
     public var peak: Double?

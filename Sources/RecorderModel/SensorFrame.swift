@@ -41,7 +41,7 @@ public struct MotionFrame: Sendable, Equatable {
         case .userAcceleration: return fused?.userAcceleration
         case .rotationRate: return fused?.rotationRate
         case .magneticField: return fused?.magneticField
-        case .attitude, .location, .soundLevel: return nil
+        case .attitude, .location, .soundLevel, .step: return nil
         }
     }
 }

@@ -13,6 +13,9 @@ public enum SensorType: String, Sendable, Codable, CaseIterable, Hashable {
     case userAcceleration
     case rotationRate
     case magneticField
+    /// Gait events a `gait` analysis finds (initial contacts, walking bouts): records with
+    /// `event` `step` or `bout`; live subscribers ask for it on a motion device.
+    case step
 
     /// The unit written in files for this sensor type.
     public var unit: String {
@@ -26,6 +29,7 @@ public enum SensorType: String, Sendable, Codable, CaseIterable, Hashable {
         case .gravity, .userAcceleration: return "g"
         case .rotationRate: return "rad/s"
         case .magneticField: return "uT"
+        case .step: return "event"
         }
     }
 
@@ -44,7 +48,7 @@ public enum SensorType: String, Sendable, Codable, CaseIterable, Hashable {
         case .rotationRate: return "rad/s, device axes: gyroscope less its estimated bias"
         case .magneticField: return "uT, device axes: magnetometer less its estimated hard-iron offset; "
             + "eventAccuracy -1 uncalibrated, 0 low, 1 medium, 2 high"
-        case .location, .soundLevel: return nil
+        case .location, .soundLevel, .step: return nil
         }
     }
 

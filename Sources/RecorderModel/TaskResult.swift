@@ -57,6 +57,8 @@ public struct FileResult: Sendable, Equatable, Codable {
     public var frameCount: Int?
     public var sampleRate: Int?
     public var channels: Int?
+    /// Gait files: what the analysis found in each step it covered, in order.
+    public var stepSummaries: [GaitStepSummary]?
     /// Audio files: where lost audio was written as silence (`droppedSamples` frames in all).
     public var gaps: [AudioGap]?
 

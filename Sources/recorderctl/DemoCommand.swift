@@ -4,20 +4,25 @@ import RecorderClient
 import RecorderModel
 
 /// `recorderctl demo`: a private recorderd on a temporary socket, replaying real walking data,
-/// runs `config/tasks/gait-balance.json` with short steps and prints the result.
+/// runs `config/tasks/gait-balance.json` with short steps and prints the result. The replay starts
+/// `DemoResources.walkStart` seconds into a real daily-living recording, where the participant
+/// walks for eight seconds and then stands: the steps' demo durations follow the data, so the
+/// walking steps show real steps and the rest step real sway.
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "demo", abstract: "Run the gait/balance task on replayed real data with a private recorderd.")
 
-    @Option(name: .customLong("step-seconds"), help: "Length of each timed step.") var stepSeconds: Double = 3
+    @Option(name: .customLong("step-seconds"), help: "Make every timed step this long (default: timed to the data, 17 s in all).")
+    var stepSeconds: Double?
     @Option(name: .customLong("data-dir"), help: "Where to keep the run (default: a new temporary directory).") var dataDir: String?
     @Option(help: "Project directory holding config/ and Tests/Fixtures/ (default: found from the executable).") var resources: String?
 
     func run() async throws {
         let root = try resources ?? DemoResources.locate()
         let taskFile = root + "/config/tasks/gait-balance.json"
-        let walk = root + "/" + DemoResources.walkFile
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("recorderd-demo-\(getpid())").path
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        let walk = work + "/walk.csv"
+        try DemoResources.writeWalk(from: root + "/" + DemoResources.walkFile, to: walk)
         let data = dataDir ?? work + "/data"
         let socketPath = work + "/control.sock"
         let config = """
@@ -42,7 +47,12 @@ struct DemoCommand: AsyncParsableCommand {
         print("recorderd (pid \(daemon.processIdentifier)) on \(socketPath), replaying \(DemoResources.walkFile)")
         let client = try await DemoResources.connect(socketPath: socketPath, daemon: daemon)
         for d in try await client.devices() { print("device " + DevicesCommand.line(d)) }
-        let definition = try TaskFile.load(taskFile)
+        var definition = try TaskFile.load(taskFile)
+        if stepSeconds == nil {
+            for i in definition.steps.indices {
+                if let seconds = DemoResources.stepSeconds[definition.steps[i].identifier] { definition.steps[i].duration = seconds }
+            }
+        }
         let runner = TaskDefinitionRunner(client: client, definition: definition, automatic: true, stepSeconds: stepSeconds)
         let (directory, result) = try await runner.run(presenter: TerminalPresenter())
         Summary.print(result, runDirectory: directory)
@@ -56,7 +66,24 @@ struct DemoCommand: AsyncParsableCommand {
 
 /// Finds the demo's bundled data and the daemon executable.
 enum DemoResources {
-    static let walkFile = "Tests/Fixtures/imu/mobgap/HA/001/TimeMeasure1_Test11_Trial1.csv"
+    static let walkFile = "Tests/Fixtures/imu/mobgap/MS/001/TimeMeasure1_Test11_Trial1.csv"
+    /// Seconds into `walkFile` the demo's replay starts: eight seconds of walking (the end of a
+    /// 34-step bout of the INDIP reference), then standing.
+    static let walkStart = 139.5
+    /// The demo's step durations, timed to the data from `walkStart`.
+    static let stepSeconds = ["countdown": 1.0, "walking.outbound": 4, "walking.return": 4, "walking.rest": 8]
+
+    /// Writes the rows of `source` (100 Hz) from `walkStart` on, with its header, to `path`.
+    static func writeWalk(from source: String, to path: String) throws {
+        guard let text = try? String(contentsOfFile: source, encoding: .utf8) else {
+            throw CommandFailure("cannot read the demo data \(source)", .noInput)
+        }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
+        let skip = Int(walkStart * 100)
+        guard lines.count > skip + 1 else { throw CommandFailure("\(source) is shorter than the demo expects", .dataError) }
+        let kept = [lines[0]] + lines[(skip + 1)...]
+        try (kept.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+    }
 
     /// The project directory: walks up from the executable and from the working directory.
     static func locate() throws -> String {

@@ -23,6 +23,10 @@ struct TerminalPresenter: TaskRunPresenter {
             Thread { _ = readLine(); c.resume() }.start()
         }
     }
+
+    func stepFinished(_ step: TaskDefinition.Step, result: StepResult) async {
+        for summary in result.summaries ?? [] { print("    \(summary.identifier): \(summary.headline)") }
+    }
 }
 
 /// Prints a task result's summary.
@@ -39,6 +43,7 @@ enum Summary {
             case .file(let f):
                 let span = f.endUptime.map { String(format: "%.2f s", $0 - f.startUptime) } ?? "open"
                 Swift.print("  file \(f.relativePath): \(f.sampleCount) records over \(span), \(f.droppedSamples) dropped in \(f.gapCount) gaps, sha256 \(f.sha256?.prefix(16) ?? "-")…")
+                for summary in f.stepSummaries ?? [] { Swift.print("    \(summary.headline)") }
             case .error(let e):
                 Swift.print("  error \(e.identifier): \(e.errorDescription)")
             }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import GaitAnalysis
+import RecorderModel
 import Testing
 
 @Suite("Postural sway")
@@ -8,7 +9,7 @@ struct SwayMeasuresTests {
     /// both axes): RMS A/√2, path 4·A·f per second, mean frequency f — each within 5 %.
     @Test(arguments: [(0.02, 0.5, 100.0), (0.05, 1.2, 100.0), (0.02, 0.3, 833.0)])
     func aSinusoidalSwayGivesItsAnalyticMeasures(amplitude: Double, frequency: Double, rate: Double) throws {
-        var sway = SwayMeasures(rate: rate)
+        var sway = SwayAccumulator(rate: rate)
         var state: UInt64 = 42
         func noise() -> Double {
             state = state &* 6364136223846793005 &+ 1442695040888963407
@@ -32,7 +33,7 @@ struct SwayMeasuresTests {
     /// A still device: sway at the noise floor (±0.002 g uniform: 0.0012 g RMS before the
     /// low-pass, less after it).
     @Test func aStillDeviceSwaysAtItsNoiseFloor() throws {
-        var sway = SwayMeasures(rate: 100)
+        var sway = SwayAccumulator(rate: 100)
         var state: UInt64 = 7
         for _ in 0..<3000 {
             state = state &* 6364136223846793005 &+ 1442695040888963407

@@ -1,5 +1,6 @@
 import Foundation
 import GaitAnalysis
+import RecorderModel
 import Testing
 
 @Suite("Turns")
@@ -13,7 +14,7 @@ struct TurnDetectorTests {
             // ∫ (1 − cos) over the turn = seconds: the peak is 2 × degrees / seconds.
             return degrees / seconds * (1 - cos(2 * Double.pi * (t - start) / seconds)) * Double.pi / 180
         }
-        var turns: [TurnDetector.Turn] = []
+        var turns: [Turn] = []
         for i in 0..<2000 {
             let t = Double(i) / 100
             let yaw = rate(t, start: 2, seconds: 2, degrees: 180) + rate(t, start: 7, seconds: 1.5, degrees: 20)

@@ -137,10 +137,13 @@ struct ExecutableTests {
 
     @Test func recorderctlDemoRunsTheGaitTaskOnReplayedData() async throws {
         let dir = try Fixtures.temporaryDirectory()
-        let demo = try ChildProcess(ChildProcess.executable("recorderctl"), ["demo", "--step-seconds", "0.5", "--data-dir", dir + "/data"])
-        #expect(try await demo.wait(timeout: 60) == 0)
+        // The demo's own timing (17 s): the walking steps must show the replayed walk's real steps.
+        let demo = try ChildProcess(ChildProcess.executable("recorderctl"), ["demo", "--data-dir", dir + "/data"])
+        #expect(try await demo.wait(timeout: 90) == 0)
         let printed = demo.printed
         #expect(printed.contains("task gait-balance finished"))
+        #expect(printed.contains("gait: gait-balance/walking.outbound: ") && printed.contains("gait: gait-balance/walking.return: "), "\(printed)")
+        #expect(printed.contains("gait: gait-balance/walking.rest: standing, sway RMS"), "\(printed)")
         #expect(printed.contains("file motion.jsonl"))
         let runs = try FileManager.default.contentsOfDirectory(atPath: dir + "/data/runs/gait-balance")
         #expect(runs.count == 1)
@@ -154,5 +157,14 @@ struct ExecutableTests {
         #expect(abs(Double(motion.sampleCount) - span * 200) <= 8)
         #expect(motion.startUptime == result.stepHistory[2].startUptime)
         #expect(motion.endUptime == result.stepHistory[4].endUptime)
+        // The gait file's summaries: steps while walking (the replayed bout walks at about 100
+        // steps/min), sway while standing.
+        let gait = try #require(result.asyncResults.compactMap(\.file).first { $0.identifier == "gait" })
+        let summaries = try #require(gait.stepSummaries)
+        #expect(summaries.map(\.stepPath) == ["walking.outbound", "walking.return", "walking.rest"].map { "gait-balance/" + $0 })
+        let walked = summaries.prefix(2).compactMap(\.walking).map(\.stepCount).reduce(0, +)
+        #expect(walked >= 8 && summaries[1].activity == .walking, "\(summaries)")
+        #expect(abs((summaries[1].walking?.cadence ?? 0) - 100) < 15, "\(summaries)")
+        #expect(summaries[2].activity == .standing && summaries[2].sway != nil, "\(summaries)")
     }
 }

@@ -34,6 +34,7 @@ struct InstallTests {
             ("/etc/udev/rules.d/90-recorderd-iio.rules", 0o644), ("/etc/recorderd/recorderd.json", 0o644),
             ("/etc/recorderd/recorderd.json.example", 0o644), ("/opt/recorderd/share/doc/recorderd/README.md", 0o644),
             ("/opt/recorderd/share/recorderd/Tests/Fixtures/imu/mobgap/HA/001/TimeMeasure1_Test11_Trial1.csv", 0o644),
+            ("/opt/recorderd/share/recorderd/Tests/Fixtures/imu/mobgap/MS/001/TimeMeasure1_Test11_Trial1.csv", 0o644),
             ("/opt/recorderd/share/recorderd/Tests/Fixtures/imu/mobgap/LICENSE", 0o644),
             ("/opt/recorderd/share/recorderd/config/tasks/gait-balance.json", 0o644), ("/opt/recorderd/share/recorderd/config/tasks/voice.json", 0o644),
         ] + ["recorderd", "recorderctl"].flatMap { b in

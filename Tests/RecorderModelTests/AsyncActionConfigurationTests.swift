@@ -80,7 +80,23 @@ struct AsyncActionConfigurationTests {
 
     @Test func unknownTypeNamesTheValidOnes() {
         #expect(message(#"{"taskIdentifier": "t", "asyncActions": [{"identifier": "m", "type": "heartRate"}]}"#)
-            == "asyncActions[0].type: unknown type \"heartRate\": expected one of motion, distance, location, microphone")
+            == "asyncActions[0].type: unknown type \"heartRate\": expected one of motion, distance, location, microphone, gait")
+    }
+
+    @Test func gaitActionsDecodeWithTheirSensorLocation() throws {
+        let json = #"{"taskIdentifier": "t", "asyncActions": [{"identifier": "g", "type": "gait", "startStepIdentifier": "walk"},"#
+            + #"{"identifier": "h", "type": "gait", "sensorLocation": "pocket", "device": "imu1"}]}"#
+        let params = try JSONDecoder().decode(TaskStartParams.self, from: Data(json.utf8))
+        #expect(params.asyncActions[0].options == .gait(GaitOptions(sensorLocation: .lowerBack)))
+        #expect(params.asyncActions[1].options == .gait(GaitOptions(sensorLocation: .pocket)) && params.asyncActions[1].device == "imu1")
+        #expect(params.asyncActions[0].type.deviceActionType == .motion)
+        // Round trip through the encoder.
+        let again = try JSONDecoder().decode(AsyncActionConfiguration.self, from: JSONEncoder().encode(params.asyncActions[1]))
+        #expect(again == params.asyncActions[1])
+        #expect(message(#"{"taskIdentifier": "t", "asyncActions": [{"identifier": "g", "type": "gait", "sensorLocation": "ankle"}]}"#)
+            == "asyncActions[0].sensorLocation: unknown sensor location \"ankle\": expected one of lowerBack, pocket, hand")
+        #expect(message(#"{"taskIdentifier": "t", "asyncActions": [{"identifier": "g", "type": "gait", "sensorLocation": 3}]}"#)
+            .hasPrefix("asyncActions[0].sensorLocation: expected a string"))
     }
 
     @Test(arguments: ["../escape", "a/b", "", ".", "..", String(repeating: "x", count: 65), "caf\u{e9}", "a b", "x\u{0}"])
@@ -171,7 +187,8 @@ struct DaemonConfigurationTests {
         let task = try TaskDefinition.decode(try Data(contentsOf: url))
         #expect(task.steps.map(\.identifier) == ["instruction", "countdown", "walking.outbound", "walking.return", "walking.rest", "conclusion"])
         #expect(task.steps.map(\.duration) == [nil, 5, 30, 30, 30, nil])
-        #expect(task.asyncActions.map(\.type) == [.motion, .distance])
+        #expect(task.asyncActions.map(\.type) == [.motion, .distance, .gait])
+        #expect(task.asyncActions[2].stopStepIdentifier == "walking.rest")
         #expect(task.asyncActions[0].startStepIdentifier == "walking.outbound")
         #expect(task.asyncActions[0].stopStepIdentifier == "walking.rest")
         #expect(task.asyncActions[1].stopStepIdentifier == "walking.return")

@@ -1,4 +1,5 @@
 import Foundation
+import RecorderModel
 
 /// Postural sway from the trunk's horizontal acceleration while standing: the instrumented-sway
 /// measures of Mancini et al. ("ISway: a sensitive, valid and reliable measure of postural
@@ -9,25 +10,7 @@ import Foundation
 ///
 /// Input: anterior-posterior and medio-lateral acceleration in g (gravity removed), at a steady
 /// rate. Output units: g, g/s, g², Hz.
-public struct SwayMeasures: Sendable {
-    /// The measures so far.
-    public struct Result: Sendable, Equatable, Codable {
-        /// Root mean square about the mean, g.
-        public var rmsAP: Double
-        public var rmsML: Double
-        /// Half the mean squared time derivative of the acceleration (AP and ML), g²/s².
-        public var jerk: Double
-        /// Length of the acceleration's trajectory in the horizontal plane, g.
-        public var pathLength: Double
-        /// pathLength / duration, g/s.
-        public var meanVelocity: Double
-        /// Area of the ellipse holding 95 % of the points (π · χ²₂(0.95) · √(λ₁λ₂)), g².
-        public var ellipseArea95: Double
-        /// meanVelocity / (2π · mean distance from the mean point), Hz: a sinusoidal sway's frequency.
-        public var meanFrequency: Double
-        public var duration: Double
-    }
-
+public struct SwayAccumulator: Sendable {
     public static let cutoff = 3.5
     /// χ² with two degrees of freedom at 95 %.
     static let chiSquare95 = 5.991
@@ -72,7 +55,7 @@ public struct SwayMeasures: Sendable {
     }
 
     /// The measures, once there are at least two samples.
-    public var result: Result? {
+    public var result: SwayMeasures? {
         guard count >= 2 else { return nil }
         let meanAP = sumAP / count, meanML = sumML / count
         let varAP = max(0, sumAP2 / count - meanAP * meanAP)
@@ -82,41 +65,8 @@ public struct SwayMeasures: Sendable {
         let duration = (count - 1) / rate
         let meanVelocity = path / duration
         let meanDistance = distanceSum / count
-        return Result(rmsAP: varAP.squareRoot(), rmsML: varML.squareRoot(), jerk: sumJerk / (count - 1), pathLength: path,
+        return SwayMeasures(rmsAP: varAP.squareRoot(), rmsML: varML.squareRoot(), jerk: sumJerk / (count - 1), pathLength: path,
                       meanVelocity: meanVelocity, ellipseArea95: Double.pi * Self.chiSquare95 * determinant.squareRoot(),
                       meanFrequency: meanDistance > 0 ? meanVelocity / (2 * Double.pi * meanDistance) : 0, duration: duration)
-    }
-}
-
-/// A second-order Butterworth low-pass section (bilinear transform, prewarped), direct form II
-/// transposed.
-struct Biquad: Sendable {
-    private let b0, b1, b2, a1, a2: Double
-    private var z1 = 0.0, z2 = 0.0
-    private var primed = false
-
-    init(lowPass cutoff: Double, rate: Double) {
-        let k = tan(Double.pi * min(cutoff, 0.45 * rate) / rate)
-        let q = 1 / 2.0.squareRoot()
-        let norm = 1 / (1 + k / q + k * k)
-        b0 = k * k * norm
-        b1 = 2 * b0
-        b2 = b0
-        a1 = 2 * (k * k - 1) * norm
-        a2 = (1 - k / q + k * k) * norm
-    }
-
-    /// The filtered value; the state starts at the first input's steady state (no start-up step).
-    mutating func next(_ x: Double) -> Double {
-        if !primed {
-            primed = true
-            // Steady state for a constant input x: output x.
-            z1 = x - b0 * x
-            z2 = b2 * x - a2 * x
-        }
-        let y = b0 * x + z1
-        z1 = b1 * x - a1 * y + z2
-        z2 = b2 * x - a2 * y
-        return y
     }
 }

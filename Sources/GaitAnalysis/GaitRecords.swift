@@ -1,0 +1,122 @@
+import Foundation
+import RecorderEngine
+import RecorderModel
+
+/// A `gait` analysis joining a device's record pipeline: each motion frame is turned into the
+/// vertical and horizontal acceleration and the yaw rate (vertical is what fused `gravity` says,
+/// so any sensor orientation works), fed to the `GaitSegment` of the current step path, and its
+/// events written as they are found: a `step` record per initial contact, a `bout` record per
+/// walking bout. The analysis runs on across step boundaries (`GaitTracker`); each step path's
+/// stretch gets a summary (`stepSummaries` in the file result; `summary(ofStep:)` for
+/// `step.finish`).
+///
+/// Without fused motion (a device without a gyroscope) gravity is the accelerometer low-passed
+/// (time constant `gravityTimeConstant`).
+public struct GaitRecords: RecordProducer {
+    public static let gravityTimeConstant = 1.0
+
+    private var tracker: GaitTracker
+    private var events: [GaitTracker.Event] = []
+    /// Gravity from the accelerometer alone (no fused frames).
+    private var lowPassGravity: Vector3?
+    private var lastUptime: Double?
+    /// The step path of the last frame, as the sink gave it (compared by its bytes).
+    private var stepPath: JSONString?
+    private var stepPathValue = ""
+
+    /// `identifier`: the action's (empty in live streams); `rate`: the device's samples per second.
+    public init(identifier: String, rate: Double, sensorLocation: SensorLocation) {
+        tracker = GaitTracker(identifier: identifier, rate: rate, measuresSway: sensorLocation == .lowerBack)
+    }
+
+    public var seesEveryFrame: Bool { true }
+
+    /// The summaries of the stretches that are final.
+    public var summaries: [GaitStepSummary] { tracker.summaries }
+
+    public mutating func add(_ frame: SensorFrame, to sink: inout RecordSink) {
+        switch frame {
+        case .motion(let m):
+            guard let acceleration = m.accelerometer else { return }
+            let path = sink.stepPath(at: m.uptime)
+            if path != stepPath {
+                stepPath = path
+                stepPathValue = path?.value ?? ""
+            }
+            let gravity: Vector3
+            let userAcceleration: Vector3
+            if let fused = m.fused {
+                gravity = fused.gravity
+                userAcceleration = fused.userAcceleration
+            } else {
+                let previous = lowPassGravity ?? acceleration
+                let dt = lastUptime.map { min(max(m.uptime - $0, 0), 1) } ?? 0
+                gravity = previous + (acceleration - previous) * (dt / (Self.gravityTimeConstant + dt))
+                lowPassGravity = gravity
+                userAcceleration = acceleration - gravity
+            }
+            lastUptime = m.uptime
+            let length = gravity.length
+            guard length > 0, length.isFinite else { return }
+            let up = gravity * (1 / length)
+            let vertical = userAcceleration.dot(up)
+            let horizontal = userAcceleration - up * vertical
+            let (ap, ml) = Self.horizontalAxes(up: up)
+            let yawRate = (m.fused?.rotationRate ?? m.gyro).map { $0.dot(up) }
+            tracker.add(uptime: m.uptime, stepPath: stepPathValue, vertical: vertical, ap: horizontal.dot(ap), ml: horizontal.dot(ml),
+                        yawRate: yawRate, events: &events)
+            write(to: &sink)
+        case .gap(_, let types, let dropped) where types.contains(.accelerometer):
+            tracker.gap(droppedSamples: dropped, events: &events)
+            write(to: &sink)
+        default:
+            break
+        }
+    }
+
+    public mutating func ringLost(_ count: Int, before uptime: Double, to sink: inout RecordSink) {
+        tracker.gap(droppedSamples: count, events: &events)
+        write(to: &sink)
+    }
+
+    public mutating func finish(to sink: inout RecordSink) {
+        tracker.finish(events: &events)
+        write(to: &sink)
+    }
+
+    /// The anterior-posterior and medio-lateral directions (device axes, horizontal, unit): the
+    /// device's z axis laid in the horizontal plane — the axis out of the face of a sensor worn
+    /// flat on the lower back — or, when z is near vertical (a sensor lying flat), its x axis.
+    static func horizontalAxes(up: Vector3) -> (ap: Vector3, ml: Vector3) {
+        var axis = Vector3(x: 0, y: 0, z: 1)
+        if abs(up.z) > 0.8 { axis = Vector3(x: 1, y: 0, z: 0) }
+        let flat = axis - up * axis.dot(up)
+        let ap = flat * (1 / flat.length)
+        return (ap, up.cross(ap))
+    }
+
+    private mutating func write(to sink: inout RecordSink) {
+        guard !events.isEmpty else { return }
+        for event in events {
+            switch event {
+            case .step(let uptime): sink.appendStep(uptime: uptime)
+            case .bout(let start, let end, let steps, let cadence): sink.appendBout(start: start, end: end, steps: steps, cadence: cadence)
+            }
+        }
+        events.removeAll(keepingCapacity: true)
+    }
+
+    public func describe(_ result: inout FileResult) {
+        result.stepSummaries = tracker.summaries
+        result.conventions = [
+            "step": "event step: an initial contact (heel strike) at uptime; event bout: a walking bout of steps from startUptime "
+                + "to uptime (its first and last step). Summaries count the steps of bouts.",
+            "sway": "acceleration in the horizontal plane (gravity from fused motion removed): AP along the device's z axis laid "
+                + "horizontal (x when z is near vertical), ML perpendicular; g",
+        ]
+    }
+
+    public func summary(ofStep path: String) -> GaitStepSummary? {
+        tracker.summary(ofStep: path)
+    }
+}

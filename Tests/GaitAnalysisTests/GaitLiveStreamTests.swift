@@ -1,0 +1,47 @@
+import Foundation
+import GaitAnalysis
+import MotionFusion
+import RecorderEngine
+import RecorderModel
+import RecorderTestSupport
+import Testing
+
+/// `stream.subscribe` with `step`: the gait analysis's step records reach a live subscriber
+/// within a second of the heel strike they mark.
+@Suite("Gait events on live streams")
+struct GaitLiveStreamTests {
+    @Test func stepsArriveWithinASecondOfTheContact() async throws {
+        var configuration = DaemonConfiguration()
+        configuration.devices = [Fixtures.replayDevice(file: Fixtures.shortWalk, loop: false)]
+        let devices = DeviceRegistry(configuration: configuration, backends: [ReplayBackend()], stageProviders: [DeviceMotionFusion()],
+                                     analysisProviders: [GaitAnalysisProvider()], baseDirectory: "/", logger: Fixtures.logger)
+        #expect(devices.probeAll() == 1)
+        let device = try devices.device(named: "imu0")
+        let clock = SystemClock()
+        let (signals, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        // A rate of 1 Hz: the analysis still sees every sample (only sampled records are thinned).
+        let stream = try LiveStream(subscription: 1, device: device, types: [.step], rate: 1, clock: clock) { continuation.yield() }
+        defer { stream.close() }
+        var delays: [Double] = []
+        var bouts = 0
+        let deadline = clock.uptime() + 30
+        for await _ in signals {
+            let bytes = stream.drain(maximumRecords: 4096)
+            let now = clock.uptime()
+            if !bytes.isEmpty {
+                let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+                let records = try #require((object["params"] as? [String: Any])?["records"] as? [[String: Any]])
+                for r in records {
+                    #expect(r["sensorType"] as? String == "step", "\(r)")
+                    if r["event"] as? String == "step" { delays.append(now - (r["uptime"] as! Double)) }
+                    if r["event"] as? String == "bout" { bouts += 1 }
+                }
+            }
+            if delays.count >= 9 || now > deadline { break }
+        }
+        // The walk's 9 reference steps (and its first and last, slower ones) each within 1 s.
+        #expect(delays.count >= 9, "\(delays)")
+        #expect(delays.allSatisfy { $0 >= 0 && $0 <= 1.0 }, "\(delays)")
+        print("gait live step delays: \(delays.map { ($0 * 1000).rounded() / 1000 })")
+    }
+}

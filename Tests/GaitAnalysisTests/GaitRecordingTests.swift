@@ -1,0 +1,117 @@
+import Foundation
+import GaitAnalysis
+import MotionFusion
+import RecorderEngine
+import RecorderModel
+import RecorderTestSupport
+import Testing
+
+/// The `gait` action in a task run over a replay device playing a real straight walk (standing,
+/// then walking): its step records, its bout record, its per-step summaries in `step.finish` and
+/// in the task result, against the INDIP reference and against the detector run directly on the
+/// same samples.
+@Suite("Gait analysis in a task run")
+struct GaitRecordingTests {
+    struct Setup {
+        let devices: DeviceRegistry
+        let runs: TaskRunRegistry
+    }
+
+    func setup(_ device: DeviceConfiguration) throws -> Setup {
+        let data = try Fixtures.temporaryDirectory()
+        var configuration = DaemonConfiguration()
+        configuration.devices = [device]
+        let devices = DeviceRegistry(configuration: configuration, backends: [ReplayBackend()], stageProviders: [DeviceMotionFusion()],
+                                     analysisProviders: [GaitAnalysisProvider()], baseDirectory: "/", logger: Fixtures.logger)
+        #expect(devices.probeAll() == 1)
+        return Setup(devices: devices, runs: TaskRunRegistry(dataDirectory: data, devices: devices, ringSeconds: 30, clock: SystemClock(),
+                                                             logger: Fixtures.logger))
+    }
+
+    @Test func aRealWalkGivesItsStepsAndASummaryAsTheStepFinishes() async throws {
+        let s = try setup(Fixtures.replayDevice(file: Fixtures.shortWalk, loop: false))
+        let device = try s.devices.device(named: "imu0")
+        let start = try await s.runs.start(TaskStartParams(taskIdentifier: "walk", asyncActions: [
+            .motion("motion", startStepIdentifier: "standing", stopStepIdentifier: "walking"),
+            AsyncActionConfiguration(identifier: "gait", startStepIdentifier: "standing", stopStepIdentifier: "walking",
+                                     options: .gait(GaitOptions())),
+        ]))
+        let run = start.taskRunUUID
+        let standing = try await s.runs.startStep(StepParams(taskRunUUID: run, stepPath: "walk/standing"))
+        #expect(standing.startedRecorders == ["motion", "gait"])
+        try await Fixtures.waitForFrames(device, 380, since: standing.uptime)
+        let stood = try await s.runs.finishStep(StepParams(taskRunUUID: run, stepPath: "walk/standing"))
+        let walking = try await s.runs.startStep(StepParams(taskRunUUID: run, stepPath: "walk/walking"))
+        try await Fixtures.waitForFrames(device, 750, since: walking.uptime)
+        let walked = try await s.runs.finishStep(StepParams(taskRunUUID: run, stepPath: "walk/walking"))
+        let result = try await s.runs.finish(run)
+
+        // step.finish answers with the step's summary.
+        let standingSummary = try #require(stood.summaries?.first)
+        #expect(standingSummary.identifier == "gait" && standingSummary.stepPath == "walk/standing")
+        #expect(standingSummary.activity == .standing, "\(standingSummary)")
+        let sway = try #require(standingSummary.sway)
+        #expect(sway.rmsAP > 0 && sway.rmsAP < 0.03 && sway.rmsML < 0.03 && sway.meanFrequency > 0, "\(sway)")
+        let walkingSummary = try #require(walked.summaries?.first)
+        #expect(walkingSummary.activity == .walking, "\(walkingSummary)")
+        let measures = try #require(walkingSummary.walking)
+        // The reference: 9 contacts from 5.05 s to 9.88 s, 100.5 steps/min; the walk starts and
+        // ends with a slower step beyond it, which the summary counts.
+        #expect(measures.stepCount >= 9 && measures.stepCount <= 12, "\(measures)")
+        #expect(abs(try #require(measures.cadence) - 100.5) < 8, "\(measures)")
+        #expect(try #require(measures.stepRegularity) > 0.3 && (try #require(measures.strideRegularity)) > 0.3, "\(measures)")
+        #expect(try #require(measures.stepTimeCV) < 0.2)
+        print("gait summary: \(walkingSummary.headline); \(standingSummary.headline)")
+
+        // The task result's summaries: the same steps (nothing was in flight that changes them).
+        let file = try #require(result.asyncResults.compactMap(\.file).first { $0.identifier == "gait" })
+        let summaries = try #require(file.stepSummaries)
+        #expect(summaries.map(\.stepPath) == ["walk/standing", "walk/walking"])
+        #expect(summaries[1].walking?.stepCount == measures.stepCount)
+        #expect(file.units == ["step": "event"])
+
+        // The file: a record per step, a bout record; each step a hit against the reference.
+        let records = try Fixtures.records(start.runDirectory + "/gait.jsonl")
+        let steps = records.filter { $0.event == "step" }
+        let bouts = records.filter { $0.event == "bout" }
+        #expect(bouts.count == 1 && bouts.first?.steps == measures.stepCount)
+        #expect(file.sampleCount == steps.count + bouts.count)
+        let motion = try Fixtures.records(start.runDirectory + "/motion.jsonl").filter(\.isSample)
+        let firstRow = try #require(motion.first?.uptime)
+        let reference = try #require(try InitialContactAccuracyTests.reference()["HA/001/TimeMeasure1_Test5_Trial1"])
+        let boutSteps = steps.compactMap(\.uptime).filter { $0 >= bouts[0].startUptime! - 1e-9 && $0 <= bouts[0].uptime! + 1e-9 }
+        let score = InitialContactAccuracyTests.score(boutSteps.map { $0 - firstRow }, against: reference)
+        #expect(score.recall == 1, "\(score)")
+        #expect(steps.allSatisfy { $0.stepPath == "walk/walking" || $0.stepPath == "walk/standing" })
+    }
+
+    @Test func aDeviceTooSlowOrWithoutAnAccelerometerIsAnErrorResultSayingWhy() async throws {
+        let slow = Self.replay(frequency: 25, columns: ["accelerometer": ["acc_x", "acc_y", "acc_z"]], units: ["accelerometer": "g"])
+        let s = try setup(slow)
+        let start = try await s.runs.start(TaskStartParams(taskIdentifier: "walk", asyncActions: [
+            AsyncActionConfiguration(identifier: "gait", options: .gait(GaitOptions())),
+        ]))
+        let error = try #require(start.errors?.first)
+        #expect(error.identifier == "gait_error")
+        #expect(error.errorDescription.contains("25") && error.errorDescription.contains("40 Hz"), "\(error.errorDescription)")
+        _ = try await s.runs.finish(start.taskRunUUID)
+
+        let gyroOnly = Self.replay(frequency: 100, columns: ["gyro": ["gyr_x", "gyr_y", "gyr_z"]], units: ["gyro": "deg/s"])
+        let g = try setup(gyroOnly)
+        let start2 = try await g.runs.start(TaskStartParams(taskIdentifier: "walk", asyncActions: [
+            AsyncActionConfiguration(identifier: "gait", options: .gait(GaitOptions())),
+        ]))
+        #expect(start2.errors?.first?.errorDescription.contains("no accelerometer") == true, "\(start2.errors)")
+        _ = try await g.runs.finish(start2.taskRunUUID)
+    }
+
+    /// A replay device of the short walk with these columns, at `frequency` Hz.
+    static func replay(frequency: Double, columns: [String: [String]], units: [String: String]) -> DeviceConfiguration {
+        let json: JSONValue = .object([
+            "name": .string("imu0"), "kind": .string("replay"), "file": .string(Fixtures.shortWalk), "frequency": .number(frequency),
+            "columns": .object(columns.mapValues { .array($0.map(JSONValue.string)) }),
+            "units": .object(units.mapValues(JSONValue.string)), "loop": .bool(true),
+        ])
+        return DeviceConfiguration(name: "imu0", kind: "replay", json: json)
+    }
+}
