@@ -1,0 +1,97 @@
+import Foundation
+import GaitAnalysis
+import RecorderModel
+import Testing
+
+/// The tracker's stretches, without I/O: which measure set a stretch gets is decided by the data,
+/// steps near a step boundary count in the step they were taken in, and a gap is analysed around.
+@Suite("Gait tracker")
+struct GaitTrackerTests {
+    /// The synthetic heel strikes of `GaitRulesTests`: a dip, then a sharp rise every `period` s.
+    static func walkSignal(_ t: Double, strikesFrom start: Double, to end: Double, period: Double = 0.55) -> Double {
+        var value = 0.0
+        var s = start
+        while s < end {
+            let d = t - s
+            if d > -0.2 && d < 0 { value -= 0.15 * sin(Double.pi * -d / 0.2) }
+            if d >= 0 && d < 0.06 { value += 0.3 * d / 0.06 }
+            if d >= 0.06 && d < 0.3 { value += 0.3 * (0.3 - d) / 0.24 }
+            s += period
+        }
+        return value
+    }
+
+    /// Stand 4 s (a 0.01 g sway at 0.5 Hz), walk 2–12 s across a step boundary at 7 s, stand again.
+    @Test func eachStretchGetsTheMeasuresItsDataCallFor() {
+        var tracker = GaitTracker(identifier: "gait", rate: 100, measuresSway: true)
+        var events: [GaitTracker.Event] = []
+        var latencies: [Double] = []
+        for i in 0..<2000 {
+            let t = Double(i) / 100
+            let before = events.count
+            let path = t < 4 ? "task/stand" : t < 7 ? "task/walk.out" : t < 13 ? "task/walk.back" : "task/rest"
+            let walking = t >= 4 && t < 12.2
+            let vertical = walking ? Self.walkSignal(t, strikesFrom: 4.5, to: 12) : 0
+            let ap = walking ? 0.1 * sin(2 * Double.pi * t / 1.1) : 0.01 * sin(Double.pi * t)
+            tracker.add(uptime: t, stepPath: path, vertical: vertical, ap: ap, ml: 0, yawRate: 0, events: &events)
+            for case .step(let contact) in events[before...] { latencies.append(t - contact) }
+        }
+        // The analysis's latency in data time: each contact is found within 0.8 s of samples
+        // after it (a live subscriber gets it then).
+        #expect(!latencies.isEmpty && latencies.allSatisfy { $0 >= 0 && $0 <= 0.8 }, "\(latencies)")
+        tracker.finish(events: &events)
+        let s = tracker.summaries
+        #expect(s.map(\.stepPath) == ["task/stand", "task/walk.out", "task/walk.back", "task/rest"])
+        #expect(s.map(\.activity) == [.standing, .walking, .walking, .standing], "\(s.map(\.activity))")
+        // Strikes at 4.5 + 0.55 k: 5 before 7 s (4.5 … 6.7), 10 from 7.25 to 12.2.
+        let out = s[1].walking?.stepCount ?? 0, back = s[2].walking?.stepCount ?? 0
+        #expect(abs(out - 5) <= 1 && abs(back - 10) <= 1 && out + back >= 14, "\(out) + \(back)")
+        #expect(abs((s[2].walking?.cadence ?? 0) - 60 / 0.55) < 2, "\(String(describing: s[2].walking))")
+        #expect((s[2].walking?.stepRegularity ?? 0) > 0.8, "\(String(describing: s[2].walking))")
+        let sway = try? #require(s[0].sway)
+        #expect(abs((sway?.rmsAP ?? 0) - 0.01 / 2.0.squareRoot()) < 0.001, "\(String(describing: sway))")
+        #expect(s.allSatisfy { $0.turns == [] && $0.gapCount == 0 })
+        // One bout across the boundary; a step record for every contact, bouts after their steps.
+        let bouts = events.compactMap { if case .bout(let a, let b, let n, _) = $0 { return (a, b, n) } else { return nil } }
+        #expect(bouts.count == 1 && bouts.first?.2 == out + back)
+        let times = events.map { e -> Double in
+            switch e {
+            case .step(let t): return t
+            case .bout(_, let end, _, _): return end
+            }
+        }
+        #expect(times == times.sorted(), "records in time order")
+    }
+
+    @Test func aGapIsAnalysedAroundAndSaidSo() {
+        var tracker = GaitTracker(identifier: "gait", rate: 100, measuresSway: true)
+        var events: [GaitTracker.Event] = []
+        for i in 0..<1500 {
+            let t = Double(i) / 100
+            if i == 800 { tracker.gap(droppedSamples: 37, events: &events) }
+            if t >= 7.6 && t < 8.0 { continue }  // the lost samples
+            tracker.add(uptime: t, stepPath: "walk", vertical: Self.walkSignal(t, strikesFrom: 1, to: 14), ap: 0, ml: 0, yawRate: nil,
+                        events: &events)
+        }
+        tracker.finish(events: &events)
+        let s = try! #require(tracker.summaries.first)
+        #expect(s.activity == .walking && s.gapCount == 1 && s.droppedSamples == 37)
+        #expect(s.turns == nil, "no gyroscope, no turns")
+        // The bout ends at the gap and another begins after it.
+        #expect((s.walking?.bouts.count ?? 0) == 2, "\(String(describing: s.walking))")
+        #expect(s.headline.contains("1 gap") && s.headline.contains("37 samples lost"), "\(s.headline)")
+    }
+
+    @Test func movementWithoutWalkingIsNeitherAndSaysWhy() {
+        var tracker = GaitTracker(identifier: "gait", rate: 100, measuresSway: true)
+        var events: [GaitTracker.Event] = []
+        for i in 0..<500 {
+            let t = Double(i) / 100
+            tracker.add(uptime: t, stepPath: "sit", vertical: 0.2 * sin(2 * Double.pi * t * 0.3), ap: 0.2, ml: 0, yawRate: nil, events: &events)
+        }
+        tracker.finish(events: &events)
+        let s = try! #require(tracker.summaries.first)
+        #expect(s.activity == .neither && s.note?.contains("movement without walking") == true, "\(s)")
+        #expect(s.walking == nil && s.sway == nil)
+    }
+}
