@@ -13,9 +13,11 @@ import Testing
 /// measure the load.
 @Suite("Gait events on live streams")
 struct GaitLiveStreamTests {
-    @Test func stepsReachALiveSubscriberAsTheyAreFound() async throws {
+    @Test(.timeLimit(.minutes(1)))
+    func stepsReachALiveSubscriberAsTheyAreFound() async throws {
         var configuration = DaemonConfiguration()
-        configuration.devices = [Fixtures.replayDevice(file: Fixtures.shortWalk, loop: false)]
+        // Looped: notifications keep coming, so the deadline below is always looked at.
+        configuration.devices = [Fixtures.replayDevice(file: Fixtures.shortWalk, loop: true)]
         let devices = DeviceRegistry(configuration: configuration, backends: [ReplayBackend()], stageProviders: [DeviceMotionFusion()],
                                      analysisProviders: [GaitAnalysisProvider()], baseDirectory: "/", logger: Fixtures.logger)
         #expect(devices.probeAll() == 1)
