@@ -14,11 +14,15 @@ import RecorderModel
 /// (time constant `gravityTimeConstant`).
 public struct GaitRecords: RecordProducer {
     public static let gravityTimeConstant = 1.0
+    /// Seconds over which the posture's up direction (for sway's horizontal directions) is averaged.
+    public static let postureTimeConstant = 10.0
 
     private var tracker: GaitTracker
     private var events: [GaitTracker.Event] = []
     /// Gravity from the accelerometer alone (no fused frames).
     private var lowPassGravity: Vector3?
+    /// Up averaged over `postureTimeConstant`.
+    private var postureUp: Vector3?
     private var lastUptime: Double?
     /// The step path of the last frame, as the sink gave it (compared by its bytes).
     private var stepPath: JSONString?
@@ -50,21 +54,27 @@ public struct GaitRecords: RecordProducer {
                 userAcceleration = fused.userAcceleration
             } else {
                 let previous = lowPassGravity ?? acceleration
-                let dt = lastUptime.map { min(max(m.uptime - $0, 0), 1) } ?? 0
-                gravity = previous + (acceleration - previous) * (dt / (Self.gravityTimeConstant + dt))
+                gravity = previous + (acceleration - previous) * (dt(m.uptime) / (Self.gravityTimeConstant + dt(m.uptime)))
                 lowPassGravity = gravity
                 userAcceleration = acceleration - gravity
             }
-            lastUptime = m.uptime
             let length = gravity.length
             guard length > 0, length.isFinite else { return }
             let up = gravity * (1 / length)
             let vertical = userAcceleration.dot(up)
-            let horizontal = userAcceleration - up * vertical
-            let (ap, ml) = Self.horizontalAxes(up: up)
+            // Sway as ISway measures it: the accelerometer itself along directions that stay
+            // horizontal for the posture held (up averaged over `postureTimeConstant`), so that a
+            // tilting trunk's sway — mostly gravity along the tilted axes — counts, as it does in
+            // Mancini et al.'s measures.
+            let previousPosture = postureUp ?? up
+            var posture = previousPosture + (up - previousPosture) * (dt(m.uptime) / (Self.postureTimeConstant + dt(m.uptime)))
+            posture = posture * (1 / posture.length)
+            postureUp = posture
+            let (ap, ml) = Self.horizontalAxes(up: posture)
             let yawRate = (m.fused?.rotationRate ?? m.gyro).map { $0.dot(up) }
-            tracker.add(uptime: m.uptime, stepPath: stepPathValue, vertical: vertical, ap: horizontal.dot(ap), ml: horizontal.dot(ml),
+            tracker.add(uptime: m.uptime, stepPath: stepPathValue, vertical: vertical, ap: acceleration.dot(ap), ml: acceleration.dot(ml),
                         yawRate: yawRate, events: &events)
+            lastUptime = m.uptime
             write(to: &sink)
         case .gap(_, let types, let dropped) where types.contains(.accelerometer):
             tracker.gap(droppedSamples: dropped, events: &events)
@@ -82,6 +92,11 @@ public struct GaitRecords: RecordProducer {
     public mutating func finish(to sink: inout RecordSink) {
         tracker.finish(events: &events)
         write(to: &sink)
+    }
+
+    /// Seconds since the last sample (0 for the first; at most 1, after a gap).
+    private func dt(_ uptime: Double) -> Double {
+        lastUptime.map { min(max(uptime - $0, 0), 1) } ?? 0
     }
 
     /// The anterior-posterior and medio-lateral directions (device axes, horizontal, unit): the
@@ -111,8 +126,8 @@ public struct GaitRecords: RecordProducer {
         result.conventions = [
             "step": "event step: an initial contact (heel strike) at uptime; event bout: a walking bout of steps from startUptime "
                 + "to uptime (its first and last step). Summaries count the steps of bouts.",
-            "sway": "acceleration in the horizontal plane (gravity from fused motion removed): AP along the device's z axis laid "
-                + "horizontal (x when z is near vertical), ML perpendicular; g",
+            "sway": "the accelerometer along the horizontal directions of the posture held (up averaged over 10 s), as ISway: "
+                + "AP along the device's z axis laid horizontal (x when z is near vertical), ML perpendicular; g",
         ]
     }
 

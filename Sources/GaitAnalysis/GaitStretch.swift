@@ -14,8 +14,10 @@ struct GaitStretch: Sendable {
     var sway: SwayAccumulator?
     var turns: [Turn] = []
     var hasYawRate = false
-    var sumHorizontal2 = 0.0
-    var sumVertical2 = 0.0
+    /// Sums and sums of squares of the AP, ML and vertical acceleration (for their spread about
+    /// the stretch's mean: a posture held at a slight lean is still standing).
+    var sums = (ap: 0.0, ml: 0.0, vertical: 0.0)
+    var squares = (ap: 0.0, ml: 0.0, vertical: 0.0)
     var samples = 0
     var gapCount = 0
     var droppedSamples = 0
@@ -56,7 +58,9 @@ struct GaitStretch: Sendable {
             return s
         }
         let n = Double(max(1, samples))
-        let horizontal = (sumHorizontal2 / n).squareRoot(), vertical = (sumVertical2 / n).squareRoot()
+        func variance(_ sum: Double, _ square: Double) -> Double { max(0, square / n - (sum / n) * (sum / n)) }
+        let horizontal = (variance(sums.ap, squares.ap) + variance(sums.ml, squares.ml)).squareRoot()
+        let vertical = variance(sums.vertical, squares.vertical).squareRoot()
         if horizontal <= GaitTracker.standingLimit, vertical <= GaitTracker.standingLimit {
             s.activity = .standing
             if let sway { s.sway = sway.result } else { s.note = "sway is measured with the sensor at the lower back" }

@@ -48,9 +48,10 @@ public struct GaitTracker: Sendable {
         turns = TurnDetector(rate: rate)
     }
 
-    /// One sample measured at `uptime` in the step `stepPath`: vertical (up positive) and
-    /// horizontal (AP, ML) acceleration with gravity removed (g), and the rate of turn about the
-    /// vertical (rad/s) when there is a gyroscope.
+    /// One sample measured at `uptime` in the step `stepPath`: the vertical acceleration (up
+    /// positive, gravity removed; g), the acceleration along the horizontal AP and ML directions
+    /// (g; a constant offset does not matter), and the rate of turn about the vertical (rad/s)
+    /// when there is a gyroscope.
     public mutating func add(uptime: Double, stepPath: String, vertical: Double, ap: Double, ml: Double, yawRate: Double?,
                              events: inout [Event]) {
         if current?.stepPath != stepPath {
@@ -60,8 +61,12 @@ public struct GaitTracker: Sendable {
         lastUptime = uptime
         current!.end = uptime
         current!.samples += 1
-        current!.sumVertical2 += vertical * vertical
-        current!.sumHorizontal2 += ap * ap + ml * ml
+        current!.sums.ap += ap
+        current!.sums.ml += ml
+        current!.sums.vertical += vertical
+        current!.squares.ap += ap * ap
+        current!.squares.ml += ml * ml
+        current!.squares.vertical += vertical * vertical
         current!.sway?.add(ap: ap, ml: ml)
         if let yawRate {
             current!.hasYawRate = true

@@ -20,6 +20,9 @@ public struct RigidIMUTrajectory: Sendable {
         /// braked by the opposite for the second, each ramped up and down in `ramp` seconds, so that
         /// the device ends where its velocity started.
         case push(peak: Vector3, seconds: Double, ramp: Double)
+        /// At a fixed attitude, swaying: linear acceleration `amplitude` · sin(2π · `frequency` · t)
+        /// (g, reference frame), t from the segment's start — a standing subject's sway.
+        case sway(amplitude: Vector3, frequency: Double, seconds: Double)
     }
 
     /// One sampling instant.
@@ -46,12 +49,27 @@ public struct RigidIMUTrajectory: Sendable {
     public let bias: Vector3
     public let segments: [Segment]
     public let start: Quaternion
+    /// Standard deviation of the accelerometer's white noise, g (0: none); the same noise every
+    /// time (a fixed seed).
+    public let accelerometerNoise: Double
 
-    public init(bias: Vector3, segments: [Segment], start: Quaternion) {
+    public init(bias: Vector3, segments: [Segment], start: Quaternion, accelerometerNoise: Double = 0) {
         self.bias = bias
         self.segments = segments
         self.start = start
+        self.accelerometerNoise = accelerometerNoise
     }
+
+    /// A standing subject, worn on the lower back with the device's x axis up and z pointing
+    /// backwards: 8 s still, then 20 s swaying forwards and backwards (0.03 g at 0.5 Hz), then
+    /// still; accelerometer white noise 0.001 g (about twice an LSM6DSOX's at 104 Hz).
+    public static let sway = RigidIMUTrajectory(
+        bias: standard.bias,
+        segments: [.still(seconds: 8), .sway(amplitude: swayAmplitude, frequency: swayFrequency, seconds: 20), .still(seconds: 4)],
+        start: Quaternion(axis: Vector3(x: 0, y: 1, z: 0), angle: -Double.pi / 2), accelerometerNoise: 0.001)
+    /// The sway of `sway`: along the reference x (the device's −z, anterior-posterior), g; Hz.
+    public static let swayAmplitude = Vector3(x: 0.03, y: 0, z: 0)
+    public static let swayFrequency = 0.5
 
     /// Turns about each axis in turn and about all three, with still periods between.
     public static let standard = RigidIMUTrajectory(
@@ -82,7 +100,7 @@ public struct RigidIMUTrajectory: Sendable {
 
     static func samples(in segment: Segment, rate: Double) -> Int {
         switch segment {
-        case .still(let s), .rotate(_, let s), .push(_, let s, _): return Int((s * rate).rounded())
+        case .still(let s), .rotate(_, let s), .push(_, let s, _), .sway(_, _, let s): return Int((s * rate).rounded())
         }
     }
 
@@ -93,6 +111,7 @@ public struct RigidIMUTrajectory: Sendable {
         out.reserveCapacity(count(rate: rate))
         let dt = 1 / rate
         let up = Vector3(x: 0, y: 0, z: 1)
+        var noise = GaussianNoise(seed: 0x5EED)
         for segment in segments {
             let n = Self.samples(in: segment, rate: rate)
             var omega = Vector3.zero
@@ -105,7 +124,14 @@ public struct RigidIMUTrajectory: Sendable {
                 if case .push(let peak, let seconds, let ramp) = segment {
                     linear = peak * Self.pushProfile(t: Double(k) * dt, seconds: seconds, ramp: ramp)
                 }
-                out.append(Sample(truth: q, gyro: omega + bias, accelerometer: q.inverseRotate(up + linear),
+                if case .sway(let amplitude, let frequency, _) = segment {
+                    linear = amplitude * sin(2 * Double.pi * frequency * Double(k) * dt)
+                }
+                var measured = q.inverseRotate(up + linear)
+                if accelerometerNoise > 0 {
+                    measured = measured + Vector3(x: noise.next(), y: noise.next(), z: noise.next()) * accelerometerNoise
+                }
+                out.append(Sample(truth: q, gyro: omega + bias, accelerometer: measured,
                                   magnetometer: q.inverseRotate(Self.field), userAcceleration: q.inverseRotate(linear),
                                   rotationRate: omega))
             }
@@ -123,5 +149,21 @@ public struct RigidIMUTrajectory: Sendable {
             return edge >= ramp ? 1 : 0.5 - 0.5 * cos(Double.pi * edge / ramp)
         }
         return pulse(t) - pulse(t - half)
+    }
+}
+
+/// Standard normal deviates from a fixed seed (a 64-bit LCG, Box–Muller).
+struct GaussianNoise {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func uniform() -> Double {
+        state = state &* 6364136223846793005 &+ 1442695040888963407
+        return (Double(state >> 11) + 0.5) / Double(1 << 53)
+    }
+
+    mutating func next() -> Double {
+        (-2 * log(uniform())).squareRoot() * cos(2 * Double.pi * uniform())
     }
 }

@@ -12,7 +12,7 @@ import Foundation
 /// kfifo would. Prints one line per stream to stdout.
 ///
 /// `--csv` plays a walking recording's accelerometer and gyroscope (looped); `--motion physics`
-/// (or `standard`) plays a `RigidIMUTrajectory` at the device's rate, holding its last sample.
+/// (or `standard`, `sway`) plays a `RigidIMUTrajectory` at the device's rate, holding its last sample.
 ///
 ///     FakeIIOGenerator --device-dir DIR --fifo PATH [--csv FILE | --motion NAME]
 ///                      [--drop-every N --drop-count K] [--unthrottled | --eager] [--scans N]
@@ -54,7 +54,7 @@ struct FakeIIOGenerator {
         let rate = Double(read(dir + "/sampling_frequency") ?? "") ?? 100
         var rows = walk.map { Rows(rows: $0, holdsLast: false) }
         if let name = options.motion {
-            guard let trajectory = ["physics": RigidIMUTrajectory.physics, "standard": RigidIMUTrajectory.standard][name] else {
+            guard let trajectory = ["physics": RigidIMUTrajectory.physics, "standard": RigidIMUTrajectory.standard, "sway": RigidIMUTrajectory.sway][name] else {
                 fail("unknown --motion \(name)")
             }
             rows = Rows(rows: FakeIIOPattern.rows(trajectory, rate: rate), holdsLast: true)

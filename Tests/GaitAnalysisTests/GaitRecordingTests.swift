@@ -54,7 +54,9 @@ struct GaitRecordingTests {
         #expect(standingSummary.identifier == "gait" && standingSummary.stepPath == "walk/standing")
         #expect(standingSummary.activity == .standing, "\(standingSummary)")
         let sway = try #require(standingSummary.sway)
-        #expect(sway.rmsAP > 0 && sway.rmsAP < 0.03 && sway.rmsML < 0.03 && sway.meanFrequency > 0, "\(sway)")
+        // Standing sway as ISway measures it (the accelerometer, tilt included): within the
+        // standing limit, and not nothing.
+        #expect(sway.rmsAP > 0.001 && sway.rmsAP < 0.05 && sway.rmsML > 0.001 && sway.rmsML < 0.05 && sway.meanFrequency > 0, "\(sway)")
         let walkingSummary = try #require(walked.summaries?.first)
         #expect(walkingSummary.activity == .walking, "\(walkingSummary)")
         let measures = try #require(walkingSummary.walking)
