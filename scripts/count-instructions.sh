@@ -60,12 +60,14 @@ for part in "${parts[@]}"; do
     walk=Tests/Fixtures/imu/mobgap/HA/001/TimeMeasure1_Test11_Trial1.csv
     mkdir -p "$out/gait-src"
     cp Benchmarks/InstructionCounts/gait.swift "$out/gait-src/main.swift"
-    for f in $(grep -L '^import RecorderEngine$' Sources/MotionFusion/*.swift) Sources/GaitAnalysis/*.swift; do
+    for f in $(grep -L '^import RecorderEngine$' Sources/MotionFusion/*.swift Sources/GaitAnalysis/*.swift); do
         sed '/^import RecorderModel$/d' "$f" > "$out/gait-src/$(basename "$f")"
     done
     swiftc -O -module-name GaitCount -o "$out/gait" "$out/gait-src/"*.swift Sources/RecorderModel/*.swift
     inside=$(instructions --toggle-collect='*analyse*' "$out/gait" "$walk" 200000)
     echo "gait recorderd: $(( inside / 200000 )) instructions per sample in the contact detector and bout rules"
+    tracked=$(instructions --toggle-collect='*track*' "$out/gait" "$walk" 200000)
+    echo "gait recorderd: $(( tracked / 200000 )) instructions per sample in the whole tracker (detector, bouts, regularity, sway, turns)"
     ;;
   esac
 done

@@ -1,7 +1,8 @@
 // Instruction counts of the gait analysis (scripts/count-instructions.sh builds this with the
 // RecorderModel sources, MotionFusion's pure files and GaitAnalysis, and runs it under callgrind):
 // a real walk fused to its vertical acceleration first, then the contact detector and the
-// walking-bout rules over it, counted inside `analyse` only. Usage: gait WALK.csv N
+// walking-bout rules over it, counted inside `analyse`, and the whole tracker, counted inside
+// `track`. Usage: gait WALK.csv N
 import Foundation
 
 let rows = try! String(contentsOfFile: CommandLine.arguments[1], encoding: .utf8).split(separator: "\n").dropFirst().map { line in
@@ -9,12 +10,14 @@ let rows = try! String(contentsOfFile: CommandLine.arguments[1], encoding: .utf8
 }
 let n = Int(CommandLine.arguments[2])!
 var fuser = DeviceMotionFuser(usesMagnetometer: false)
-let vertical: [Double] = rows.enumerated().map { i, r in
+let signals: [(vertical: Double, ap: Double, ml: Double, yaw: Double)] = rows.enumerated().map { i, r in
     let frame = MotionFrame(uptime: Double(i) / 100, accelerometer: Vector3(x: r[1], y: r[2], z: r[3]),
                             gyro: Vector3(x: r[4] * .pi / 180, y: r[5] * .pi / 180, z: r[6] * .pi / 180))
-    guard let m = fuser.fuse(frame) else { return 0 }
-    return m.userAcceleration.dot(m.gravity * (1 / m.gravity.length))
+    guard let m = fuser.fuse(frame) else { return (0, 0, 0, 0) }
+    let up = m.gravity * (1 / m.gravity.length)
+    return (m.userAcceleration.dot(up), r[2], r[3], m.rotationRate.dot(up))
 }
+let vertical = signals.map(\.vertical)
 
 /// The per-sample work: every sample through the detector, every contact through the rules.
 @inline(never)
@@ -30,4 +33,23 @@ func analyse(_ values: [Double], count: Int) -> Int {
     return steps
 }
 
-print(analyse(vertical, count: n))
+/// The whole tracker: detector, bout rules, regularity, sway, turns and per-step stretches (the
+/// step path changing every 30 s).
+@inline(never)
+func track(_ signals: [(vertical: Double, ap: Double, ml: Double, yaw: Double)], count: Int) -> Int {
+    var tracker = GaitTracker(identifier: "gait", rate: 100, measuresSway: true)
+    var events: [GaitTracker.Event] = []
+    var total = 0
+    let paths = ["task/walk", "task/stand"]
+    for i in 0..<count {
+        let s = signals[i % signals.count]
+        tracker.add(uptime: Double(i) / 100, stepPath: paths[(i / 3000) % 2], vertical: s.vertical, ap: s.ap, ml: s.ml, yawRate: s.yaw,
+                    events: &events)
+        total += events.count
+        events.removeAll(keepingCapacity: true)
+    }
+    tracker.finish(events: &events)
+    return total + events.count
+}
+
+print(analyse(vertical, count: n), track(signals, count: n))

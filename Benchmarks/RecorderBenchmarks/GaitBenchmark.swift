@@ -3,16 +3,17 @@ import GaitAnalysis
 import MotionFusion
 import RecorderModel
 
-/// The gait analysis (`BENCH_ONLY=gait`): its cost per sample — the contact detector and the
-/// walking-bout rules over the fused vertical acceleration of every mobgap walk, looped to 2
-/// million samples (the fusion measured apart: `BENCH_ONLY=fusion`) — and recorderd's steps on
-/// each trial, written as JSON (`BENCH_GAIT_OUTPUT`, default `.build/gait-reference/recorderd.json`)
+/// The gait analysis (`BENCH_ONLY=gait`): its cost per sample — the whole `GaitTracker` (contact
+/// detector, bout rules, regularity, sway, turns, per-step stretches) over the fused motion of
+/// every mobgap walk, looped to 2 million samples (the fusion measured apart: `BENCH_ONLY=fusion`),
+/// and the detector and bout rules alone — and recorderd's steps on each trial, written as JSON (`BENCH_GAIT_OUTPUT`, default `.build/gait-reference/recorderd.json`)
 /// for `scripts/gait-reference.sh` to score beside Mobilise-D's pipeline.
 enum GaitBenchmark {
     static func run(fixtures: String) {
         let referenceText = try! String(contentsOfFile: fixtures + "/reference_initial_contacts.json", encoding: .utf8)
         let reference = try! JSONSerialization.jsonObject(with: Data(referenceText.replacingOccurrences(of: "NaN", with: "null").utf8)) as! [String: Any]
         var verticals: [String: [Double]] = [:]
+        var signals: [(vertical: Double, ap: Double, ml: Double, yaw: Double)] = []
         for trial in reference.keys.sorted() {
             var fuser = DeviceMotionFuser(usesMagnetometer: false)
             let text = try! String(contentsOfFile: fixtures + "/\(trial).csv", encoding: .utf8)
@@ -23,7 +24,9 @@ enum GaitBenchmark {
                 let frame = MotionFrame(uptime: uptime, accelerometer: Vector3(x: f[1], y: f[2], z: f[3]),
                                         gyro: Vector3(x: f[4], y: f[5], z: f[6]) * (Double.pi / 180))
                 guard let m = fuser.fuse(frame) else { values.append(0); continue }
-                values.append(m.userAcceleration.dot(m.gravity * (1 / m.gravity.length)))
+                let up = m.gravity * (1 / m.gravity.length)
+                values.append(m.userAcceleration.dot(up))
+                signals.append((values.last!, frame.accelerometer!.x, frame.accelerometer!.y, m.rotationRate.dot(up)))
             }
             verticals[trial] = values
         }
@@ -43,8 +46,34 @@ enum GaitBenchmark {
             found = steps(all, offset: 0, count: total).count
             best = min(best, (Benchmarks.cpuSeconds() - t0) / Double(total) * 1e9)
         }
-        Benchmarks.say(String(format: "gait: contact detector and bout rules %.0f ns per sample (%d steps in %d samples at 100 Hz); steps per trial in %@",
-                              best, found, total, path))
+        var bestTracker = Double.infinity
+        var events = 0
+        for _ in 0..<3 {
+            let t0 = Benchmarks.cpuSeconds()
+            events = track(signals, count: total)
+            bestTracker = min(bestTracker, (Benchmarks.cpuSeconds() - t0) / Double(total) * 1e9)
+        }
+        Benchmarks.say(String(format: "gait: contact detector and bout rules %.0f ns per sample (%d steps in %d samples at 100 Hz); "
+                              + "the whole tracker %.0f ns per sample (%d events); steps per trial in %@",
+                              best, found, total, bestTracker, events, path))
+    }
+
+    /// The whole tracker over `signals` (100 Hz), looped to `count` samples, the step path changing
+    /// every 30 s; returns the events.
+    static func track(_ signals: [(vertical: Double, ap: Double, ml: Double, yaw: Double)], count: Int) -> Int {
+        var tracker = GaitTracker(identifier: "gait", rate: 100, measuresSway: true)
+        var events: [GaitTracker.Event] = []
+        var total = 0
+        let paths = ["task/walk", "task/stand"]
+        for i in 0..<count {
+            let s = signals[i % signals.count]
+            tracker.add(uptime: Double(i) / 100, stepPath: paths[(i / 3000) % 2], vertical: s.vertical, ap: s.ap, ml: s.ml, yawRate: s.yaw,
+                        events: &events)
+            total += events.count
+            events.removeAll(keepingCapacity: true)
+        }
+        tracker.finish(events: &events)
+        return total + events.count
     }
 
     /// The steps in `values` (100 Hz), looped to `count` samples.

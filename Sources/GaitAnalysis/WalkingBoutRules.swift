@@ -1,19 +1,26 @@
-/// Which initial contacts are steps of walking: a walking bout is a run of at least
+/// Which initial contacts are steps of walking: a walking bout begins with a run of at least
 /// `minimumSteps` contacts whose intervals are step times (`shortestStep`…`longestStep`) and do
 /// not change abruptly from one to the next (ratio at most `largestRatio`): the regularity that
-/// tells walking from shuffling, turning on the spot or standing sway. (The bout definition of
-/// Mobilise-D's consensus — at least two consecutive strides, breaks ending a bout — in a form
-/// that decides as each contact arrives.)
+/// tells walking from shuffling, turning on the spot or standing sway. Within a bout, a contact
+/// too soon after the last step (a double detection) is not a step, and a break in the rhythm
+/// does not end the bout when a new run of `continuingSteps` regular contacts begins within
+/// `longestBreak` seconds of its last step — Mobilise-D's consensus definition (bouts of at
+/// least two strides; breaks up to 3 s do not split a bout; Kluge et al., 2021), in a form that
+/// decides as each contact arrives.
 ///
 /// A state machine without I/O: feed contacts in time order with `add`; its actions say which
-/// contacts became steps and when a bout started or ended. Contacts of a run that does not reach
-/// `minimumSteps` are never steps.
+/// contacts became steps and when a bout started or ended. Contacts of a run that joins no bout
+/// are never steps.
 public struct WalkingBoutRules: Sendable {
     public struct Settings: Sendable, Equatable {
         public var minimumSteps = 4
         public var shortestStep = 0.25
         public var longestStep = 1.0
         public var largestRatio = 2.0
+        /// The longest break within a bout, seconds (0: a break ends the bout).
+        public var longestBreak = 3.0
+        /// Regular contacts after a break that continue the bout.
+        public var continuingSteps = 3
 
         public init() {}
     }
@@ -31,11 +38,17 @@ public struct WalkingBoutRules: Sendable {
     public let settings: Settings
     /// The current run of regular contacts.
     public private(set) var run: [Double] = []
+    /// True while the current run's contacts are steps of a bout.
     public private(set) var isWalking = false
+    /// The bout under way (walking, or in a break that may still continue it).
+    private var bout: (start: Double, end: Double, steps: Int)?
 
     public init(settings: Settings = Settings()) {
         self.settings = settings
     }
+
+    /// True while a bout is open: walking, or in a break that a new run may still join.
+    public var hasOpenBout: Bool { bout != nil }
 
     /// One contact at `time` seconds.
     public mutating func add(_ time: Double) -> [Action] {
@@ -48,15 +61,29 @@ public struct WalkingBoutRules: Sendable {
                 regular = ratio <= settings.largestRatio && ratio >= 1 / settings.largestRatio
             }
             if !regular {
-                actions += finish()
+                // A double detection within a bout is not a step, and changes nothing.
+                if isWalking, interval < settings.shortestStep { return [] }
+                isWalking = false
                 run = []
             }
         }
+        // A bout whose break has lasted too long ends.
+        if let open = bout, !isWalking, time - open.end > settings.longestBreak {
+            actions.append(.boutEnded(start: open.start, end: open.end, steps: open.steps))
+            bout = nil
+        }
         run.append(time)
         if isWalking {
+            bout!.end = time
+            bout!.steps += 1
             actions.append(.steps([time]))
-        } else if run.count >= settings.minimumSteps {
+        } else if let open = bout, run.count >= settings.continuingSteps, run[0] - open.end <= settings.longestBreak {
             isWalking = true
+            bout = (open.start, time, open.steps + run.count)
+            actions.append(.steps(run))
+        } else if bout == nil, run.count >= settings.minimumSteps {
+            isWalking = true
+            bout = (run[0], time, run.count)
             actions.append(.boutStarted(start: run[0]))
             actions.append(.steps(run))
         }
@@ -68,8 +95,9 @@ public struct WalkingBoutRules: Sendable {
         defer {
             isWalking = false
             run = []
+            bout = nil
         }
-        guard isWalking, let first = run.first, let last = run.last else { return [] }
-        return [.boutEnded(start: first, end: last, steps: run.count)]
+        guard let open = bout else { return [] }
+        return [.boutEnded(start: open.start, end: open.end, steps: open.steps)]
     }
 }

@@ -9,9 +9,17 @@ struct GaitRulesTests {
         #expect(rules.add(1.0).isEmpty && rules.add(1.5).isEmpty && rules.add(2.0).isEmpty)
         #expect(rules.add(2.55) == [.boutStarted(start: 1.0), .steps([1.0, 1.5, 2.0, 2.55])])
         #expect(rules.add(3.1) == [.steps([3.1])])
-        // A pause longer than a step ends the bout; the new contact starts another run.
-        #expect(rules.add(5.0) == [.boutEnded(start: 1.0, end: 3.1, steps: 5)])
-        #expect(rules.run == [5.0] && !rules.isWalking)
+        // A pause longer than a step breaks the rhythm: the contacts after it are not steps yet…
+        #expect(rules.add(5.0).isEmpty && rules.run == [5.0] && !rules.isWalking && rules.hasOpenBout)
+        #expect(rules.add(5.5).isEmpty)
+        // …until three regular ones, within 3 s of the bout's last step, continue the bout.
+        #expect(rules.add(6.0) == [.steps([5.0, 5.5, 6.0])])
+        // A double detection within the bout is not a step and changes nothing.
+        #expect(rules.add(6.1).isEmpty && rules.isWalking)
+        #expect(rules.add(6.55) == [.steps([6.55])])
+        // A break of more than 3 s ends it at its last step; the new contact starts another run.
+        #expect(rules.add(10.0) == [.boutEnded(start: 1.0, end: 6.55, steps: 9)])
+        #expect(rules.run == [10.0] && !rules.isWalking && !rules.hasOpenBout)
         #expect(rules.finish().isEmpty)
     }
 
