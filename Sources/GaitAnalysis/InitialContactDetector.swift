@@ -33,6 +33,10 @@ public struct InitialContactDetector: Sendable {
         /// Added to each contact's time: the steepest rise comes ~0.05 s before the heel strike
         /// the reference (INDIP, foot-worn) marks.
         public var delay = 0.05
+        /// Seconds a lobe's lowest point waits for the lobe to end before it is reported anyway
+        /// (a slow rise at gait initiation keeps a lobe open for a second or more): bounds the
+        /// detector's latency at about `kernelHalfWidth` + this.
+        public var longestWait = 0.5
 
         public init() {}
     }
@@ -51,7 +55,7 @@ public struct InitialContactDetector: Sendable {
     private var squaresSum = 0.0
     private var squaresFilled = 0
     private var previousOutput: Double?
-    private var lobe: (minimum: Double, bin: Int, rms: Double)?
+    private var lobe: (minimum: Double, bin: Int, rms: Double, reported: Bool)?
     /// The last whole bin: its start (seconds) and mean value (for measures on the 40 Hz signal).
     public private(set) var lastBin: (time: Double, value: Double)?
 
@@ -148,19 +152,29 @@ public struct InitialContactDetector: Sendable {
         defer { previousOutput = output }
         guard let previous = previousOutput else { return nil }
         if previous >= 0, output < 0 {
-            lobe = (output, outputBin, rms)
+            lobe = (output, outputBin, rms, false)
         } else if let current = lobe {
             if output < 0 {
-                if output < current.minimum { lobe = (output, outputBin, rms) }
-            } else {
-                lobe = nil
-                let depth = -current.minimum
-                if depth >= settings.minimumDepth, depth >= settings.relativeDepth * current.rms {
+                if current.reported { return nil }
+                if output < current.minimum {
+                    lobe = (output, outputBin, rms, false)
+                } else if Double(outputBin - current.bin) >= settings.longestWait * Self.rate, qualifies(current) {
+                    // The lowest point has stood long enough: reported now, the lobe's rest ignored.
+                    lobe!.reported = true
                     return Double(current.bin) / Self.rate + settings.delay
                 }
+            } else {
+                lobe = nil
+                if !current.reported, qualifies(current) { return Double(current.bin) / Self.rate + settings.delay }
             }
         }
         return nil
+    }
+
+    /// True when a lobe is deep enough to be a contact.
+    private func qualifies(_ lobe: (minimum: Double, bin: Int, rms: Double, reported: Bool)) -> Bool {
+        let depth = -lobe.minimum
+        return depth >= settings.minimumDepth && depth >= settings.relativeDepth * lobe.rms
     }
 
     /// RMS of the outputs in the window (of those so far, before it is full).
