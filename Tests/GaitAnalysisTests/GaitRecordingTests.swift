@@ -93,6 +93,52 @@ struct GaitRecordingTests {
         #expect(steps.allSatisfy { $0.stepPath == "walk/walking" || $0.stepPath == "walk/standing" })
     }
 
+    /// Any orientation, through the whole recording path: five replay devices play the same walk,
+    /// four turned by their `mountMatrix` (upside down, 90° about x, y and z). Each finds the same
+    /// steps as the upright one (± 1, each within 0.05 s of its twin, times from the device's first
+    /// sample) and the same step count in its summary (± 1).
+    @Test(.timeLimit(.minutes(2)))
+    func aTurnedSensorFindsTheSameStepsThroughTheRecording() async throws {
+        let matrices: [[[Double]]] = [
+            [[1, 0, 0], [0, 1, 0], [0, 0, 1]], [[-1, 0, 0], [0, 1, 0], [0, 0, -1]], [[1, 0, 0], [0, 0, -1], [0, 1, 0]],
+            [[0, 0, 1], [0, 1, 0], [-1, 0, 0]], [[0, -1, 0], [1, 0, 0], [0, 0, 1]],
+        ]
+        var configuration = DaemonConfiguration()
+        configuration.devices = matrices.enumerated().map { i, m in
+            let base = Fixtures.replayDevice(name: "imu\(i)", file: Fixtures.shortWalk, loop: false)
+            guard case .object(var members) = base.json else { fatalError("a replay device is an object") }
+            members["mountMatrix"] = .array(m.map { .array($0.map(JSONValue.number)) })
+            return DeviceConfiguration(name: base.name, kind: "replay", json: .object(members))
+        }
+        let devices = DeviceRegistry(configuration: configuration, backends: [ReplayBackend()], stageProviders: [DeviceMotionFusion()],
+                                     analysisProviders: [GaitAnalysisProvider()], baseDirectory: "/", logger: Fixtures.logger)
+        #expect(devices.probeAll() == matrices.count)
+        let runs = TaskRunRegistry(dataDirectory: try Fixtures.temporaryDirectory(), devices: devices, ringSeconds: 30,
+                                   clock: SystemClock(), logger: Fixtures.logger)
+        let t0 = SystemClock().uptime()
+        let start = try await runs.start(TaskStartParams(taskIdentifier: "turned", asyncActions: matrices.indices.flatMap { i in [
+            AsyncActionConfiguration.motion("motion\(i)", device: "imu\(i)", options: MotionOptions(recorderTypes: [.accelerometer])),
+            AsyncActionConfiguration(identifier: "gait\(i)", device: "imu\(i)", options: .gait(GaitOptions())),
+        ] }))
+        #expect(start.errors == nil)
+        for i in matrices.indices { try await Fixtures.waitForFrames(try devices.device(named: "imu\(i)"), 1200, since: t0) }
+        let result = try await runs.finish(start.taskRunUUID)
+        var steps: [[Double]] = []
+        var counts: [Int] = []
+        for i in matrices.indices {
+            let first = try #require(try Fixtures.records(start.runDirectory + "/motion\(i).jsonl").first(where: \.isSample)?.uptime)
+            steps.append(try Fixtures.records(start.runDirectory + "/gait\(i).jsonl").filter { $0.event == "step" }.compactMap(\.uptime).map { $0 - first })
+            let file = try #require(result.asyncResults.compactMap(\.file).first { $0.identifier == "gait\(i)" })
+            counts.append(file.stepSummaries?.compactMap(\.walking).map(\.stepCount).reduce(0, +) ?? 0)
+        }
+        #expect(counts[0] >= 9, "\(counts)")
+        for i in matrices.indices.dropFirst() {
+            #expect(abs(steps[i].count - steps[0].count) <= 1 && abs(counts[i] - counts[0]) <= 1, "device \(i): \(steps[i].count) steps, \(counts)")
+            let twins = steps[i].filter { t in steps[0].contains { abs($0 - t) <= 0.05 } }.count
+            #expect(twins >= min(steps[i].count, steps[0].count) - 1, "device \(i): \(twins) of \(steps[i].count) have a twin")
+        }
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func aDeviceTooSlowOrWithoutAnAccelerometerIsAnErrorResultSayingWhy() async throws {
         let slow = Self.replay(frequency: 25, columns: ["accelerometer": ["acc_x", "acc_y", "acc_z"]], units: ["accelerometer": "g"])
