@@ -41,7 +41,8 @@ public struct GaitRecords: RecordProducer {
     public mutating func add(_ frame: SensorFrame, to sink: inout RecordSink) {
         switch frame {
         case .motion(let m):
-            guard let acceleration = m.accelerometer else { return }
+            guard let acceleration = m.accelerometer,
+                  acceleration.x.isFinite, acceleration.y.isFinite, acceleration.z.isFinite else { return }
             let path = sink.stepPath(at: m.uptime)
             if path != stepPath {
                 stepPath = path
@@ -70,10 +71,17 @@ public struct GaitRecords: RecordProducer {
             var posture = previousPosture + (up - previousPosture) * (dt(m.uptime) / (Self.postureTimeConstant + dt(m.uptime)))
             posture = posture * (1 / posture.length)
             postureUp = posture
-            let (ap, ml) = Self.horizontalAxes(up: posture)
-            let yawRate = (m.fused?.rotationRate ?? m.gyro).map { $0.dot(up) }
-            tracker.add(uptime: m.uptime, stepPath: stepPathValue, vertical: vertical, ap: acceleration.dot(ap), ml: acceleration.dot(ml),
-                        yawRate: yawRate, events: &events)
+            let (apAxis, mlAxis) = Self.horizontalAxes(up: posture)
+            let ap = acceleration.dot(apAxis), ml = acceleration.dot(mlAxis)
+            var yawRate = (m.fused?.rotationRate ?? m.gyro).map { $0.dot(up) }
+            if yawRate?.isFinite == false { yawRate = nil }
+            // A reading that is not a number (a sensor fault) would poison the running sums for
+            // good: it is left out, like a lost sample.
+            guard vertical.isFinite, ap.isFinite, ml.isFinite else {
+                lastUptime = m.uptime
+                return
+            }
+            tracker.add(uptime: m.uptime, stepPath: stepPathValue, vertical: vertical, ap: ap, ml: ml, yawRate: yawRate, events: &events)
             lastUptime = m.uptime
             write(to: &sink)
         case .gap(_, let types, let dropped) where types.contains(.accelerometer):
