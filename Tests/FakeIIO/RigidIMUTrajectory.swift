@@ -61,11 +61,11 @@ public struct RigidIMUTrajectory: Sendable {
     }
 
     /// A standing subject, worn on the lower back with the device's x axis up and z pointing
-    /// backwards: 8 s still, then 20 s swaying forwards and backwards (0.03 g at 0.5 Hz), then
+    /// backwards: 9 s still, then 20 s swaying forwards and backwards (0.03 g at 0.5 Hz), then
     /// still; accelerometer white noise 0.001 g (about twice an LSM6DSOX's at 104 Hz).
     public static let sway = RigidIMUTrajectory(
         bias: standard.bias,
-        segments: [.still(seconds: 8), .sway(amplitude: swayAmplitude, frequency: swayFrequency, seconds: 20), .still(seconds: 4)],
+        segments: [.still(seconds: 9), .sway(amplitude: swayAmplitude, frequency: swayFrequency, seconds: 20), .still(seconds: 4)],
         start: Quaternion(axis: Vector3(x: 0, y: 1, z: 0), angle: -Double.pi / 2), accelerometerNoise: 0.001)
     /// The sway of `sway`: along the reference x (the device's −z, anterior-posterior), g; Hz.
     public static let swayAmplitude = Vector3(x: 0.03, y: 0, z: 0)
