@@ -4,7 +4,7 @@ import RecorderModel
 
 /// A `gait` analysis joining a device's record pipeline: each motion frame is turned into the
 /// vertical and horizontal acceleration and the yaw rate (vertical is what fused `gravity` says,
-/// so any sensor orientation works), fed to the `GaitSegment` of the current step path, and its
+/// so any sensor orientation works), fed to the `GaitTracker` with the frame's step path, and its
 /// events written as they are found: a `step` record per initial contact, a `bout` record per
 /// walking bout. The analysis runs on across step boundaries (`GaitTracker`); each step path's
 /// stretch gets a summary (`stepSummaries` in the file result; `summary(ofStep:)` for
@@ -24,9 +24,6 @@ public struct GaitRecords: RecordProducer {
     /// Up averaged over `postureTimeConstant`.
     private var postureUp: Vector3?
     private var lastUptime: Double?
-    /// The step path of the last frame, as the sink gave it (compared by its bytes).
-    private var stepPath: JSONString?
-    private var stepPathValue = ""
 
     /// `identifier`: the action's (empty in live streams); `rate`: the device's samples per second.
     public init(identifier: String, rate: Double, sensorLocation: SensorLocation) {
@@ -43,11 +40,7 @@ public struct GaitRecords: RecordProducer {
         case .motion(let m):
             guard let acceleration = m.accelerometer,
                   acceleration.x.isFinite, acceleration.y.isFinite, acceleration.z.isFinite else { return }
-            let path = sink.stepPath(at: m.uptime)
-            if path != stepPath {
-                stepPath = path
-                stepPathValue = path?.value ?? ""
-            }
+            let dt = lastUptime.map { min(max(m.uptime - $0, 0), 1) } ?? 0
             let gravity: Vector3
             let userAcceleration: Vector3
             if let fused = m.fused {
@@ -55,7 +48,7 @@ public struct GaitRecords: RecordProducer {
                 userAcceleration = fused.userAcceleration
             } else {
                 let previous = lowPassGravity ?? acceleration
-                gravity = previous + (acceleration - previous) * (dt(m.uptime) / (Self.gravityTimeConstant + dt(m.uptime)))
+                gravity = previous + (acceleration - previous) * (dt / (Self.gravityTimeConstant + dt))
                 lowPassGravity = gravity
                 userAcceleration = acceleration - gravity
             }
@@ -68,7 +61,7 @@ public struct GaitRecords: RecordProducer {
             // tilting trunk's sway — mostly gravity along the tilted axes — counts, as it does in
             // Mancini et al.'s measures.
             let previousPosture = postureUp ?? up
-            var posture = previousPosture + (up - previousPosture) * (dt(m.uptime) / (Self.postureTimeConstant + dt(m.uptime)))
+            var posture = previousPosture + (up - previousPosture) * (dt / (Self.postureTimeConstant + dt))
             posture = posture * (1 / posture.length)
             postureUp = posture
             let (apAxis, mlAxis) = Self.horizontalAxes(up: posture)
@@ -81,7 +74,7 @@ public struct GaitRecords: RecordProducer {
                 lastUptime = m.uptime
                 return
             }
-            tracker.add(uptime: m.uptime, stepPath: stepPathValue, vertical: vertical, ap: ap, ml: ml, yawRate: yawRate, events: &events)
+            tracker.add(uptime: m.uptime, stepPath: sink.stepPath(at: m.uptime)?.value ?? "", vertical: vertical, ap: ap, ml: ml, yawRate: yawRate, events: &events)
             lastUptime = m.uptime
             write(to: &sink)
         case .gap(_, let types, let dropped) where types.contains(.accelerometer):
@@ -100,11 +93,6 @@ public struct GaitRecords: RecordProducer {
     public mutating func finish(to sink: inout RecordSink) {
         tracker.finish(events: &events)
         write(to: &sink)
-    }
-
-    /// Seconds since the last sample (0 for the first; at most 1, after a gap).
-    private func dt(_ uptime: Double) -> Double {
-        lastUptime.map { min(max(uptime - $0, 0), 1) } ?? 0
     }
 
     /// The anterior-posterior and medio-lateral directions (device axes, horizontal, unit): the

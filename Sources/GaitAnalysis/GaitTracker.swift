@@ -32,6 +32,8 @@ public struct GaitTracker: Sendable {
     private var boutRules = WalkingBoutRules()
     private var turns: TurnDetector
     private var boutNumber = 0
+    /// The steps of the bout under way (its record's cadence is computed as the summaries' is).
+    private var boutSteps: [Double] = []
     private var current: GaitStretch?
     /// Stretches that ended but may still receive steps.
     private var closing: [GaitStretch] = []
@@ -120,14 +122,16 @@ public struct GaitTracker: Sendable {
             switch action {
             case .boutStarted(let start):
                 boutNumber += 1
+                boutSteps = []
                 forEachOpenStretch { $0.regularity.startBout(at: start) }
             case .steps(let steps):
+                boutSteps += steps
                 for step in steps { withStretch(at: step) { [boutNumber] in $0.addStep(step, bout: boutNumber) } }
                 if let last = steps.last { forEachOpenStretch { $0.regularity.commit(upTo: last) } }
             case .boutEnded(let start, let end, let steps):
                 forEachOpenStretch { $0.regularity.endBout() }
-                let cadence = steps >= 2 && end > start ? 60 * Double(steps - 1) / (end - start) : nil
-                events.append(.bout(start: start, end: end, steps: steps, cadence: cadence))
+                events.append(.bout(start: start, end: end, steps: steps, cadence: WalkingMeasures(bouts: [boutSteps]).cadence))
+                boutSteps = []
             }
         }
     }

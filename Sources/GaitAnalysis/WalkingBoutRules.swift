@@ -67,17 +67,17 @@ public struct WalkingBoutRules: Sendable {
                 run = []
             }
         }
-        // A bout whose break has lasted too long ends.
-        if let open = bout, !isWalking, time - open.end > settings.longestBreak {
+        run.append(time)
+        // A bout ends when the run that could continue it began too long after its last step.
+        if let open = bout, !isWalking, run[0] - open.end > settings.longestBreak {
             actions.append(.boutEnded(start: open.start, end: open.end, steps: open.steps))
             bout = nil
         }
-        run.append(time)
         if isWalking {
             bout!.end = time
             bout!.steps += 1
             actions.append(.steps([time]))
-        } else if let open = bout, run.count >= settings.continuingSteps, run[0] - open.end <= settings.longestBreak {
+        } else if let open = bout, run.count >= settings.continuingSteps {
             isWalking = true
             bout = (open.start, time, open.steps + run.count)
             actions.append(.steps(run))

@@ -57,12 +57,11 @@ struct RecordPipeline {
             for i in producers.indices { producers[i].add(frame, to: &sink) }
             return
         }
+        guard sink.contains(frame.uptime) else { return }
         if !sampled {
-            guard sink.contains(frame.uptime) else { return }
             for i in producers.indices where producers[i].seesEveryFrame { producers[i].add(frame, to: &sink) }
             return
         }
-        guard sink.contains(frame.uptime) else { return }
         if case .fault(let uptime, let description) = frame {
             sink.appendError(uptime: uptime, description: description)
             return

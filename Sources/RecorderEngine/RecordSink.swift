@@ -9,9 +9,9 @@ public struct RecordSink {
     /// The records encoded since the owner last took them.
     var encoder = JSONLinesEncoder()
     /// The current step path; nil in live streams (their records carry none).
-    public private(set) var stepPath: JSONString?
+    private(set) var stepPath: JSONString?
     /// Timestamps count from here (a recording's start, a subscription's start).
-    public let startUptime: Double
+    let startUptime: Double
     /// Frames measured before this are not recorded (a recording's start less its pre-roll).
     var lowerBound = -Double.infinity
     /// Frames measured after this are not recorded (a recording's stop).
@@ -60,9 +60,8 @@ public struct RecordSink {
                              stepPath: stepPath)
     }
 
-    /// Writes the markers of the step changes at or before `uptime` (a producer that follows
-    /// the step path calls it before it looks at `stepPath` for a frame measured at `uptime`).
-    public mutating func markSteps(upTo uptime: Double) {
+    /// Writes the markers of the step changes at or before `uptime`.
+    mutating func markSteps(upTo uptime: Double) {
         while let next = pendingSteps.first, next.uptime <= uptime {
             pendingSteps.removeFirst()
             stepPath = next.path

@@ -99,18 +99,18 @@ public final class TaskRun: @unchecked Sendable {
                     }
                     analysis = provider
                     wanted = Array(action.type.deviceSensorTypes)
-                    if device.probe(), let caps = device.capabilities {
+                }
+                // An unavailable device is tried again when the recorder starts (it may be back by
+                // then); one that is open is checked for the sensors now (an analysis's: those it reads).
+                var types = wanted
+                if device.probe(), let caps = device.capabilities {
+                    if let analysis {
                         do throws(AnalysisRefusal) {
-                            wanted = try provider.inputTypes(capabilities: caps)
+                            wanted = try analysis.inputTypes(capabilities: caps)
                         } catch {
                             throw DeviceError.analysisRefused(device.name, action.type, reason: error.description)
                         }
                     }
-                }
-                // An unavailable device is tried again when the recorder starts (it may be back by
-                // then); one that is open is checked for the sensors now.
-                var types = wanted
-                if device.probe(), let caps = device.capabilities {
                     types = wanted.filter(caps.sensorTypes.contains)
                     for missing in wanted where !caps.sensorTypes.contains(missing) {
                         errors.append(ErrorResult(identifier: action.identifier + "_error",

@@ -96,7 +96,6 @@ public struct JSONLinesEncoder: Sendable {
         appendStatic("}\n")
     }
 
-    /// An error marker: the device failed at this point.
     /// A gait analysis's initial contact (a step) measured at `uptime`.
     public mutating func appendStep(uptime: Double, timestamp: Double, stepPath: JSONString?) {
         appendPrefix(uptime: uptime, timestamp: timestamp, stepPath: stepPath)
@@ -117,6 +116,8 @@ public struct JSONLinesEncoder: Sendable {
         appendOptional(",\"cadence\":", cadence)
         appendStatic("}\n")
     }
+
+    /// An error marker: the device failed at this point.
 
     public mutating func appendError(uptime: Double, timestamp: Double, stepPath: JSONString?, description: String) {
         appendPrefix(uptime: uptime, timestamp: timestamp, stepPath: stepPath)

@@ -82,6 +82,24 @@ struct GaitTrackerTests {
         #expect(s.headline.contains("1 gap") && s.headline.contains("37 samples lost"), "\(s.headline)")
     }
 
+    /// A walk with a 2 s pause: one bout (Mobilise-D's breaks), whose record's cadence is the
+    /// summary's — the steps' rhythm, not diluted by the pause.
+    @Test func aBoutRecordsCadenceIsItsStepsNotItsBreak() throws {
+        var tracker = GaitTracker(identifier: "gait", rate: 100, measuresSway: true)
+        var events: [GaitTracker.Event] = []
+        for i in 0..<1400 {
+            let t = Double(i) / 100
+            let v = Self.walkSignal(t, strikesFrom: 1, to: 5, period: 0.5) + Self.walkSignal(t, strikesFrom: 7, to: 12, period: 0.5)
+            tracker.add(uptime: t, stepPath: "walk", vertical: v, ap: 0, ml: 0, yawRate: nil, events: &events)
+        }
+        tracker.finish(events: &events)
+        let bouts = events.compactMap { if case .bout(_, _, let n, let c) = $0 { return (n, c) } else { return nil } }
+        #expect(bouts.count == 1, "\(bouts)")
+        let walking = try #require(tracker.summaries.first?.walking)
+        let cadence = try #require(bouts.first?.1)
+        #expect(abs(cadence - 120) < 2 && abs(cadence - (walking.cadence ?? 0)) < 1e-9, "bout \(cadence), summary \(String(describing: walking.cadence))")
+    }
+
     @Test func movementWithoutWalkingIsNeitherAndSaysWhy() {
         var tracker = GaitTracker(identifier: "gait", rate: 100, measuresSway: true)
         var events: [GaitTracker.Event] = []
