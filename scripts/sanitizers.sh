@@ -30,7 +30,7 @@ for kind in "${kinds[@]}"; do
       if "$check/race" > "$check/race.out" 2>&1; then
         echo "sanitizers: TSan did not report a deliberate race; its clean runs would prove nothing" >&2; exit 1
       fi
-      grep -q "WARNING: ThreadSanitizer: data race" "$check/race.out" || { cat "$check/race.out" >&2; exit 1; }
+      grep -Eq "WARNING: ThreadSanitizer: (data race|Swift access race)" "$check/race.out" || { cat "$check/race.out" >&2; exit 1; }
       "$check/locked" > "$check/locked.out" 2>&1 || { echo "sanitizers: TSan reported the pthread-locked counter:" >&2; cat "$check/locked.out" >&2; exit 1; }
       echo "sanitizers: TSan sees a deliberate race and not a pthread-locked counter"
       rm -rf "$check"

@@ -47,11 +47,11 @@ import Testing
         /// Waits (off the cooperative pool) until `done` holds, at most `timeout` seconds.
         func wait(timeout: Double, until done: @escaping @Sendable (State) -> Bool) async throws -> State {
             try await offPool { [self] in
-                let deadline = Date().addingTimeInterval(timeout)
+                let deadline = Deadline(seconds: timeout)
                 while true {
                     let s = state.withLock { $0 }
                     if done(s) { return s }
-                    if Date() > deadline { throw POSIXError(.ETIMEDOUT) }
+                    if deadline.hasPassed { throw POSIXError(.ETIMEDOUT) }
                     _ = arrived.wait(timeout: .now() + 0.2)
                 }
             }
@@ -66,8 +66,8 @@ import Testing
         let socket = directory + "/control.sock"
         let daemon = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", config, "--socket", socket, "--log-level", "error"],
                                       environment: jack.environment)
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline, daemon.isRunning {
+        let deadline = Deadline(seconds: 20)
+        while !deadline.hasPassed, daemon.isRunning {
             if let client = try? await RecorderClient.connect(socketPath: socket) { return (daemon, client) }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -230,8 +230,8 @@ import Testing
         let (daemon, client, run) = try await Self.recordMicrophone(directory: fixture.directory, jack: jack)
         // Audio is in the file (0.2 s of it) when recorderd is killed.
         let wavPath = run.runDirectory + "/voice.wav"
-        let deadline = Date().addingTimeInterval(10)
-        while ((try? FileManager.default.attributesOfItem(atPath: wavPath)[.size] as? Int) ?? 0) < 44 + 2 * 9600, Date() < deadline {
+        let deadline = Deadline(seconds: 10)
+        while ((try? FileManager.default.attributesOfItem(atPath: wavPath)[.size] as? Int) ?? 0) < 44 + 2 * 9600, !deadline.hasPassed {
             try await Task.sleep(for: .milliseconds(20))
         }
         client.close()

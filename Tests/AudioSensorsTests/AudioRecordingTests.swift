@@ -15,8 +15,8 @@ import Testing
         let socket = fixture.directory + "/control.sock"
         let process = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", config, "--socket", socket, "--log-level", "error"],
                                        environment: fixture.environment)
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline {
+        let deadline = Deadline(seconds: 20)
+        while !deadline.hasPassed {
             if let client = try? await RecorderClient.connect(socketPath: socket) { return (process, client) }
             guard process.isRunning else { throw POSIXError(.ECHILD) }
             try await Task.sleep(for: .milliseconds(20))
@@ -115,8 +115,8 @@ import Testing
             AsyncActionConfiguration(identifier: "voice", options: .microphone(MicrophoneOptions(saveAudioFile: true, levelInterval: 0.1))),
         ])
         var status = try await client.status()
-        let deadline = Date().addingTimeInterval(20)
-        while status.taskRuns.first?.failed == nil, Date() < deadline {
+        let deadline = Deadline(seconds: 20)
+        while status.taskRuns.first?.failed == nil, !deadline.hasPassed {
             try await Task.sleep(for: .milliseconds(100))
             status = try await client.status()
         }

@@ -41,8 +41,8 @@ struct FakeGPSD {
             kill(pid, SIGKILL)
         }
         // Returns once nothing listens on the port any more (at most 5 s).
-        let deadline = Date().addingTimeInterval(5)
-        while Self.isListening(port: port), Date() < deadline {
+        let deadline = Deadline(seconds: 5)
+        while Self.isListening(port: port), !deadline.hasPassed {
             try await Task.sleep(for: .milliseconds(20))
         }
         #expect(!Self.isListening(port: port), "gpsd still listens on \(port)")

@@ -76,8 +76,8 @@ final class IIODaemonHarness: @unchecked Sendable {
         let command = tree.namespaceCommand(payload, generator: ChildProcess.executable("FakeIIOGenerator"), iiod: path.usesIIOD, readOnly: readOnly)
         let process = try ChildProcess(command[0], Array(command.dropFirst()))
         daemon = process
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline {
+        let deadline = Deadline(seconds: 20)
+        while !deadline.hasPassed {
             if let c = try? await RecorderClient.connect(socketPath: socket) {
                 client = c
                 return c

@@ -19,8 +19,8 @@ struct CommandLineTests {
     /// Starts recorderd with `file` and connects once it listens (within 20 s).
     func startDaemon(_ file: String, socket: String, logLevel: String) async throws -> (ChildProcess, RecorderClient) {
         let daemon = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", file, "--log-level", logLevel])
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline, daemon.isRunning {
+        let deadline = Deadline(seconds: 20)
+        while !deadline.hasPassed, daemon.isRunning {
             if let client = try? await RecorderClient.connect(socketPath: socket) { return (daemon, client) }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -205,9 +205,9 @@ struct CommandLineTests {
         // tail into a pipe: lines arrive as they come, not when a 4 KiB block fills (at 2
         // records a second per type that would take ~17 s).
         let tail = try ChildProcess(ChildProcess.executable("recorderctl"), ["tail", "imu0", "--rate", "2", "--socket", socket])
-        let started = Date()
+        let started = Stopwatch()
         let line = try await offPool { Self.firstLines(tail.output.fileHandleForReading.fileDescriptor, count: 2, timeout: 10) }
-        let elapsed = Date().timeIntervalSince(started)
+        let elapsed = started.seconds
         #expect(line.count == 2 && (line[1].contains("accelerometer") || line[1].contains("gyro")), "\(line)")
         #expect(elapsed < 3, "the first record line took \(elapsed) s")
         _ = try await tail.stop()
@@ -218,10 +218,10 @@ struct CommandLineTests {
     /// The first `count` lines readable from `fd` within `timeout` seconds.
     static func firstLines(_ fd: Int32, count: Int, timeout: Double) -> [String] {
         var text = ""
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Deadline(seconds: timeout)
         var buffer = [UInt8](repeating: 0, count: 4096)
         while text.filter({ $0 == "\n" }).count < count {
-            let remaining = deadline.timeIntervalSinceNow
+            let remaining = deadline.remaining
             guard remaining > 0 else { break }
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             guard poll(&p, 1, Int32(remaining * 1000)) > 0 else { break }

@@ -154,7 +154,7 @@ struct ControlAbuseTests {
         // Push for up to 64 MiB, non-blocking; stop once the daemon has taken nothing for 1 s.
         let pushed: Int = try await offPool {
             var total = 0
-            var stalledSince: Date?
+            var stalledSince: Deadline?
             while total < 64 << 20 {
                 let n = batch.withUnsafeBytes { Foundation.send(flood.fd, $0.baseAddress!, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
                 if n > 0 {
@@ -162,9 +162,9 @@ struct ControlAbuseTests {
                     stalledSince = nil
                 } else {
                     if let since = stalledSince {
-                        if Date().timeIntervalSince(since) > 1 { break }
+                        if since.hasPassed { break }
                     } else {
-                        stalledSince = Date()
+                        stalledSince = Deadline(seconds: 1)
                     }
                     var p = pollfd(fd: flood.fd, events: Int16(POLLOUT), revents: 0)
                     _ = poll(&p, 1, 100)
@@ -237,10 +237,10 @@ struct ControlAbuseTests {
     @Test func aLineNotFinishedInTimeIsRefused() async throws {
         let d = try await InProcessDaemon.start(limits: DaemonLimits(lineTimeout: 1))
         let slow = try RawConnection(socketPath: d.socket)
-        let started = Date()
+        let started = Stopwatch()
         try await slow.send(#"{"jsonrpc":"2.0","id":1,"method":"daemon.st"#)
         let error = try #require(try await slow.response(timeout: 20)?["error"] as? [String: Any])
-        let waited = Date().timeIntervalSince(started)
+        let waited = started.seconds
         #expect(error["code"] as? Int == RPCErrorCode.requestTooLarge.rawValue)
         #expect(error["message"] as? String == "request line not finished within 1 s; closing the connection")
         #expect(waited >= 0.9, "refused after \(waited) s")

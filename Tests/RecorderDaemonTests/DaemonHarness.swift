@@ -82,14 +82,14 @@ final class RawConnection: @unchecked Sendable {
     }
 
     func readLineBlocking(timeout: Double) -> String? {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Deadline(seconds: timeout)
         while true {
             if let nl = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: buffer[..<nl], as: UTF8.self)
                 buffer.removeFirst(nl + 1)
                 return line
             }
-            let left = deadline.timeIntervalSinceNow
+            let left = deadline.remaining
             guard left > 0 else {
                 Issue.record("no line within \(timeout) s")
                 return nil

@@ -72,8 +72,8 @@ struct SystemdTests {
                                          ["-l", socket, ChildProcess.executable("recorderd"), "--config", try configuration(in: dir)])
         // systemd-socket-activate listens first and execs recorderd (same PID) on the first connection.
         var client: RecorderClient?
-        let deadline = Date().addingTimeInterval(20)
-        while client == nil, Date() < deadline {
+        let deadline = Deadline(seconds: 20)
+        while client == nil, !deadline.hasPassed {
             client = try? await RecorderClient.connect(socketPath: socket)
             if client == nil { try await Task.sleep(for: .milliseconds(20)) }
         }

@@ -44,9 +44,9 @@ final class TortureDaemon: @unchecked Sendable {
 
     /// Waits for READY=1 from the daemon.
     func waitUntilReady(timeout: Double) async throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            guard let message = try await notify.next(timeout: max(0.1, deadline.timeIntervalSinceNow)) else { break }
+        let deadline = Deadline(seconds: timeout)
+        while !deadline.hasPassed {
+            guard let message = try await notify.next(timeout: max(0.1, deadline.remaining)) else { break }
             if message.contains("READY=1") { return }
         }
         throw TortureError("recorderd was not ready within \(timeout) s: \(process.isRunning ? "running" : "exited")")
@@ -157,9 +157,9 @@ enum Torture {
     /// Reads one line from a non-blocking socket within `timeout` seconds (nil: EOF or nothing).
     static func readLine(_ fd: Int32, timeout: Double) -> String? {
         var buffer: [UInt8] = []
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Deadline(seconds: timeout)
         var byte: UInt8 = 0
-        while Date() < deadline {
+        while !deadline.hasPassed {
             let n = recv(fd, &byte, 1, 0)
             if n == 1 {
                 if byte == 0x0A { return String(decoding: buffer, as: UTF8.self) }
@@ -168,7 +168,7 @@ enum Torture {
                 return nil
             } else {
                 var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                _ = poll(&p, 1, Int32(max(1, deadline.timeIntervalSinceNow * 1000)))
+                _ = poll(&p, 1, Int32(max(1, deadline.remaining * 1000)))
             }
         }
         return nil

@@ -24,8 +24,8 @@ struct TortureTests {
         // Five seconds of pushing as fast as the socket takes it (up to 1 GiB), sampling RSS.
         let (pushed, peak): (Int, Int) = try await offPool {
             var total = 0, peak = baseline
-            let end = Date().addingTimeInterval(5)
-            while Date() < end, total < 1 << 30 {
+            let end = Deadline(seconds: 5)
+            while !end.hasPassed, total < 1 << 30 {
                 let n = batch.withUnsafeBytes { Foundation.send(fd, $0.baseAddress!, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
                 if n > 0 { total += n } else {
                     var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
@@ -273,8 +273,8 @@ struct TortureTests {
             let pid = daemon.pid
             // As soon as it is recorderd (after exec) with a SIGHUP disposition that is not the default.
             let sent: Bool = try await offPool {
-                let deadline = Date().addingTimeInterval(10)
-                while Date() < deadline {
+                let deadline = Deadline(seconds: 10)
+                while !deadline.hasPassed {
                     guard (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe"))?.hasSuffix("recorderd") == true,
                           let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
                           let caught = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") })?.split(separator: "\t").last,
@@ -287,8 +287,8 @@ struct TortureTests {
             #expect(sent)
             // READY=1 once listening, then RELOADING=1 and READY=1: the early SIGHUP was carried out.
             var messages: [String] = []
-            let deadline = Date().addingTimeInterval(20)
-            while Date() < deadline, let message = try await notify.next(timeout: 10) {
+            let deadline = Deadline(seconds: 20)
+            while !deadline.hasPassed, let message = try await notify.next(timeout: 10) {
                 messages.append(message)
                 if messages.count >= 3 { break }
             }
@@ -350,8 +350,8 @@ struct FullDiskTortureTests {
         // manifest and every whole line are kept.
         let run = try await client.startTask(identifier: "t", asyncActions: [.motion("m")])
         var status = try await client.status()
-        let deadline = Date().addingTimeInterval(30)
-        while status.taskRuns.first?.failed == nil, Date() < deadline {
+        let deadline = Deadline(seconds: 30)
+        while status.taskRuns.first?.failed == nil, !deadline.hasPassed {
             try await awaitRecords(client, count: 1000)
             status = try await client.status()
         }

@@ -57,9 +57,9 @@ struct ScriptedAudioBackend: SensorBackend {
 
     /// Waits until the file at `path` is `size` bytes (at most `timeout` seconds).
     static func waitForSize(_ path: String, _ size: Int, timeout: Double) async throws {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Deadline(seconds: timeout)
         while ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) != size {
-            guard Date() < deadline else { throw POSIXError(.ETIMEDOUT) }
+            guard !deadline.hasPassed else { throw POSIXError(.ETIMEDOUT) }
             try await Task.sleep(for: .milliseconds(10))
         }
     }

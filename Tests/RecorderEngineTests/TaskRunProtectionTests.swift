@@ -179,8 +179,8 @@ struct FullDiskAtStartTests {
         let device = try devices.device(named: "imu0")
         try await Fixtures.waitForFrames(device, 10_000)
         var status = runs.active().first
-        let deadline = Date().addingTimeInterval(20)
-        while status?.failed == nil, Date() < deadline {
+        let deadline = Deadline(seconds: 20)
+        while status?.failed == nil, !deadline.hasPassed {
             try await Fixtures.waitForFrames(device, 500)
             status = runs.active().first
         }

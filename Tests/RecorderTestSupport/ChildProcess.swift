@@ -95,10 +95,10 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Blocks until the exit (at most `timeout` s, then SIGKILL); returns the status.
     public func waitBlocking(timeout: Double) -> Int32 {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Deadline(seconds: timeout)
         var killed = false
         while !reaped() {
-            let left = deadline.timeIntervalSinceNow
+            let left = deadline.remaining
             if left <= 0 && !killed {
                 Issue.record("process \(pid) did not exit within \(timeout) s")
                 kill(pid, SIGKILL)
