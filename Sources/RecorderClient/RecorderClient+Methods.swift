@@ -17,6 +17,21 @@ extension RecorderClient {
         try await call(.devicesList, JSONValue.object([:]))
     }
 
+    /// `runs.list`: the data directory's runs passing `params`' filters, newest first, one page.
+    public func runs(_ params: RunsListParams = RunsListParams()) async throws(RecorderClientError) -> RunsListResult {
+        try await call(.runsList, params)
+    }
+
+    /// `runs.get`: a run's summary and manifest; `run` is its UUID or a unique prefix of it.
+    public func run(_ run: String) async throws(RecorderClientError) -> RunDetails {
+        try await call(.runsGet, RunParams(run: run))
+    }
+
+    /// `runs.delete`: removes a run that is not recording, with its files.
+    public func deleteRun(_ run: String) async throws(RecorderClientError) -> RunDeleted {
+        try await call(.runsDelete, RunParams(run: run))
+    }
+
     /// `task.start`: starts a task run with these async actions.
     public func startTask(identifier: String, taskRunUUID: UUID? = nil, asyncActions: [AsyncActionConfiguration]) async throws(RecorderClientError) -> TaskRun {
         let result: TaskStartResult = try await call(.taskStart, TaskStartParams(taskIdentifier: identifier, taskRunUUID: taskRunUUID, asyncActions: asyncActions))

@@ -27,3 +27,15 @@ extension DeviceError {
         }
     }
 }
+
+extension RunCatalogError {
+    /// The protocol error for this failure.
+    var rpcError: RPCError {
+        switch self {
+        case .invalidParameter, .invalidRun, .ambiguousRun: return RPCError(.invalidParams, description)
+        case .unknownRun: return RPCError(.unknownRun, description)
+        case .runInUse: return RPCError(.runInUse, description)
+        case .storage: return RPCError(.storageError, description)
+        }
+    }
+}

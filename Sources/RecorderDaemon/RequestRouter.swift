@@ -34,10 +34,23 @@ struct RequestRouter: Sendable {
         }
         switch method {
         case .daemonStatus:
+            let disk = await SupervisorService.onBlockingQueue { [runs] in runs.catalog.diskUsage() }
             let status = DaemonStatus(
                 version: RecorderVersion.string, uptimeSeconds: clock.uptime() - startUptime,
-                pid: getpid(), dataDirectory: runs.dataDirectory, devices: devices.infos, taskRuns: runs.active())
+                pid: getpid(), dataDirectory: runs.dataDirectory, devices: devices.infos, taskRuns: runs.active(), disk: disk)
             return try ResponseEncoding.success(id: id, result: status)
+        case .runsList:
+            let params = try Self.params(RunsListParams.self, request.params)
+            let result = await SupervisorService.onBlockingQueue { [runs] in Result { () throws(RunCatalogError) in try runs.catalog.list(params) } }
+            return try ResponseEncoding.success(id: id, result: try result.mapError(\.rpcError).get())
+        case .runsGet:
+            let params = try Self.params(RunParams.self, request.params)
+            let result = await SupervisorService.onBlockingQueue { [runs] in Result { () throws(RunCatalogError) in try runs.catalog.details(params.run) } }
+            return try ResponseEncoding.success(id: id, result: try result.mapError(\.rpcError).get())
+        case .runsDelete:
+            let params = try Self.params(RunParams.self, request.params)
+            let result = await SupervisorService.onBlockingQueue { [runs] in Result { () throws(RunCatalogError) in try runs.deleteRun(params.run) } }
+            return try ResponseEncoding.success(id: id, result: try result.mapError(\.rpcError).get())
         case .devicesList:
             let hardware = await SupervisorService.onBlockingQueue { [devices] in devices.discoverHardware() }
             return try ResponseEncoding.success(id: id, result: DevicesListResult(devices: devices.infos, hardware: hardware))

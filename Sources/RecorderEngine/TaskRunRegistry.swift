@@ -197,4 +197,21 @@ public final class TaskRunRegistry: Sendable {
 
     /// Task runs recording now.
     public var count: Int { runs.withLock { $0.count } }
+
+    /// The runs of the data directory, recording or not.
+    public var catalog: RunCatalog { RunCatalog(runsDirectory: runsDirectory) }
+
+    /// `runs.delete`: removes a run that is not recording, with all its files. Blocking file
+    /// I/O: call it from a blocking queue. (A run is in `runs` before its directory exists and
+    /// until its manifest is final, and its UUID is never used again: a run found absent here
+    /// cannot start recording into the directory being removed.)
+    public func deleteRun(_ run: String) throws(RunCatalogError) -> RunDeleted {
+        let catalog = self.catalog
+        let entry = try catalog.resolve(run)
+        guard runs.withLock({ $0[entry.uuid] }) == nil else { throw .runInUse(entry.uuid.uuidString) }
+        let size = DirectorySize.bytes(of: entry.directory)
+        try catalog.delete(entry)
+        logger.info("task run deleted", metadata: ["taskRun": "\(entry.uuid)", "directory": "\(entry.directory)"])
+        return RunDeleted(taskRunUUID: entry.uuid, runDirectory: entry.directory, freedBytes: size)
+    }
 }

@@ -247,8 +247,12 @@ public struct DaemonStatus: Sendable, Codable, Equatable {
     public var dataDirectory: String
     public var devices: [DeviceInfo]
     public var taskRuns: [ActiveTaskRun]
+    /// The data directory's disk use and free space (nil when it cannot be measured).
+    public var disk: DiskUsage?
 
-    public init(version: String, uptimeSeconds: Double, pid: Int32, dataDirectory: String, devices: [DeviceInfo], taskRuns: [ActiveTaskRun]) {
+    public init(version: String, uptimeSeconds: Double, pid: Int32, dataDirectory: String, devices: [DeviceInfo], taskRuns: [ActiveTaskRun],
+                disk: DiskUsage? = nil) {
+        self.disk = disk
         self.version = version
         self.uptimeSeconds = uptimeSeconds
         self.pid = pid
@@ -261,4 +265,92 @@ public struct DaemonStatus: Sendable, Codable, Equatable {
 /// The version of recorderd and its protocol.
 public enum RecorderVersion {
     public static let string = "0.1.0"
+}
+
+/// `runs.list` parameters: filters (all optional) and paging. Runs come newest first.
+public struct RunsListParams: Sendable, Codable, Equatable {
+    /// Only runs of this task.
+    public var taskIdentifier: String?
+    /// Only runs in this status.
+    public var status: TaskRunStatus?
+    /// Only runs that started at or after / before this ISO-8601 date.
+    public var since: String?
+    public var until: String?
+    /// At most this many runs (1…1000; default 100), after skipping `offset` (default 0).
+    public var limit: Int?
+    public var offset: Int?
+
+    /// The largest page.
+    public static let largestLimit = 1000
+
+    public init(taskIdentifier: String? = nil, status: TaskRunStatus? = nil, since: String? = nil, until: String? = nil,
+                limit: Int? = nil, offset: Int? = nil) {
+        self.taskIdentifier = taskIdentifier
+        self.status = status
+        self.since = since
+        self.until = until
+        self.limit = limit
+        self.offset = offset
+    }
+}
+
+/// `runs.list` result: one page of the runs that pass the filters, and how many pass in all.
+public struct RunsListResult: Sendable, Codable, Equatable {
+    public var runs: [RunSummary]
+    public var total: Int
+    public var offset: Int
+
+    public init(runs: [RunSummary], total: Int, offset: Int) {
+        self.runs = runs
+        self.total = total
+        self.offset = offset
+    }
+}
+
+/// `runs.get` and `runs.delete` parameters: `run` is a task-run UUID or a unique prefix of one.
+public struct RunParams: Sendable, Codable, Equatable {
+    public var run: String
+
+    public init(run: String) {
+        self.run = run
+    }
+}
+
+/// `runs.get` result: the run's summary and its manifest (`taskResult.json`).
+public struct RunDetails: Sendable, Codable, Equatable {
+    public var summary: RunSummary
+    public var taskResult: TaskResult
+
+    public init(summary: RunSummary, taskResult: TaskResult) {
+        self.summary = summary
+        self.taskResult = taskResult
+    }
+}
+
+/// The data directory's file system, in `daemon.status`.
+public struct DiskUsage: Sendable, Codable, Equatable {
+    /// Bytes of the runs' files.
+    public var runsBytes: Int64
+    /// Bytes free for recorderd (what an unprivileged writer may use) and the file system's size.
+    public var freeBytes: Int64
+    public var totalBytes: Int64
+
+    public init(runsBytes: Int64, freeBytes: Int64, totalBytes: Int64) {
+        self.runsBytes = runsBytes
+        self.freeBytes = freeBytes
+        self.totalBytes = totalBytes
+    }
+}
+
+/// `runs.delete` result: the run removed and the bytes its files took.
+public struct RunDeleted: Sendable, Codable, Equatable {
+    public var taskRunUUID: UUID
+    public var runDirectory: String
+    public var freedBytes: Int64
+
+    public init(taskRunUUID: UUID, runDirectory: String, freedBytes: Int64) {
+        self.taskRunUUID = taskRunUUID
+        self.runDirectory = runDirectory
+        self.freedBytes = freedBytes
+    }
 }

@@ -9,6 +9,9 @@ public enum ControlMethod: String, Sendable, CaseIterable {
     case taskCancel = "task.cancel"
     case streamSubscribe = "stream.subscribe"
     case streamUnsubscribe = "stream.unsubscribe"
+    case runsList = "runs.list"
+    case runsGet = "runs.get"
+    case runsDelete = "runs.delete"
 
     /// The notification method carrying live records.
     public static let streamRecordsNotification = "stream.records"

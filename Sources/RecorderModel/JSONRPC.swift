@@ -79,6 +79,10 @@ public enum RPCErrorCode: Int, Sendable, Codable, CaseIterable {
     case shuttingDown = -32010
     /// A limit of recorderd was reached (connections, task runs, recorders per run, subscriptions).
     case limitReached = -32011
+    /// No run in the data directory matches (`runs.get`, `runs.delete`).
+    case unknownRun = -32012
+    /// The run is recording: it cannot be deleted.
+    case runInUse = -32013
 }
 
 /// A JSON-RPC error object.

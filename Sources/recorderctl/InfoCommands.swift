@@ -13,6 +13,9 @@ struct StatusCommand: AsyncParsableCommand {
         let status = try await client.status()
         if json { return try Output.json(status) }
         print("recorderd \(status.version), pid \(status.pid), up \(Int(saturating: status.uptimeSeconds)) s, data in \(status.dataDirectory)")
+        if let disk = status.disk {
+            print("disk: runs take \(ByteCount.text(disk.runsBytes)); \(ByteCount.text(disk.freeBytes)) free of \(ByteCount.text(disk.totalBytes))")
+        }
         print("devices:")
         for d in status.devices { print("  " + DevicesCommand.line(d)) }
         print("task runs: \(status.taskRuns.isEmpty ? "none" : "")")

@@ -11,7 +11,8 @@ struct RecorderctlCommand: AsyncParsableCommand {
         abstract: "Control recorderd: status, devices, live tail, task runs, demo.",
         version: RecorderVersion.string,
         subcommands: [StatusCommand.self, DevicesCommand.self, TailCommand.self, RunCommand.self,
-                      StartCommand.self, StepCommand.self, FinishCommand.self, CancelCommand.self, DemoCommand.self])
+                      StartCommand.self, StepCommand.self, FinishCommand.self, CancelCommand.self, RunsCommand.self,
+                      ShowCommand.self, RemoveCommand.self, DemoCommand.self])
 
     /// Parses and runs the command: a command-line mistake prints the usage and exits 64; a
     /// runtime failure prints one line and exits with its sysexits status (README, "Exit status").

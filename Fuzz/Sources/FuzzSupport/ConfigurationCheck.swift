@@ -40,6 +40,8 @@ public enum ConfigurationCheck {
             _ = try? value.decode(TaskStartParams.self)
             _ = try? value.decode(SubscribeParams.self)
             _ = try? value.decode(StepParams.self)
+            _ = try? value.decode(RunsListParams.self)
+            _ = try? value.decode(RunParams.self)
         }
     }
 

@@ -1,0 +1,39 @@
+import Foundation
+import RecorderClient
+import RecorderModel
+
+/// A run as the command line names it: a task-run UUID or a unique prefix of one (the daemon
+/// finds it), or a run directory (read directly, for a copied folder and without a daemon).
+enum RunReference {
+    /// The run's summary and manifest.
+    static func details(_ run: String, socket: SocketOptions) async throws -> RunDetails {
+        var isDirectory: ObjCBool = false
+        if run.contains("/") || (FileManager.default.fileExists(atPath: run, isDirectory: &isDirectory) && isDirectory.boolValue) {
+            return try local(run)
+        }
+        let client = try await socket.connect()
+        return try await client.run(run)
+    }
+
+    /// Reads a run directory's manifest.
+    static func local(_ directory: String) throws -> RunDetails {
+        let path = (directory as NSString).standardizingPath
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw CommandFailure("\(directory): no such directory", .noInput)
+        }
+        let manifest = path + "/taskResult.json"
+        guard let data = FileManager.default.contents(atPath: manifest) else {
+            throw CommandFailure("\(directory) is not a run directory: it has no readable taskResult.json", .noInput)
+        }
+        let result: TaskResult
+        do {
+            result = try TaskResult.makeDecoder().decode(TaskResult.self, from: data)
+        } catch {
+            throw CommandFailure("\(manifest) is not a task result: \(DecodingErrorDescription.describe(error, prefix: "taskResult"))", .dataError)
+        }
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        return RunDetails(summary: RunSummary(result, runDirectory: (absolute as NSString).standardizingPath, sizeBytes: DirectorySize.bytes(of: path)),
+                          taskResult: result)
+    }
+}
