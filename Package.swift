@@ -93,6 +93,8 @@ let package = Package(
         .target(name: "RecorderClient", dependencies: ["RecorderModel"]),
         .target(name: "MotionFusion", dependencies: ["RecorderModel", "RecorderEngine"]),
         .target(name: "GaitAnalysis", dependencies: ["RecorderModel", "RecorderEngine"]),
+        // Exports of a run directory (recorderctl export): reads the files, needs no daemon.
+        .target(name: "RecorderExport", dependencies: ["RecorderModel"]),
         .target(name: "CEarlySignals"),
         .executableTarget(
             name: "recorderd",
@@ -107,6 +109,7 @@ let package = Package(
             dependencies: [
                 "RecorderClient",
                 "RecorderModel",
+                "RecorderExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -125,6 +128,7 @@ let package = Package(
         .executableTarget(name: "FakeIIOGenerator", dependencies: ["FakeIIO"], path: "Tests/FakeIIOGenerator"),
         .testTarget(name: "RecorderModelTests", dependencies: ["RecorderModel"]),
         .testTarget(name: "MotionFusionTests", dependencies: ["MotionFusion", "RecorderModel", "RecorderEngine", "RecorderTestSupport", "FakeIIO"]),
+        .testTarget(name: "RecorderExportTests", dependencies: ["RecorderExport", "RecorderModel", "RecorderClient", "RecorderTestSupport"]),
         .testTarget(name: "GaitAnalysisTests", dependencies: ["GaitAnalysis", "MotionFusion", "RecorderModel", "RecorderEngine", "RecorderTestSupport"]),
         .testTarget(name: "RecorderEngineTests", dependencies: ["RecorderEngine", "RecorderModel", "RecorderTestSupport"]),
         .testTarget(
@@ -142,7 +146,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RecorderDaemonTests",
-            dependencies: ["RecorderDaemon", "RecorderClient", "RecorderModel", "RecorderEngine", "RecorderTestSupport",
+            dependencies: ["RecorderDaemon", "RecorderClient", "RecorderModel", "RecorderEngine", "RecorderExport", "RecorderTestSupport",
                            .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
                            "recorderd", "recorderctl"]
         ),

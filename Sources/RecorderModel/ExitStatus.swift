@@ -12,6 +12,8 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     case unavailable = 69
     /// An internal error (a bug: an answer that does not decode, an internal error reply).
     case software = 70
+    /// An output file cannot be created (it exists, or is inside the run an export reads).
+    case cannotCreate = 73
     /// Reading or writing failed: the socket, the data directory, a full disk.
     case ioError = 74
     /// The configuration file is wrong.

@@ -202,14 +202,12 @@ struct CommandLineTests {
         let (unknownRun, unknownText) = try await run("recorderctl", ["finish", UUID().uuidString, "--socket", socket])
         #expect(unknownRun == 65 && !unknownText.contains("Usage"), "\(unknownText)")
 
-        // tail into a pipe: lines arrive as they come, not when a 4 KiB block fills (at 2
-        // records a second per type that would take ~17 s).
+        // tail into a pipe: lines arrive as they come, not when a 4 KiB block fills — at 2
+        // records a second per type a block takes ~17 s, so the first record line within 10 s
+        // (however loaded the machine) tells the two apart.
         let tail = try ChildProcess(ChildProcess.executable("recorderctl"), ["tail", "imu0", "--rate", "2", "--socket", socket])
-        let started = Stopwatch()
         let line = try await offPool { Self.firstLines(tail.output.fileHandleForReading.fileDescriptor, count: 2, timeout: 10) }
-        let elapsed = started.seconds
         #expect(line.count == 2 && (line[1].contains("accelerometer") || line[1].contains("gyro")), "\(line)")
-        #expect(elapsed < 3, "the first record line took \(elapsed) s")
         _ = try await tail.stop()
         connected.close()
         #expect(try await daemon.stop() == 0)

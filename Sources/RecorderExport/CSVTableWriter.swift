@@ -1,0 +1,137 @@
+import RecorderModel
+
+/// Writes one recorder's table: the header, then a row per sample (motion: the records of one
+/// uptime, one per sensor type, joined).
+final class CSVTableWriter {
+    private let file: OutputFile
+    private let layout: CSVLayout
+    private let zero: Double
+    /// Motion: the row being joined — its uptime, step path and values by column.
+    private var rowUptime: Double?
+    private var rowStepPath: String?
+    private var values: [Double?]
+    private var filled: [Bool]
+    private var line: [UInt8] = []
+    private(set) var rows = 0
+
+    init(path: String, layout: CSVLayout, zero: Double) throws(ExportError) {
+        file = try OutputFile(path: path)
+        self.layout = layout
+        self.zero = zero
+        values = Array(repeating: nil, count: layout.columns.count)
+        filled = Array(repeating: false, count: layout.motion.count)
+        try file.append((["time", "uptime", "stepPath"] + layout.columns.map(\.name)).joined(separator: ",") + "\n")
+    }
+
+    func add(_ r: Record) throws(ExportError) {
+        switch layout.kind {
+        case .motion:
+            guard let index = layout.motion.firstIndex(where: { $0.sensorType == r.sensorType }) else { return }
+            if rowUptime != r.uptime || filled[index] { try endRow() }
+            rowUptime = r.uptime
+            rowStepPath = r.stepPath
+            filled[index] = true
+            var column = 0
+            for v in layout.motion[..<index] { column += v.hasW ? 4 : 3 }
+            let v = layout.motion[index]
+            values[column] = r.x.map { $0 * v.scale }
+            values[column + 1] = r.y.map { $0 * v.scale }
+            values[column + 2] = r.z.map { $0 * v.scale }
+            if v.hasW { values[column + 3] = r.w }
+        case .location:
+            try row(r, [r.latitude, r.longitude, r.altitude, r.horizontalAccuracy, r.verticalAccuracy, r.course, r.speed,
+                        r.relativeDistance, r.totalDistance].map(Cell.number) + [.text(r.mode), .number(r.satellitesUsed.map(Double.init))])
+        case .soundLevel:
+            try row(r, [r.timeInterval, r.average, r.peak].map(Cell.number))
+        case .gait:
+            try row(r, [.text(r.event), .number(r.startUptime), .number(r.duration), .number(r.steps.map(Double.init)), .number(r.cadence)])
+        case .other:
+            try row(r, [.text(r.sensorType), .number(r.x), .number(r.y), .number(r.z)])
+        }
+    }
+
+    enum Cell {
+        case number(Double?)
+        case text(String?)
+    }
+
+    private func row(_ r: Record, _ cells: [Cell]) throws(ExportError) {
+        line.removeAll(keepingCapacity: true)
+        appendPrefix(uptime: r.uptime, stepPath: r.stepPath)
+        for cell in cells {
+            line.append(UInt8(ascii: ","))
+            switch cell {
+            case .number(let v): if let v { line.append(contentsOf: v.description.utf8) }
+            case .text(let s): if let s { Self.appendField(s, to: &line) }
+            }
+        }
+        line.append(UInt8(ascii: "\n"))
+        try file.append(line)
+        rows += 1
+    }
+
+    private func appendPrefix(uptime: Double?, stepPath: String?) {
+        if let uptime {
+            line.append(contentsOf: (uptime - zero).description.utf8)
+            line.append(UInt8(ascii: ","))
+            line.append(contentsOf: uptime.description.utf8)
+        } else {
+            line.append(UInt8(ascii: ","))
+        }
+        line.append(UInt8(ascii: ","))
+        if let stepPath { Self.appendField(stepPath, to: &line) }
+    }
+
+    private func endRow() throws(ExportError) {
+        guard rowUptime != nil else { return }
+        line.removeAll(keepingCapacity: true)
+        appendPrefix(uptime: rowUptime, stepPath: rowStepPath)
+        for v in values {
+            line.append(UInt8(ascii: ","))
+            if let v { line.append(contentsOf: v.description.utf8) }
+        }
+        line.append(UInt8(ascii: "\n"))
+        try file.append(line)
+        rows += 1
+        rowUptime = nil
+        for i in values.indices { values[i] = nil }
+        for i in filled.indices { filled[i] = false }
+    }
+
+    func close() throws(ExportError) {
+        try endRow()
+        try file.close()
+    }
+
+    /// A line of the events table.
+    static func eventLine(_ r: Record, zero: Double) -> String {
+        var fields: [String] = []
+        fields.append(r.uptime.map { ($0 - zero).description } ?? "")
+        fields.append(r.uptime.map(\.description) ?? "")
+        fields.append(r.stepPath ?? "")
+        fields.append(r.event ?? (r.isMarker ? "marker" : ""))
+        fields.append(r.sensorType ?? "")
+        fields.append(r.droppedSamples.map(String.init) ?? "")
+        fields.append(r.duration.map(\.description) ?? "")
+        fields.append(r.errorDescription ?? "")
+        fields.append(r.timestampDate ?? "")
+        var bytes: [UInt8] = []
+        for (i, f) in fields.enumerated() {
+            if i > 0 { bytes.append(UInt8(ascii: ",")) }
+            appendField(f, to: &bytes)
+        }
+        return String(decoding: bytes, as: UTF8.self) + "\n"
+    }
+
+    /// RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled.
+    static func appendField(_ s: String, to bytes: inout [UInt8]) {
+        let needsQuotes = s.utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 10 || $0 == 13 }
+        guard needsQuotes else { return bytes.append(contentsOf: s.utf8) }
+        bytes.append(UInt8(ascii: "\""))
+        for b in s.utf8 {
+            if b == UInt8(ascii: "\"") { bytes.append(b) }
+            bytes.append(b)
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,26 @@
+import Foundation
+
+/// The directory an export writes into: new (or empty), and never inside the run it exports.
+enum OutputDirectory {
+    static func create(_ path: String, outside runDirectory: String) throws(ExportError) {
+        let absolute = resolved(path)
+        let run = resolved(runDirectory)
+        if absolute == run || absolute.hasPrefix(run + "/") {
+            throw .output("\(path) is inside the run directory \(runDirectory): an export never changes the run's files")
+        }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue, ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? ["?"]).isEmpty else {
+                throw .output("\(path) exists: choose a new path (an export never writes over files)")
+            }
+            return
+        }
+        guard mkdir(path, 0o755) == 0 else { throw .output("cannot create \(path): \(String(cString: strerror(errno)))") }
+    }
+
+    /// `path` absolute, with symbolic links of its existing part resolved.
+    static func resolved(_ path: String) -> String {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        return (absolute as NSString).resolvingSymlinksInPath
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// A new file written through a 1 MiB buffer: created exclusively (never over an existing
+/// file), fsynced when closed, every failure an `ExportError.output` naming the path.
+final class OutputFile {
+    let path: String
+    private var fd: Int32
+    private var buffer: [UInt8] = []
+
+    init(path: String) throws(ExportError) {
+        self.path = path
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .output("\(path): \(String(cString: strerror(errno)))") }
+        buffer.reserveCapacity(1 << 20)
+    }
+
+    deinit { if fd >= 0 { Glibc.close(fd) } }
+
+    func append(_ text: String) throws(ExportError) {
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= 1 << 20 { try flush() }
+    }
+
+    func append(_ bytes: some Sequence<UInt8>) throws(ExportError) {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= 1 << 20 { try flush() }
+    }
+
+    func flush() throws(ExportError) {
+        var offset = 0
+        while offset < buffer.count {
+            let n = buffer.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .output("\(path): \(String(cString: strerror(errno)))")
+            }
+            offset += n
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Flushes, fsyncs and closes.
+    func close() throws(ExportError) {
+        try flush()
+        guard fsync(fd) == 0 else { throw .output("\(path): \(String(cString: strerror(errno)))") }
+        let descriptor = fd
+        fd = -1
+        guard Glibc.close(descriptor) == 0 else { throw .output("\(path): \(String(cString: strerror(errno)))") }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import RecorderModel
+
+/// Reads a recorderd JSON-lines file record by record, in 1 MiB blocks (memory stays flat),
+/// opened read-only.
+///
+/// A last line without its newline that is not a record is a torn write (the run was
+/// interrupted, or is still recording): it is skipped and reported. A line in the middle that is
+/// not a record is an error naming the file and line — data is never skipped silently.
+public struct RecordFileReader {
+    /// The longest line read, bytes.
+    public static let longestLine = 1 << 20
+
+    /// What a whole read found.
+    public struct Outcome: Sendable, Equatable {
+        public var records = 0
+        /// True when the last line was torn (skipped).
+        public var tornLastLine = false
+
+        public init(records: Int = 0, tornLastLine: Bool = false) {
+            self.records = records
+            self.tornLastLine = tornLastLine
+        }
+    }
+
+    public let path: String
+
+    public init(path: String) {
+        self.path = path
+    }
+
+    /// Calls `body` with each record in order.
+    public func forEach(_ body: (Record) throws(ExportError) -> Void) throws(ExportError) -> Outcome {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .badFile("\(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var outcome = Outcome()
+        var block = [UInt8](repeating: 0, count: 1 << 20)
+        var pending: [UInt8] = []
+        var lineNumber = 0
+        let name = (path as NSString).lastPathComponent
+
+        func take(_ line: UnsafeBufferPointer<UInt8>) throws(ExportError) {
+            lineNumber += 1
+            guard !line.isEmpty else { return }
+            do {
+                try body(try JSONLinesDecoder.decode(line))
+                outcome.records += 1
+            } catch let failure as JSONLinesDecoder.Failure {
+                throw .malformedLine(file: name, line: lineNumber, message: failure.message)
+            } catch let error as ExportError {
+                throw error
+            } catch {
+                throw .malformedLine(file: name, line: lineNumber, message: "\(error)")
+            }
+        }
+
+        while true {
+            let count = block.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .badFile("\(path): \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { break }
+            try block.withUnsafeBufferPointer { (all: UnsafeBufferPointer<UInt8>) throws(ExportError) in
+                let data = UnsafeBufferPointer(rebasing: all[0..<count])
+                var start = 0
+                while let end = data[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                    if pending.isEmpty {
+                        try take(UnsafeBufferPointer(rebasing: data[start..<end]))
+                    } else {
+                        pending.append(contentsOf: data[start..<end])
+                        let line = pending
+                        pending.removeAll(keepingCapacity: true)
+                        try line.withUnsafeBufferPointer { (p: UnsafeBufferPointer<UInt8>) throws(ExportError) in try take(p) }
+                    }
+                    start = end + 1
+                }
+                pending.append(contentsOf: data[start...])
+                if pending.count > Self.longestLine {
+                    throw .malformedLine(file: name, line: lineNumber + 1, message: "a line longer than \(Self.longestLine) bytes")
+                }
+            }
+        }
+        if !pending.isEmpty {
+            // The last line has no newline: a complete record all the same, or a torn write.
+            let line = pending
+            if (try? JSONLinesDecoder.decode(line)) != nil {
+                try line.withUnsafeBufferPointer { (p: UnsafeBufferPointer<UInt8>) throws(ExportError) in try take(p) }
+            } else {
+                outcome.tornLastLine = true
+            }
+        }
+        return outcome
+    }
+}

@@ -1,0 +1,216 @@
+import Foundation
+
+/// Decodes one line of a recorderd JSON-lines file into a `Record`: the counterpart of
+/// `JSONLinesEncoder`, for exports that read millions of lines.
+///
+/// The lines recorderd writes are flat objects of numbers, plain strings and nulls; those are
+/// read directly (numbers with `strtod`, exact). Anything else — an escaped string, a nested
+/// value, a key out of the usual form — goes through the strict `JSONParser` and the record's
+/// `Decodable` conformance, so every valid line decodes the same either way and an invalid one is
+/// an error, never a guess. Unknown keys (a newer recorderd's fields) are ignored, as
+/// `Record`'s `Decodable` conformance ignores them.
+public enum JSONLinesDecoder {
+    /// Why a line is not a record.
+    public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+
+    /// The record on `line` (without its newline).
+    public static func decode(_ line: UnsafeBufferPointer<UInt8>) throws(Failure) -> Record {
+        if let record = fast(line) { return record }
+        do {
+            let value = try JSONParser.parse(line)
+            guard case .object = value else { throw Failure(message: "not a JSON object") }
+            return try value.decode(Record.self)
+        } catch let failure as Failure {
+            throw failure
+        } catch {
+            throw Failure(message: DecodingErrorDescription.describe(error))
+        }
+    }
+
+    /// The record on `line`, from a byte array.
+    public static func decode(_ line: [UInt8]) throws(Failure) -> Record {
+        do {
+            return try line.withUnsafeBufferPointer { (p: UnsafeBufferPointer<UInt8>) throws -> Record in try decode(p) }
+        } catch let failure as Failure {
+            throw failure
+        } catch {
+            throw Failure(message: "\(error)")
+        }
+    }
+
+    // MARK: The direct path
+
+    private static let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\"), colon = UInt8(ascii: ":"), comma = UInt8(ascii: ",")
+
+    /// The record, or nil when the line needs the strict parser.
+    static func fast(_ b: UnsafeBufferPointer<UInt8>) -> Record? {
+        var i = 0
+        let n = b.count
+        guard n >= 2, b[0] == UInt8(ascii: "{"), b[n - 1] == UInt8(ascii: "}") else { return nil }
+        i = 1
+        var record = Record()
+        var seen: UInt64 = 0
+        if b[i] == UInt8(ascii: "}") { return i == n - 1 ? record : nil }
+        while i < n - 1 {
+            // "key":
+            guard b[i] == quote else { return nil }
+            let keyStart = i + 1
+            var j = keyStart
+            while j < n, b[j] != quote {
+                if b[j] == backslash || b[j] < 0x20 { return nil }
+                j += 1
+            }
+            guard j + 1 < n, b[j + 1] == colon else { return nil }
+            // A key that is no field, or one seen before: the strict parser decides.
+            guard let field = field(UnsafeBufferPointer(rebasing: b[keyStart..<j])), seen & (1 << field) == 0 else { return nil }
+            seen |= 1 << field
+            i = j + 2
+            guard i < n - 1 else { return nil }
+            // value
+            let c = b[i]
+            if c == quote {
+                var k = i + 1
+                while k < n, b[k] != quote {
+                    if b[k] == backslash || b[k] < 0x20 { return nil }
+                    k += 1
+                }
+                guard k < n - 1 else { return nil }
+                guard let text = String(validating: UnsafeBufferPointer(rebasing: b[(i + 1)..<k]), as: UTF8.self) else { return nil }
+                guard assign(string: text, field: field, in: &record) else { return nil }
+                i = k + 1
+            } else if c == UInt8(ascii: "n") {
+                guard i + 4 <= n - 1, b[i + 1] == UInt8(ascii: "u"), b[i + 2] == UInt8(ascii: "l"), b[i + 3] == UInt8(ascii: "l") else { return nil }
+                // null: the field stays absent (what the encoder writes for a non-finite number).
+                guard b[i + 4] == comma || i + 4 == n - 1 else { return nil }
+                i += 4
+            } else if c == UInt8(ascii: "-") || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) {
+                var k = i
+                while k < n - 1, b[k] != comma { k += 1 }
+                guard let number = parseNumber(UnsafeBufferPointer(rebasing: b[i..<k])) else { return nil }
+                guard assign(number: number, field: field, in: &record) else { return nil }
+                i = k
+            } else {
+                return nil
+            }
+            if i == n - 1 { return record }
+            guard b[i] == comma else { return nil }
+            i += 1
+        }
+        return nil
+    }
+
+    /// A JSON number's text as a Double: exact (strtod), finite, and in JSON's grammar.
+    static func parseNumber(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
+        guard !text.isEmpty, text.count < 64 else { return nil }
+        // JSON's grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+        var i = 0
+        if text[i] == UInt8(ascii: "-") { i += 1 }
+        func digits() -> Int {
+            let start = i
+            while i < text.count, text[i] >= UInt8(ascii: "0"), text[i] <= UInt8(ascii: "9") { i += 1 }
+            return i - start
+        }
+        guard i < text.count else { return nil }
+        if text[i] == UInt8(ascii: "0") { i += 1 } else if digits() == 0 { return nil }
+        if i < text.count, text[i] == UInt8(ascii: ".") {
+            i += 1
+            guard digits() > 0 else { return nil }
+        }
+        if i < text.count, text[i] == UInt8(ascii: "e") || text[i] == UInt8(ascii: "E") {
+            i += 1
+            if i < text.count, text[i] == UInt8(ascii: "+") || text[i] == UInt8(ascii: "-") { i += 1 }
+            guard digits() > 0 else { return nil }
+        }
+        guard i == text.count else { return nil }
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 65) { buffer -> Double? in
+            for (k, byte) in text.enumerated() { buffer[k] = CChar(bitPattern: byte) }
+            buffer[text.count] = 0
+            let value = strtod(buffer.baseAddress!, nil)
+            return value.isFinite ? value : nil
+        }
+    }
+
+    private static func matches(_ key: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
+        guard key.count == name.utf8CodeUnitCount else { return false }
+        let p = name.utf8Start
+        for k in 0..<key.count where key[k] != p[k] { return false }
+        return true
+    }
+
+    /// An integer field's value: whole and within Int's range.
+    private static func integer(_ number: Double) -> Int? {
+        guard number == number.rounded(), abs(number) < 9.0e18 else { return nil }
+        return Int(number)
+    }
+
+    /// The numeric fields, in the order of their bits in the decoder's seen-mask.
+    private static let numericKeys: [StaticString] = [
+        "uptime", "timestamp", "x", "y", "z", "w", "heading", "duration", "latitude", "longitude", "horizontalAccuracy",
+        "verticalAccuracy", "altitude", "course", "speed", "relativeDistance", "totalDistance", "startUptime", "cadence",
+        "timeInterval", "average", "peak", "droppedSamples", "eventAccuracy", "satellitesUsed", "steps",
+    ]
+    /// The string fields; their bits follow the numeric ones.
+    private static let stringKeys: [StaticString] = [
+        "sensorType", "stepPath", "timestampDate", "event", "referenceCoordinate", "errorDescription", "mode", "unit",
+    ]
+
+    /// The bit of `key` in the seen-mask, or nil for a key that is no field of `Record`.
+    private static func field(_ key: UnsafeBufferPointer<UInt8>) -> Int? {
+        if let i = numericKeys.firstIndex(where: { matches(key, $0) }) { return i }
+        if let i = stringKeys.firstIndex(where: { matches(key, $0) }) { return numericKeys.count + i }
+        return nil
+    }
+
+    /// Sets a field from a number; false when the key is not numeric or the value does not fit.
+    private static func assign(number: Double, field: Int, in r: inout Record) -> Bool {
+        switch field {
+        case 0: r.uptime = number
+        case 1: r.timestamp = number
+        case 2: r.x = number
+        case 3: r.y = number
+        case 4: r.z = number
+        case 5: r.w = number
+        case 6: r.heading = number
+        case 7: r.duration = number
+        case 8: r.latitude = number
+        case 9: r.longitude = number
+        case 10: r.horizontalAccuracy = number
+        case 11: r.verticalAccuracy = number
+        case 12: r.altitude = number
+        case 13: r.course = number
+        case 14: r.speed = number
+        case 15: r.relativeDistance = number
+        case 16: r.totalDistance = number
+        case 17: r.startUptime = number
+        case 18: r.cadence = number
+        case 19: r.timeInterval = number
+        case 20: r.average = number
+        case 21: r.peak = number
+        case 22: guard let v = integer(number) else { return false }; r.droppedSamples = v
+        case 23: guard let v = integer(number) else { return false }; r.eventAccuracy = v
+        case 24: guard let v = integer(number) else { return false }; r.satellitesUsed = v
+        case 25: guard let v = integer(number) else { return false }; r.steps = v
+        default: return false
+        }
+        return true
+    }
+
+    /// Sets a field from a string; false when the key is not a string field.
+    private static func assign(string: String, field: Int, in r: inout Record) -> Bool {
+        switch field - numericKeys.count {
+        case 0: r.sensorType = string
+        case 1: r.stepPath = string
+        case 2: r.timestampDate = string
+        case 3: r.event = string
+        case 4: r.referenceCoordinate = string
+        case 5: r.errorDescription = string
+        case 6: r.mode = string
+        case 7: r.unit = string
+        default: return false
+        }
+        return true
+    }
+}

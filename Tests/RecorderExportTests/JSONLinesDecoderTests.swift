@@ -1,0 +1,62 @@
+import Foundation
+import RecorderExport
+import RecorderModel
+import RecorderTestSupport
+import Testing
+
+/// The fast JSON-lines decoder against Foundation's JSONDecoder (an independent parser): the
+/// same record for every line recorderd writes and for lines it never writes, an error where
+/// JSONDecoder fails.
+struct JSONLinesDecoderTests {
+    static func foundation(_ line: String) -> Record? {
+        try? JSONDecoder().decode(Record.self, from: Data(line.utf8))
+    }
+
+    @Test func everyKindOfRecordTheEncoderWritesDecodesAsFoundationReadsIt() throws {
+        var encoder = JSONLinesEncoder()
+        let path = JSONString("gait-balance/walking.outbound")
+        encoder.appendMarker(uptime: 3418.070360997, timestamp: 0, timestampDate: "2026-11-22T01:08:46.679+00:00", stepPath: path)
+        encoder.appendMotion(uptime: 3418.073889725, timestamp: 0.0035287279997646692, stepPath: path, sensorType: .accelerometer,
+                             vector: Vector3(x: 0.9884917383408199, y: -0.05085322578046536, z: -1.3817648565004352e-22))
+        encoder.appendGap(uptime: 3419.2, timestamp: 1.13, stepPath: path, sensorType: .gyro, droppedSamples: 12, duration: nil)
+        encoder.appendStep(uptime: 12.5, timestamp: 2, stepPath: path)
+        encoder.appendBout(uptime: 15, timestamp: 4.5, stepPath: nil, startUptime: 11, steps: 7, cadence: 105.00000000000001)
+        encoder.appendError(uptime: 20, timestamp: 9, stepPath: JSONString("task/\"quoted\" step\\"), description: "device lost: \u{1} ✓")
+        let lines = String(decoding: encoder.bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+        #expect(lines.count == 6)
+        for line in lines {
+            let ours = try JSONLinesDecoder.decode(Array(line.utf8))
+            #expect(ours == Self.foundation(line), "\(line)")
+        }
+    }
+
+    @Test(arguments: [
+        #"{}"#, #"{"uptime":1,"x":null}"#, #"{"uptime":-0.0,"x":1E+2,"y":-1e-300}"#, #"{"sensorType":"gyro","future":"field","x":1}"#,
+        #"{"future":{"nested":[1,2]},"x":1}"#, #"{ "uptime" : 1 }"#, #"{"stepPath":"a\u002fb","x":2}"#,
+        #"{"droppedSamples":12,"steps":3,"eventAccuracy":-1,"satellitesUsed":9}"#,
+    ])
+    func linesRecorderdNeverWritesDecodeAsFoundationReadsThem(line: String) throws {
+        let expected = try #require(Self.foundation(line))
+        #expect(try JSONLinesDecoder.decode(Array(line.utf8)) == expected)
+    }
+
+    @Test(arguments: [
+        #"{"uptime":1"#, #"{"uptime":01}"#, #"{"uptime":1.}"#, #"{"uptime":1e400}"#, #"{"uptime":"1"}"#, #"{"x":1,"x":2}"#,
+        #"{"droppedSamples":1.5}"#, #"{"steps":1e19}"#, #"[1]"#, #"{"sensorType":1}"#, #"{"uptime":NaN}"#, #"{"uptime":1,}"#,
+        "{\"stepPath\":\"a\u{0}b\"}", #"{"uptime":--1}"#, "",
+    ])
+    func malformedLinesAreErrors(line: String) {
+        #expect(throws: JSONLinesDecoder.Failure.self) { try JSONLinesDecoder.decode(Array(line.utf8)) }
+    }
+
+    @Test func numbersAreExact() throws {
+        var state: UInt64 = 7
+        for _ in 0..<20_000 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            let value = Double(bitPattern: state >> 2 | 0x3000_0000_0000_0000) * (state & 1 == 0 ? 1 : -1)
+            guard value.isFinite else { continue }
+            let record = try JSONLinesDecoder.decode(Array(#"{"x":\#(value.description)}"#.utf8))
+            #expect(record.x == value)
+        }
+    }
+}
