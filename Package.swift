@@ -22,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        // The SageResearch export's zip archive (deflate through zlib).
+        .package(url: "https://github.com/weichsel/ZIPFoundation.git", exact: "0.9.20"),
     ],
     targets: [
         .target(name: "RecorderModel"),
@@ -93,8 +95,12 @@ let package = Package(
         .target(name: "RecorderClient", dependencies: ["RecorderModel"]),
         .target(name: "MotionFusion", dependencies: ["RecorderModel", "RecorderEngine"]),
         .target(name: "GaitAnalysis", dependencies: ["RecorderModel", "RecorderEngine"]),
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         // Exports of a run directory (recorderctl export): reads the files, needs no daemon.
-        .target(name: "RecorderExport", dependencies: ["RecorderModel"]),
+        .target(name: "RecorderExport", dependencies: ["RecorderModel", "CZstd", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
+        .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        // Plots of a run directory (recorderctl plot): cairo's PNG and SVG surfaces.
+        .target(name: "RecorderPlot", dependencies: ["RecorderModel", "RecorderExport", "CCairo"]),
         .target(name: "CEarlySignals"),
         .executableTarget(
             name: "recorderd",
@@ -110,6 +116,7 @@ let package = Package(
                 "RecorderClient",
                 "RecorderModel",
                 "RecorderExport",
+                "RecorderPlot",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -128,12 +135,12 @@ let package = Package(
         .executableTarget(name: "FakeIIOGenerator", dependencies: ["FakeIIO"], path: "Tests/FakeIIOGenerator"),
         .testTarget(name: "RecorderModelTests", dependencies: ["RecorderModel"]),
         .testTarget(name: "MotionFusionTests", dependencies: ["MotionFusion", "RecorderModel", "RecorderEngine", "RecorderTestSupport", "FakeIIO"]),
-        .testTarget(name: "RecorderExportTests", dependencies: ["RecorderExport", "RecorderModel", "RecorderClient", "RecorderTestSupport"]),
+        .testTarget(name: "RecorderExportTests", dependencies: ["RecorderExport", "RecorderPlot", "RecorderModel", "RecorderClient", "RecorderTestSupport"]),
         .testTarget(name: "GaitAnalysisTests", dependencies: ["GaitAnalysis", "MotionFusion", "RecorderModel", "RecorderEngine", "RecorderTestSupport"]),
         .testTarget(name: "RecorderEngineTests", dependencies: ["RecorderEngine", "RecorderModel", "RecorderTestSupport"]),
         .testTarget(
             name: "GPSSensorsTests",
-            dependencies: ["GPSSensors", "RecorderEngine", "RecorderModel", "RecorderTestSupport"]
+            dependencies: ["GPSSensors", "RecorderEngine", "RecorderExport", "RecorderModel", "RecorderTestSupport"]
         ),
         .testTarget(
             name: "AudioSensorsTests",

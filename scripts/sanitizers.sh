@@ -17,7 +17,16 @@ cd "$(dirname "$0")/.."
 kinds=("$@")
 [ ${#kinds[@]} -gt 0 ] || kinds=(thread address)
 reports=$(mktemp -d)
-trap 'rm -rf "$reports"' EXIT
+# Reports are printed however the run ends (a test that failed because of a report — a process
+# exiting with TSan's status 66 — shows the report itself).
+show_reports() {
+  if compgen -G "$reports/*" > /dev/null; then
+    echo "sanitizers: reports from $(ls "$reports" | wc -l) process(es):" >&2
+    cat "$reports"/* >&2
+  fi
+  rm -rf "$reports"
+}
+trap show_reports EXIT
 export SWIFT_BACKTRACE=enable=no
 export CI=${CI:-true}
 
@@ -49,8 +58,6 @@ for kind in "${kinds[@]}"; do
   esac
 done
 if compgen -G "$reports/*" > /dev/null; then
-  echo "sanitizers: reports from $(ls "$reports" | wc -l) process(es):" >&2
-  cat "$reports"/* >&2
   exit 1
 fi
 echo "sanitizers: ${kinds[*]}: no report"

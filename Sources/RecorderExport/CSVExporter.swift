@@ -17,7 +17,7 @@ public struct CSVExporter: Exporter {
         try OutputDirectory.create(output, outside: run.directory)
         var report = ExportReport()
         var readme = "# \(run.result.taskIdentifier) \(run.result.taskRunUUID)\n\n"
-        readme += "Exported by recorderd from \(run.directory) (status \(run.result.status.rawValue)).\n"
+        readme += "Exported by recorderd \(RecorderVersion.string) from run \(run.result.taskRunUUID) (status \(run.result.status.rawValue)).\n"
         readme += "`time`: seconds from the run's first uptime (\(run.startUptime)); `uptime`: CLOCK_MONOTONIC seconds of the sample; "
         readme += "`stepPath`: the task step the sample was measured in. Empty cells: no value.\n"
         if run.result.status == .recording {

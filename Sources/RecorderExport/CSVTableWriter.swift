@@ -40,11 +40,11 @@ final class CSVTableWriter {
             if v.hasW { values[column + 3] = r.w }
         case .location:
             try row(r, [r.latitude, r.longitude, r.altitude, r.horizontalAccuracy, r.verticalAccuracy, r.course, r.speed,
-                        r.relativeDistance, r.totalDistance].map(Cell.number) + [.text(r.mode), .number(r.satellitesUsed.map(Double.init))])
+                        r.relativeDistance, r.totalDistance].map(Cell.number) + [.text(r.mode), .integer(r.satellitesUsed)])
         case .soundLevel:
             try row(r, [r.timeInterval, r.average, r.peak].map(Cell.number))
         case .gait:
-            try row(r, [.text(r.event), .number(r.startUptime), .number(r.duration), .number(r.steps.map(Double.init)), .number(r.cadence)])
+            try row(r, [.text(r.event), .number(r.startUptime), .number(r.duration), .integer(r.steps), .number(r.cadence)])
         case .other:
             try row(r, [.text(r.sensorType), .number(r.x), .number(r.y), .number(r.z)])
         }
@@ -52,6 +52,7 @@ final class CSVTableWriter {
 
     enum Cell {
         case number(Double?)
+        case integer(Int?)
         case text(String?)
     }
 
@@ -62,6 +63,7 @@ final class CSVTableWriter {
             line.append(UInt8(ascii: ","))
             switch cell {
             case .number(let v): if let v { line.append(contentsOf: v.description.utf8) }
+            case .integer(let v): if let v { line.append(contentsOf: String(v).utf8) }
             case .text(let s): if let s { Self.appendField(s, to: &line) }
             }
         }

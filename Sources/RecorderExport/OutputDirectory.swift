@@ -3,11 +3,7 @@ import Foundation
 /// The directory an export writes into: new (or empty), and never inside the run it exports.
 enum OutputDirectory {
     static func create(_ path: String, outside runDirectory: String) throws(ExportError) {
-        let absolute = resolved(path)
-        let run = resolved(runDirectory)
-        if absolute == run || absolute.hasPrefix(run + "/") {
-            throw .output("\(path) is inside the run directory \(runDirectory): an export never changes the run's files")
-        }
+        try refuseInside(path, runDirectory: runDirectory)
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
             guard isDirectory.boolValue, ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? ["?"]).isEmpty else {
@@ -16,6 +12,15 @@ enum OutputDirectory {
             return
         }
         guard mkdir(path, 0o755) == 0 else { throw .output("cannot create \(path): \(String(cString: strerror(errno)))") }
+    }
+
+    /// An error when `path` is the run directory or inside it.
+    static func refuseInside(_ path: String, runDirectory: String) throws(ExportError) {
+        let absolute = resolved(path)
+        let run = resolved(runDirectory)
+        if absolute == run || absolute.hasPrefix(run + "/") {
+            throw .output("\(path) is inside the run directory \(runDirectory): an export never changes the run's files")
+        }
     }
 
     /// `path` absolute, with symbolic links of its existing part resolved.

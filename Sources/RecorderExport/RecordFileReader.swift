@@ -93,4 +93,17 @@ public struct RecordFileReader {
         }
         return outcome
     }
+
+    /// The uptime of the file's last complete record (its last 64 KiB read), or nil.
+    public func lastUptime() -> Double? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let size = try? handle.seekToEnd() else { return nil }
+        try? handle.seek(toOffset: size > 65_536 ? size - 65_536 : 0)
+        guard let tail = try? handle.readToEnd() else { return nil }
+        for line in tail.split(separator: UInt8(ascii: "\n")).reversed() {
+            if let record = try? JSONLinesDecoder.decode(Array(line)), let uptime = record.uptime { return uptime }
+        }
+        return nil
+    }
 }

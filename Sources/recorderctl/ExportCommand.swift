@@ -8,7 +8,7 @@ import RecorderModel
 /// run directory without a daemon; never changes the run's files.
 struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "export", abstract: "Export a run: csv (SI units, mobgap's table).")
+        commandName: "export", abstract: "Export a run: csv (SI units, mobgap's table), mcap (Foxglove), sage (SageResearch archive).")
     @OptionGroup var socket: SocketOptions
     @Argument(help: "A task-run UUID, a unique prefix of one, or a run directory.") var run: String
     @Option(help: "The format: \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", ")).") var format: String

@@ -11,7 +11,7 @@ struct RecorderctlCommand: AsyncParsableCommand {
         abstract: "Control recorderd: status, devices, live tail, task runs, demo.",
         version: RecorderVersion.string,
         subcommands: [StatusCommand.self, DevicesCommand.self, TailCommand.self, RunCommand.self,
-                      StartCommand.self, StepCommand.self, FinishCommand.self, CancelCommand.self, RunsCommand.self, ExportCommand.self,
+                      StartCommand.self, StepCommand.self, FinishCommand.self, CancelCommand.self, RunsCommand.self, ExportCommand.self, PlotCommand.self,
                       ShowCommand.self, RemoveCommand.self, DemoCommand.self])
 
     /// Parses and runs the command: a command-line mistake prints the usage and exits 64; a

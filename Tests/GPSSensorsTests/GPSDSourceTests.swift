@@ -1,6 +1,7 @@
 import Foundation
 import GPSSensors
 import RecorderEngine
+import RecorderExport
 import RecorderModel
 import RecorderTestSupport
 import Testing
@@ -212,6 +213,28 @@ struct GPSDSourceTests {
         let unasked = try Fixtures.records(start.runDirectory + "/private.jsonl").filter(\.isSample)
         #expect(unasked.count == records.count)
         #expect(unasked.allSatisfy { $0.latitude == nil && $0.longitude == nil })
+
+        // The MCAP export, read by Foxglove's reader: the fixes with coordinates as
+        // foxglove.LocationFix (the map panel's schema), the others as recorded on `fix`; each
+        // recorder on its own topics (both record locations of gps0); coordinates as recorded.
+        let mcap = try Fixtures.temporaryDirectory() + "/walk.mcap"
+        _ = try MCAPExporter().export(try RunSource(directory: start.runDirectory), to: mcap)
+        let check = try await MCAPCheck.run(mcap)
+        let positioned = records.filter { $0.latitude != nil && $0.longitude != nil }
+        #expect(check.topics["/location/location"] == positioned.count && positioned.count > 10)
+        #expect(check.topics["/location/fix"] == (records.count == positioned.count ? nil : records.count - positioned.count))
+        #expect(check.topics["/private/location"] == nil && check.topics["/private/fix"] == unasked.count)
+        #expect(check.schemas["/location/location"] == "foxglove.LocationFix" && check.decreasing.isEmpty)
+        let fix = try #require(check.first["/location/location"])
+        // (Compared within 1e-12 relative: Foundation's JSONSerialization reads some numbers a few
+        // units in the last place off the correctly rounded value.)
+        func close(_ a: Double?, _ b: Double?) -> Bool { guard let a, let b else { return false }; return abs(a - b) <= 1e-12 * max(1, abs(b)) }
+        #expect(close((fix["latitude"] as? NSNumber)?.doubleValue, positioned.first?.latitude)
+                && close((fix["longitude"] as? NSNumber)?.doubleValue, positioned.first?.longitude), "\(fix)")
+        if let accuracy = positioned.first?.horizontalAccuracy, positioned.first?.verticalAccuracy != nil {
+            let covariance = (fix["position_covariance"] as? [NSNumber])?.map(\.doubleValue)
+            #expect(close(covariance?.first, accuracy * accuracy) && covariance?.count == 9 && (fix["position_covariance_type"] as? NSNumber)?.intValue == 2, "\(fix)")
+        }
 
         // Distance against an independent computation (equirectangular: exact enough at these
         // centimetre-to-metre steps, and a different formula from the recorder's haversine).

@@ -15,14 +15,16 @@ struct InProcessDaemon {
     var dataDirectory: String { daemon.configuration.dataDirectory }
 
     static func start(speed: Double = 1, orphanTimeout: Double = 600, extraDevices: [DeviceConfiguration] = [],
-                      limits: DaemonLimits = DaemonLimits(), directory existing: String? = nil) async throws -> InProcessDaemon {
+                      limits: DaemonLimits = DaemonLimits(), ringSeconds: Double? = nil, loop: Bool = true,
+                      directory existing: String? = nil) async throws -> InProcessDaemon {
         let directory = try existing ?? Fixtures.temporaryDirectory()
         var configuration = DaemonConfiguration()
         configuration.socket = directory + "/control.sock"
         configuration.dataDirectory = directory + "/data"
         configuration.orphanTimeout = orphanTimeout
         configuration.limits = limits
-        configuration.devices = [Fixtures.replayDevice(file: Fixtures.shortWalk, speed: speed)] + extraDevices
+        if let ringSeconds { configuration.ringSeconds = ringSeconds }
+        configuration.devices = [Fixtures.replayDevice(file: Fixtures.shortWalk, speed: speed, loop: loop)] + extraDevices
         let daemon = RecorderDaemon(configuration: configuration, baseDirectory: directory, logger: Fixtures.logger)
         try await daemon.prepare()
         return InProcessDaemon(daemon: daemon, directory: directory)

@@ -298,7 +298,8 @@ struct TortureTests {
             let client = try await RecorderClient.connect(socketPath: directory + "/control.sock")
             #expect(try await Torture.statusLatency(client) < Torture.latencyBound)
             client.close()
-            #expect(try await daemon.stop() == 0)
+            let status = try await daemon.stop()
+            #expect(status == 0, "attempt \(attempt): exit status \(status) (66: a sanitizer's report); the daemon printed: \(daemon.printed.suffix(2000))")
         }
     }
 

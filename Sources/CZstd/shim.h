@@ -1,0 +1,4 @@
+#ifndef RECORDERD_CZSTD_SHIM_H
+#define RECORDERD_CZSTD_SHIM_H
+#include <zstd.h>
+#endif

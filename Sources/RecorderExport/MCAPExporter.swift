@@ -1,0 +1,132 @@
+import Foundation
+import RecorderModel
+
+/// `mcap`: one MCAP file for Foxglove (and any MCAP reader): a channel per device and sensor type
+/// (`/<device>/<sensorType>`, JSON messages — the records as recorded, with a JSON schema), GPS
+/// fixes with coordinates as `foxglove.LocationFix` on `/<device>/location` so the map panel
+/// shows the walk (fixes without: as recorded on `/<device>/fix`), each recorder's gaps and errors on
+/// `/<device>/events`, and the task's step boundaries on `/steps`. `log_time` is the record's
+/// `uptime` mapped to wall time through the run's start (the date and uptime the manifest pairs).
+public struct MCAPExporter: Exporter {
+    public var format: ExportFormat { .mcap }
+
+    public init() {}
+
+    public func export(_ run: RunSource, to output: String) throws(ExportError) -> ExportReport {
+        try OutputDirectory.refuseInside(output, runDirectory: run.directory)
+        var report = ExportReport()
+        if run.result.status == .recording {
+            report.warnings.append("the run is still recording: exported up to its last complete line")
+        }
+        let clock = try WallClock(run.result)
+        let writer = try MCAPWriter(path: output, library: "recorderd \(RecorderVersion.string)")
+        var topics = MCAPTopics(writer: writer)
+
+        // The step boundaries, from the manifest.
+        let steps = try topics.channel("/steps", schema: MCAPSchemas.step)
+        for step in run.result.stepHistory {
+            try writer.addMessage(channel: steps, logTime: try clock.nanoseconds(step.startUptime),
+                                  data: MCAPSchemas.stepMessage(step.stepPath, event: "start", uptime: step.startUptime))
+            if let end = step.endUptime {
+                try writer.addMessage(channel: steps, logTime: try clock.nanoseconds(end), data: MCAPSchemas.stepMessage(step.stepPath, event: "end", uptime: end))
+            }
+        }
+
+        let files = run.recordFiles
+        var encoder = JSONLinesEncoder(reservingCapacity: 4096)
+        for file in files {
+            let (base, events) = Self.topics(of: file, among: files)
+            let outcome = try RecordFileReader(path: run.path(of: file)).forEach { (record) throws(ExportError) in
+                guard let uptime = record.uptime, !record.isMarker else { return }
+                let time = try clock.nanoseconds(uptime)
+                if record.sensorType == SensorType.location.rawValue, record.event == nil, record.latitude != nil, record.longitude != nil {
+                    let channel = try topics.channel("/\(base)/location", schema: MCAPSchemas.locationFix)
+                    try writer.addMessage(channel: channel, logTime: time, data: MCAPSchemas.locationFix(record, nanoseconds: time, frame: base))
+                    return
+                }
+                // Fixes without coordinates (no position, or coordinates not saved) as recorded.
+                let isEvent = record.event == "gap" || record.event == "error"
+                let type = record.sensorType == SensorType.location.rawValue ? "fix" : record.sensorType
+                let topic = isEvent || type == nil ? events : "/\(base)/\(type!)"
+                let channel = try topics.channel(topic, schema: isEvent || record.sensorType == nil ? MCAPSchemas.event : MCAPSchemas.record(record.sensorType!))
+                encoder.removeAll()
+                encoder.appendRecord(record)
+                try writer.addMessage(channel: channel, logTime: time, data: Array(encoder.bytes.dropLast()))
+            }
+            report.records += outcome.records
+            if outcome.tornLastLine {
+                report.warnings.append("\(file.relativePath): its last line was torn (an interrupted write) and is left out")
+            }
+        }
+        try writer.finish()
+        report.files = [output]
+        return report
+    }
+
+    /// A recorder's topic prefix and events topic: `/<device>` and `/<device>/events`; when
+    /// another recorder of the run records a sensor type of the same device, its own prefix
+    /// (`/<identifier>`), and when another recorder shares only the device, its own events topic
+    /// (`/<device>/<identifier>/events`: each channel's messages stay in time order).
+    static func topics(of file: FileResult, among files: [FileResult]) -> (base: String, events: String) {
+        let device = file.device ?? file.identifier
+        let others = files.filter { $0.identifier != file.identifier && ($0.device ?? $0.identifier) == device }
+        if others.contains(where: { !Set($0.units.keys).isDisjoint(with: file.units.keys) }) {
+            return (file.identifier, "/\(file.identifier)/events")
+        }
+        return (device, others.isEmpty ? "/\(device)/events" : "/\(device)/\(file.identifier)/events")
+    }
+}
+
+/// The run's uptimes as wall-clock nanoseconds: the manifest's earliest (date, uptime) pair.
+struct WallClock {
+    let date: Double
+    let uptime: Double
+
+    init(_ result: TaskResult) throws(ExportError) {
+        var pairs = result.asyncResults.compactMap(\.file).map { ($0.startDate, $0.startUptime) }
+        pairs += result.stepHistory.map { ($0.startDate, $0.startUptime) }
+        guard let first = pairs.min(by: { $0.1 < $1.1 }) else {
+            // No recorder and no step: nothing has a time.
+            date = result.startDate.timeIntervalSince1970
+            uptime = 0
+            return
+        }
+        date = first.0.timeIntervalSince1970
+        uptime = first.1
+    }
+
+    /// `uptime` in nanoseconds since 1970; an error for a time an MCAP timestamp cannot hold.
+    /// In integers: the date's whole seconds and its fraction (to the microsecond: the manifest's
+    /// dates have milliseconds), plus the uptime's offset — no 2⁻⁵³ rounding of 1.8e18 ns.
+    func nanoseconds(_ value: Double) throws(ExportError) -> UInt64 {
+        let seconds = date + (value - uptime)
+        guard seconds.isFinite, seconds >= 0, seconds < 1.8e10 else {
+            throw .badFile("uptime \(value) maps to \(seconds) s since 1970: not a time an MCAP file holds")
+        }
+        let whole = date.rounded(.down)
+        let fraction = ((date - whole) * 1e6).rounded() * 1000
+        let offset = ((value - uptime) * 1e9).rounded()
+        return UInt64(Int64(whole) * 1_000_000_000 + Int64(fraction) + Int64(offset))
+    }
+}
+
+/// The channels made so far, by topic, and their schemas, by name.
+struct MCAPTopics {
+    let writer: MCAPWriter
+    var channels: [String: UInt16] = [:]
+    var schemas: [String: UInt16] = [:]
+
+    mutating func channel(_ topic: String, schema: MCAPSchemas.Schema) throws(ExportError) -> UInt16 {
+        if let id = channels[topic] { return id }
+        let schemaID: UInt16
+        if let id = schemas[schema.name] {
+            schemaID = id
+        } else {
+            schemaID = try writer.addSchema(name: schema.name, encoding: "jsonschema", data: Array(schema.json.utf8))
+            schemas[schema.name] = schemaID
+        }
+        let id = try writer.addChannel(schema: schemaID, topic: topic, messageEncoding: "json")
+        channels[topic] = id
+        return id
+    }
+}

@@ -1,0 +1,41 @@
+import ArgumentParser
+import Foundation
+import RecorderClient
+import RecorderExport
+import RecorderModel
+import RecorderPlot
+
+/// `recorderctl plot RUN [-o FILE.png|.svg]`: a run drawn — a panel per sensor type, steps
+/// shaded, gaps and errors marked. Works on a run directory without a daemon.
+struct PlotCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plot", abstract: "Plot a run: a panel per sensor type, steps shaded, gaps, errors and gait steps marked.")
+    @OptionGroup var socket: SocketOptions
+    @Argument(help: "A task-run UUID, a unique prefix of one, or a run directory.") var run: String
+    @Option(name: .shortAndLong, help: "The image: .png or .svg (default: <task>-<uuid prefix>.png here).") var output: String?
+
+    func validate() throws {
+        if let output, !(output.lowercased().hasSuffix(".png") || output.lowercased().hasSuffix(".svg")) {
+            throw ValidationError("--output: the file name must end in .png or .svg")
+        }
+    }
+
+    func run() async throws {
+        let directory = try await RunReference.details(run, socket: socket).summary.runDirectory
+        do {
+            let source = try RunSource(directory: directory)
+            let output = self.output ?? "\(source.result.taskIdentifier)-\(source.result.taskRunUUID.uuidString.prefix(8).lowercased()).png"
+            let plot = try RunPlot(run: source)
+            try plot.write(to: output)
+            for warning in plot.warnings { FileHandle.standardError.write(Data("recorderctl: warning: \(warning)\n".utf8)) }
+            print("plotted \(source.result.taskRunUUID) to \(output)")
+        } catch {
+            switch error {
+            case .notARun, .badFile: throw CommandFailure(error.description, .noInput)
+            case .malformedLine: throw CommandFailure(error.description, .dataError)
+            case .output: throw CommandFailure(error.description, .cannotCreate)
+            case .unknownFormat: throw CommandFailure(error.description, .usage)
+            }
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import RecorderExport
+import RecorderModel
+import RecorderTestSupport
+import Testing
+
+/// Golden files of the exports (gpsd's `.chk` style): a fixed run — motion with a gap, an error
+/// and a step change, a gait recorder's steps and bout, GPS fixes (one without a position), a
+/// recorder that failed — exported as CSV (compared byte for byte) and as MCAP (compared as
+/// Foxglove's reader dumps it: Tests/Tools/check_mcap.py --dump). After a deliberate format
+/// change, `RECORDERD_REGENERATE_GOLDEN=1 swift test --filter ExportGoldenTests` rewrites them
+/// (and fails, so that a regeneration is never a silent pass).
+@Suite("Export golden files")
+struct ExportGoldenTests {
+    static let golden = Fixtures.root + "/export-golden"
+    static let regenerate = ProcessInfo.processInfo.environment["RECORDERD_REGENERATE_GOLDEN"] == "1"
+
+    /// The fixed run, written with recorderd's own encoders.
+    static func makeRun() throws -> String {
+        let directory = try Fixtures.temporaryDirectory() + "/run"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        let start = Date(timeIntervalSince1970: 1_795_000_000.25)
+        let t0 = 1000.0
+        let out = JSONString("gait-balance/walking.outbound"), rest = JSONString("gait-balance/rest")
+        var e = JSONLinesEncoder()
+        e.appendMarker(uptime: t0, timestamp: 0, timestampDate: ISO8601Timestamp.string(from: start), stepPath: out)
+        for i in 0..<4 {
+            let u = t0 + 0.01 * Double(i + 1)
+            e.appendMotion(uptime: u, timestamp: u - t0, stepPath: out, sensorType: .accelerometer, vector: Vector3(x: 0.98 + 0.01 * Double(i), y: -0.05, z: 0.125))
+            e.appendMotion(uptime: u, timestamp: u - t0, stepPath: out, sensorType: .gyro, vector: Vector3(x: 0.5, y: -0.25 * Double(i), z: 1e-7))
+        }
+        e.appendGap(uptime: t0 + 0.05, timestamp: 0.05, stepPath: out, sensorType: .accelerometer, droppedSamples: 3)
+        e.appendMarker(uptime: t0 + 0.09, timestamp: 0.09, timestampDate: ISO8601Timestamp.string(from: start.addingTimeInterval(0.09)), stepPath: rest)
+        e.appendMotion(uptime: t0 + 0.1, timestamp: 0.1, stepPath: rest, sensorType: .accelerometer, vector: Vector3(x: 1, y: 0, z: 0))
+        e.appendError(uptime: t0 + 0.11, timestamp: 0.11, stepPath: rest, description: "device lost: \"imu0\", retrying")
+        e.appendMotion(uptime: t0 + 0.12, timestamp: 0.12, stepPath: rest, sensorType: .gyro, vector: Vector3(x: 0, y: 0, z: -3.5))
+        try Data(e.bytes).write(to: URL(fileURLWithPath: directory + "/motion.jsonl"))
+
+        e.removeAll()
+        e.appendMarker(uptime: t0, timestamp: 0, timestampDate: ISO8601Timestamp.string(from: start), stepPath: out)
+        e.appendStep(uptime: t0 + 0.02, timestamp: 0.02, stepPath: out)
+        e.appendStep(uptime: t0 + 0.07, timestamp: 0.07, stepPath: out)
+        e.appendBout(uptime: t0 + 0.08, timestamp: 0.08, stepPath: out, startUptime: t0 + 0.02, steps: 2, cadence: 1200)
+        try Data(e.bytes).write(to: URL(fileURLWithPath: directory + "/gait.jsonl"))
+
+        e.removeAll()
+        e.appendMarker(uptime: t0, timestamp: 0, timestampDate: ISO8601Timestamp.string(from: start), stepPath: out)
+        e.appendLocation(LocationFix(uptime: t0 + 0.03, fixTime: 1_795_000_000, latitude: 51.5007, longitude: -0.1246, horizontalAccuracy: 4,
+                                     verticalAccuracy: 6, altitude: 11.5, course: 90, speed: 1.25, mode: 3, satellitesUsed: 9),
+                         timestamp: 0.03, stepPath: out, timestampDate: "2026-11-18T08:26:40.000Z", relativeDistance: nil, totalDistance: 0,
+                         saveCoordinates: true)
+        e.appendLocation(LocationFix(uptime: t0 + 0.06, mode: 1), timestamp: 0.06, stepPath: out, timestampDate: nil, relativeDistance: nil,
+                         totalDistance: 0, saveCoordinates: true)
+        e.appendLocation(LocationFix(uptime: t0 + 0.1, fixTime: 1_795_000_001, latitude: 51.50071, longitude: -0.12459, horizontalAccuracy: 3.5,
+                                     mode: 2), timestamp: 0.1, stepPath: rest, timestampDate: "2026-11-18T08:26:41.000Z",
+                         relativeDistance: 1.25, totalDistance: 1.25, saveCoordinates: true)
+        try Data(e.bytes).write(to: URL(fileURLWithPath: directory + "/location.jsonl"))
+
+        var result = TaskResult(taskIdentifier: "gait-balance", taskRunUUID: UUID(uuidString: "6F9619FF-8B86-D011-B42D-00C04FC964FF")!,
+                                startDate: start, status: .finished)
+        result.endDate = start.addingTimeInterval(0.2)
+        result.stepHistory = [
+            StepHistoryEntry(stepPath: "gait-balance/walking.outbound", startDate: start, startUptime: t0, endDate: start.addingTimeInterval(0.09), endUptime: t0 + 0.09),
+            StepHistoryEntry(stepPath: "gait-balance/rest", startDate: start.addingTimeInterval(0.09), startUptime: t0 + 0.09,
+                             endDate: start.addingTimeInterval(0.15), endUptime: t0 + 0.15),
+        ]
+        var motion = FileResult(identifier: "motion", relativePath: "motion.jsonl", device: "imu0", startDate: start, startUptime: t0,
+                                units: ["accelerometer": "g", "gyro": "rad/s"])
+        motion.sampleCount = 10
+        var gait = FileResult(identifier: "gait", relativePath: "gait.jsonl", device: "imu0", startDate: start, startUptime: t0, units: ["step": "event"])
+        gait.sampleCount = 3
+        var location = FileResult(identifier: "location", relativePath: "location.jsonl", device: "gps0", startDate: start, startUptime: t0,
+                                  units: ["location": "m"])
+        location.sampleCount = 3
+        result.asyncResults = [.file(motion), .file(gait), .file(location), .error(ErrorResult(identifier: "voice_error", errorDescription: "no microphone"))]
+        try TaskResult.makeEncoder(pretty: true).encode(result).write(to: URL(fileURLWithPath: directory + "/taskResult.json"))
+        return directory
+    }
+
+    /// Compares `actual` with the golden file `name` (or writes it when regenerating).
+    static func compare(_ actual: Data, golden name: String) throws {
+        let path = golden + "/" + name
+        if regenerate {
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try actual.write(to: URL(fileURLWithPath: path))
+            Issue.record("regenerated \(name): check it, then run the tests without RECORDERD_REGENERATE_GOLDEN")
+            return
+        }
+        let expected = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(actual == expected, "\(name) differs from its golden file:\n\(String(decoding: actual, as: UTF8.self))")
+    }
+
+    @Test func csvMatchesItsGoldenFiles() throws {
+        let run = try Self.makeRun()
+        let output = (run as NSString).deletingLastPathComponent + "/csv"
+        let report = try CSVExporter().export(try RunSource(directory: run), to: output)
+        #expect(report.records == 14 + 4 + 4 && report.warnings.isEmpty)
+        let names = try FileManager.default.contentsOfDirectory(atPath: output).sorted()
+        #expect(names == ["README.md", "gait.csv", "gait.events.csv", "location.csv", "location.events.csv", "motion.csv", "motion.events.csv"])
+        for name in names {
+            try Self.compare(try Data(contentsOf: URL(fileURLWithPath: output + "/" + name)), golden: "csv/" + name)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func sageMatchesItsGoldenFiles() async throws {
+        let run = try Self.makeRun()
+        let output = (run as NSString).deletingLastPathComponent + "/run.zip"
+        _ = try SageExporter(deviceInfo: "Linux 6.6.51 aarch64", deviceTypeIdentifier: "Raspberry Pi 4 Model B Rev 1.5")
+            .export(try RunSource(directory: run), to: output)
+        let check = try await SageCheck.run(output)
+        #expect(check.entries.sorted() == ["gait.json", "info.json", "location.json", "metadata.json", "motion.json", "taskResult.json"])
+        for name in check.entries.sorted() {
+            try Self.compare(try Data(contentsOf: URL(fileURLWithPath: check.directory + "/" + name)), golden: "sage/" + name)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func mcapMatchesItsGoldenDump() async throws {
+        let run = try Self.makeRun()
+        let output = (run as NSString).deletingLastPathComponent + "/run.mcap"
+        _ = try MCAPExporter().export(try RunSource(directory: run), to: output)
+        let p = try ChildProcess("/usr/bin/env", ["python3", MCAPCheck.checker, "--dump", output])
+        #expect(try await p.wait(timeout: 60) == 0)
+        try Self.compare(Data(p.printed.utf8), golden: "run.mcap.txt")
+    }
+}
