@@ -6,14 +6,19 @@
 #include "CEarlySignals.h"
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <string.h>
 
-static volatile sig_atomic_t early_sighup = 0;
+// Set by the handler (on whichever thread takes the signal) and taken by the reload service on
+// another thread: a lock-free atomic, which is async-signal-safe and, unlike a volatile
+// sig_atomic_t, safe across threads (ThreadSanitizer reported the volatile one as a data race).
+static atomic_int early_sighup = 0;
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the early SIGHUP flag must be lock-free to be set in a signal handler");
 static int installed = 0;
 
 static void recorderd_note_sighup(int signal) {
     (void)signal;
-    early_sighup = 1;
+    atomic_store(&early_sighup, 1);
 }
 
 __attribute__((constructor)) static void recorderd_install_early_sighup(void) {
@@ -30,7 +35,5 @@ int recorderd_early_signals_installed(void) {
 }
 
 int recorderd_take_early_sighup(void) {
-    int seen = early_sighup;
-    early_sighup = 0;
-    return seen;
+    return atomic_exchange(&early_sighup, 0);
 }

@@ -27,9 +27,9 @@ public struct CSVExporter: Exporter {
             let layout = CSVLayout(units: file.units)
             let table = output + "/" + file.identifier + ".csv"
             let eventsPath = output + "/" + file.identifier + ".events.csv"
-            let writer = try CSVTableWriter(path: table, layout: layout, zero: run.startUptime)
+            var writer = try CSVTableWriter(path: table, layout: layout, zero: run.startUptime)
             var events: OutputFile?
-            let outcome = try RecordFileReader(path: run.path(of: file)).forEach { (record) throws(ExportError) in
+            let outcome = try RecordFileReader(path: run.path(of: file)).forEachPrefetched { (record) throws(ExportError) in
                 if layout.isRow(record) {
                     try writer.add(record)
                 } else {

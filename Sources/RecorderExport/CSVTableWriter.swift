@@ -2,7 +2,7 @@ import RecorderModel
 
 /// Writes one recorder's table: the header, then a row per sample (motion: the records of one
 /// uptime, one per sensor type, joined).
-final class CSVTableWriter {
+struct CSVTableWriter {
     private let file: OutputFile
     private let layout: CSVLayout
     private let zero: Double
@@ -11,7 +11,9 @@ final class CSVTableWriter {
     private var rowStepPath: String?
     private var values: [Double?]
     private var filled: [Bool]
-    private var line: [UInt8] = []
+    /// The line being written: numbers in shortest round-trip form, written without a String
+    /// each (the JSON-lines encoder's number writer; integers without ".0").
+    private var line = JSONLinesEncoder(reservingCapacity: 1024)
     private(set) var rows = 0
 
     init(path: String, layout: CSVLayout, zero: Double) throws(ExportError) {
@@ -23,7 +25,7 @@ final class CSVTableWriter {
         try file.append((["time", "uptime", "stepPath"] + layout.columns.map(\.name)).joined(separator: ",") + "\n")
     }
 
-    func add(_ r: Record) throws(ExportError) {
+    mutating func add(_ r: Record) throws(ExportError) {
         switch layout.kind {
         case .motion:
             guard let index = layout.motion.firstIndex(where: { $0.sensorType == r.sensorType }) else { return }
@@ -56,51 +58,51 @@ final class CSVTableWriter {
         case text(String?)
     }
 
-    private func row(_ r: Record, _ cells: [Cell]) throws(ExportError) {
-        line.removeAll(keepingCapacity: true)
+    private mutating func row(_ r: Record, _ cells: [Cell]) throws(ExportError) {
+        line.removeAll()
         appendPrefix(uptime: r.uptime, stepPath: r.stepPath)
         for cell in cells {
-            line.append(UInt8(ascii: ","))
+            line.appendStatic(",")
             switch cell {
-            case .number(let v): if let v { line.append(contentsOf: v.description.utf8) }
-            case .integer(let v): if let v { line.append(contentsOf: String(v).utf8) }
+            case .number(let v): if let v { line.appendNumber(v) }
+            case .integer(let v): if let v { line.appendInteger(v) }
             case .text(let s): if let s { Self.appendField(s, to: &line) }
             }
         }
-        line.append(UInt8(ascii: "\n"))
-        try file.append(line)
+        line.appendStatic("\n")
+        try file.append(line.bytes)
         rows += 1
     }
 
-    private func appendPrefix(uptime: Double?, stepPath: String?) {
+    private mutating func appendPrefix(uptime: Double?, stepPath: String?) {
         if let uptime {
-            line.append(contentsOf: (uptime - zero).description.utf8)
-            line.append(UInt8(ascii: ","))
-            line.append(contentsOf: uptime.description.utf8)
+            line.appendNumber(uptime - zero)
+            line.appendStatic(",")
+            line.appendNumber(uptime)
         } else {
-            line.append(UInt8(ascii: ","))
+            line.appendStatic(",")
         }
-        line.append(UInt8(ascii: ","))
+        line.appendStatic(",")
         if let stepPath { Self.appendField(stepPath, to: &line) }
     }
 
-    private func endRow() throws(ExportError) {
+    private mutating func endRow() throws(ExportError) {
         guard rowUptime != nil else { return }
-        line.removeAll(keepingCapacity: true)
+        line.removeAll()
         appendPrefix(uptime: rowUptime, stepPath: rowStepPath)
         for v in values {
-            line.append(UInt8(ascii: ","))
-            if let v { line.append(contentsOf: v.description.utf8) }
+            line.appendStatic(",")
+            if let v { line.appendNumber(v) }
         }
-        line.append(UInt8(ascii: "\n"))
-        try file.append(line)
+        line.appendStatic("\n")
+        try file.append(line.bytes)
         rows += 1
         rowUptime = nil
         for i in values.indices { values[i] = nil }
         for i in filled.indices { filled[i] = false }
     }
 
-    func close() throws(ExportError) {
+    mutating func close() throws(ExportError) {
         try endRow()
         try file.close()
     }
@@ -135,5 +137,14 @@ final class CSVTableWriter {
             bytes.append(b)
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    static func appendField(_ s: String, to line: inout JSONLinesEncoder) {
+        var bytes: [UInt8] = []
+        if !s.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 10 || $0 == 13 }) {
+            return line.appendRaw(s.utf8)
+        }
+        appendField(s, to: &bytes)
+        line.appendRaw(bytes)
     }
 }

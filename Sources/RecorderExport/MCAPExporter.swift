@@ -36,22 +36,33 @@ public struct MCAPExporter: Exporter {
         var encoder = JSONLinesEncoder(reservingCapacity: 4096)
         for file in files {
             let (base, events) = Self.topics(of: file, among: files)
-            let outcome = try RecordFileReader(path: run.path(of: file)).forEach { (record) throws(ExportError) in
+            // Channels by sensor type for this file (the topic and schema are made once each).
+            var channels: [String: UInt16] = [:]
+            var eventChannel: UInt16?
+            let outcome = try RecordFileReader(path: run.path(of: file)).forEachPrefetched { (record) throws(ExportError) in
                 guard let uptime = record.uptime, !record.isMarker else { return }
                 let time = try clock.nanoseconds(uptime)
-                if record.sensorType == SensorType.location.rawValue, record.event == nil, record.latitude != nil, record.longitude != nil {
+                let isEvent = record.event == "gap" || record.event == "error" || record.sensorType == nil
+                if !isEvent, record.sensorType == SensorType.location.rawValue, record.latitude != nil, record.longitude != nil {
                     let channel = try topics.channel("/\(base)/location", schema: MCAPSchemas.locationFix)
                     try writer.addMessage(channel: channel, logTime: time, data: MCAPSchemas.locationFix(record, nanoseconds: time, frame: base))
                     return
                 }
-                // Fixes without coordinates (no position, or coordinates not saved) as recorded.
-                let isEvent = record.event == "gap" || record.event == "error"
-                let type = record.sensorType == SensorType.location.rawValue ? "fix" : record.sensorType
-                let topic = isEvent || type == nil ? events : "/\(base)/\(type!)"
-                let channel = try topics.channel(topic, schema: isEvent || record.sensorType == nil ? MCAPSchemas.event : MCAPSchemas.record(record.sensorType!))
+                let channel: UInt16
+                if isEvent {
+                    if eventChannel == nil { eventChannel = try topics.channel(events, schema: MCAPSchemas.event) }
+                    channel = eventChannel!
+                } else if let known = channels[record.sensorType!] {
+                    channel = known
+                } else {
+                    // Fixes without coordinates (no position, or coordinates not saved) as recorded.
+                    let type = record.sensorType!
+                    channel = try topics.channel("/\(base)/\(type == SensorType.location.rawValue ? "fix" : type)", schema: MCAPSchemas.record(type))
+                    channels[type] = channel
+                }
                 encoder.removeAll()
                 encoder.appendRecord(record)
-                try writer.addMessage(channel: channel, logTime: time, data: Array(encoder.bytes.dropLast()))
+                try writer.addMessage(channel: channel, logTime: time, data: encoder.bytes.dropLast())
             }
             report.records += outcome.records
             if outcome.tornLastLine {

@@ -78,7 +78,7 @@ final class MCAPWriter {
     }
 
     /// A message on `channel` at `logTime` (ns since the epoch).
-    func addMessage(channel: UInt16, logTime: UInt64, data: [UInt8]) throws(ExportError) {
+    func addMessage(channel: UInt16, logTime: UInt64, data: some Collection<UInt8>) throws(ExportError) {
         let sequence = sequences[channel, default: 0]
         sequences[channel] = sequence &+ 1
         chunkIndex[channel, default: []].append((logTime, UInt64(chunk.count)))

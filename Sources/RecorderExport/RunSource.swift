@@ -29,12 +29,34 @@ public struct RunSource: Sendable {
         for file in result.asyncResults.compactMap(\.file) where !Self.isPlainName(file.relativePath) {
             throw .badFile("\(directory)/taskResult.json names \(file.relativePath.debugDescription): not a file of the run directory")
         }
+        var files = result.asyncResults.compactMap(\.file).filter { $0.relativePath.hasSuffix(".jsonl") }
+        let named = Set(files.map(\.relativePath))
+        let present = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(".jsonl") && !named.contains($0) }
+        for name in present.sorted() {
+            files.append(try Self.describe(directory + "/" + name, name: name))
+        }
+        recordFiles = files
     }
 
-    /// The file results of JSON-lines files, in the manifest's order.
-    public var recordFiles: [FileResult] {
-        result.asyncResults.compactMap(\.file).filter { $0.relativePath.hasSuffix(".jsonl") }
+    /// A file result for a JSON-lines file the manifest does not list yet: its sensor types (and
+    /// their units) and its first uptime, from its records.
+    static func describe(_ path: String, name: String) throws(ExportError) -> FileResult {
+        var types = Set<String>()
+        var first: (uptime: Double, date: Date?)?
+        _ = try RecordFileReader(path: path).forEach { (r) throws(ExportError) in
+            if first == nil, let uptime = r.uptime { first = (uptime, r.timestampDate.flatMap(ISO8601Timestamp.date(from:))) }
+            if let type = r.sensorType, r.event == nil || r.event == "step" || r.event == "bout" { types.insert(type) }
+        }
+        var units: [String: String] = [:]
+        for type in types { units[type] = SensorType(rawValue: type)?.unit ?? "" }
+        return FileResult(identifier: String(name.dropLast(6)), relativePath: name, startDate: first?.date ?? Date(timeIntervalSince1970: 0),
+                          startUptime: first?.uptime ?? 0, units: units)
     }
+
+    /// The JSON-lines files: the manifest's file results, in its order, then (a run still
+    /// recording, or one interrupted before its manifest was final) the directory's other
+    /// `.jsonl` files, described from their records.
+    public let recordFiles: [FileResult]
 
     /// The run's earliest uptime: the zero of exported `time` columns.
     public var startUptime: Double {

@@ -102,7 +102,7 @@ public struct SageExporter: Exporter {
         var first = true
         var stepPath: String?
         try out.append("[\n")
-        let outcome = try RecordFileReader(path: path).forEach { (record) throws(ExportError) in
+        let outcome = try RecordFileReader(path: path).forEachPrefetched { (record) throws(ExportError) in
             if first { stepPath = record.stepPath }
             encoder.removeAll()
             encoder.appendRecord(record)

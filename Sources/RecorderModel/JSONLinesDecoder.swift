@@ -16,9 +16,34 @@ public enum JSONLinesDecoder {
         public var description: String { message }
     }
 
+    /// The strings of the last line decoded, reused when the next line repeats them (a file's
+    /// step path and sensor types repeat on every line: no new String for each).
+    public struct Cache: Sendable {
+        var strings: [(bytes: [UInt8], string: String)] = []
+
+        public init() {}
+
+        mutating func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+            guard let base = bytes.baseAddress, !bytes.isEmpty else { return "" }
+            for entry in strings where entry.bytes.count == bytes.count {
+                if entry.bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, base, bytes.count) == 0 }) { return entry.string }
+            }
+            guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
+            if strings.count >= 8 { strings.removeFirst() }
+            strings.append((Array(bytes), text))
+            return text
+        }
+    }
+
     /// The record on `line` (without its newline).
     public static func decode(_ line: UnsafeBufferPointer<UInt8>) throws(Failure) -> Record {
-        if let record = fast(line) { return record }
+        var cache = Cache()
+        return try decode(line, cache: &cache)
+    }
+
+    /// The record on `line` (without its newline), reusing the strings of earlier lines.
+    public static func decode(_ line: UnsafeBufferPointer<UInt8>, cache: inout Cache) throws(Failure) -> Record {
+        if let record = fast(line, cache: &cache) { return record }
         do {
             let value = try JSONParser.parse(line)
             guard case .object = value else { throw Failure(message: "not a JSON object") }
@@ -46,7 +71,7 @@ public enum JSONLinesDecoder {
     private static let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\"), colon = UInt8(ascii: ":"), comma = UInt8(ascii: ",")
 
     /// The record, or nil when the line needs the strict parser.
-    static func fast(_ b: UnsafeBufferPointer<UInt8>) -> Record? {
+    static func fast(_ b: UnsafeBufferPointer<UInt8>, cache: inout Cache) -> Record? {
         var i = 0
         let n = b.count
         guard n >= 2, b[0] == UInt8(ascii: "{"), b[n - 1] == UInt8(ascii: "}") else { return nil }
@@ -78,7 +103,7 @@ public enum JSONLinesDecoder {
                     k += 1
                 }
                 guard k < n - 1 else { return nil }
-                guard let text = String(validating: UnsafeBufferPointer(rebasing: b[(i + 1)..<k]), as: UTF8.self) else { return nil }
+                guard let text = cache.string(UnsafeBufferPointer(rebasing: b[(i + 1)..<k])) else { return nil }
                 guard assign(string: text, field: field, in: &record) else { return nil }
                 i = k + 1
             } else if c == UInt8(ascii: "n") {
@@ -102,32 +127,75 @@ public enum JSONLinesDecoder {
         return nil
     }
 
-    /// A JSON number's text as a Double: exact (strtod), finite, and in JSON's grammar.
+    /// A JSON number's text as a Double: exact, finite, and in JSON's grammar
+    /// (-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?). One pass checks the grammar and gathers
+    /// the significant digits; up to 19 of them with a small power of ten are converted in integer
+    /// arithmetic (`DecimalToDouble`), anything else by `strtod`.
     static func parseNumber(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
-        guard !text.isEmpty, text.count < 64 else { return nil }
-        // JSON's grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+        let n = text.count
+        guard n > 0, n < 64 else { return nil }
         var i = 0
-        if text[i] == UInt8(ascii: "-") { i += 1 }
-        func digits() -> Int {
-            let start = i
-            while i < text.count, text[i] >= UInt8(ascii: "0"), text[i] <= UInt8(ascii: "9") { i += 1 }
-            return i - start
+        let negative = text[0] == UInt8(ascii: "-")
+        if negative { i = 1 }
+        var digits: UInt64 = 0, significant = 0, exponent = 0, overflow = false
+        @inline(__always) func digit(_ c: UInt8) -> UInt8? {
+            let d = c &- UInt8(ascii: "0")
+            return d < 10 ? d : nil
         }
-        guard i < text.count else { return nil }
-        if text[i] == UInt8(ascii: "0") { i += 1 } else if digits() == 0 { return nil }
-        if i < text.count, text[i] == UInt8(ascii: ".") {
+        @inline(__always) func take(_ d: UInt8, fraction: Bool) {
+            if digits == 0, d == 0 {
+                if fraction { exponent -= 1 }
+                return
+            }
+            if significant < 19 {
+                digits = digits &* 10 &+ UInt64(d)
+                significant += 1
+                if fraction { exponent -= 1 }
+            } else {
+                overflow = true
+                if !fraction { exponent += 1 }
+            }
+        }
+        // Integer part: 0, or a nonzero digit and more.
+        guard i < n, let first = digit(text[i]) else { return nil }
+        i += 1
+        if first != 0 {
+            take(first, fraction: false)
+            while i < n, let d = digit(text[i]) {
+                take(d, fraction: false)
+                i += 1
+            }
+        }
+        if i < n, text[i] == UInt8(ascii: ".") {
             i += 1
-            guard digits() > 0 else { return nil }
+            let fractionStart = i
+            while i < n, let d = digit(text[i]) {
+                take(d, fraction: true)
+                i += 1
+            }
+            guard i > fractionStart else { return nil }
         }
-        if i < text.count, text[i] == UInt8(ascii: "e") || text[i] == UInt8(ascii: "E") {
+        if i < n, text[i] == UInt8(ascii: "e") || text[i] == UInt8(ascii: "E") {
             i += 1
-            if i < text.count, text[i] == UInt8(ascii: "+") || text[i] == UInt8(ascii: "-") { i += 1 }
-            guard digits() > 0 else { return nil }
+            var sign = 1
+            if i < n, text[i] == UInt8(ascii: "+") || text[i] == UInt8(ascii: "-") {
+                if text[i] == UInt8(ascii: "-") { sign = -1 }
+                i += 1
+            }
+            let exponentStart = i
+            var e = 0
+            while i < n, let d = digit(text[i]) {
+                if e < 100_000 { e = e * 10 + Int(d) }
+                i += 1
+            }
+            guard i > exponentStart else { return nil }
+            exponent += sign * e
         }
-        guard i == text.count else { return nil }
+        guard i == n else { return nil }
+        if !overflow, let value = DecimalToDouble.value(digits: digits, exponent: exponent, negative: negative) { return value }
         return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 65) { buffer -> Double? in
             for (k, byte) in text.enumerated() { buffer[k] = CChar(bitPattern: byte) }
-            buffer[text.count] = 0
+            buffer[n] = 0
             let value = strtod(buffer.baseAddress!, nil)
             return value.isFinite ? value : nil
         }
@@ -157,11 +225,39 @@ public enum JSONLinesDecoder {
         "sensorType", "stepPath", "timestampDate", "event", "referenceCoordinate", "errorDescription", "mode", "unit",
     ]
 
-    /// The bit of `key` in the seen-mask, or nil for a key that is no field of `Record`.
+    /// The bit of `key` in the seen-mask, or nil for a key that is no field of `Record`: by the
+    /// key's length first (one or two comparisons instead of thirty-four).
     private static func field(_ key: UnsafeBufferPointer<UInt8>) -> Int? {
-        if let i = numericKeys.firstIndex(where: { matches(key, $0) }) { return i }
-        if let i = stringKeys.firstIndex(where: { matches(key, $0) }) { return numericKeys.count + i }
-        return nil
+        let n = numericKeys.count
+        func pick(_ candidates: (StaticString, Int)...) -> Int? {
+            for (name, bit) in candidates where matches(key, name) { return bit }
+            return nil
+        }
+        switch key.count {
+        case 1:
+            switch key[0] {
+            case UInt8(ascii: "x"): return 2
+            case UInt8(ascii: "y"): return 3
+            case UInt8(ascii: "z"): return 4
+            case UInt8(ascii: "w"): return 5
+            default: return nil
+            }
+        case 4: return pick(("mode", n + 6), ("peak", 21), ("unit", n + 7))
+        case 5: return pick(("event", n + 3), ("speed", 14), ("steps", 25))
+        case 6: return pick(("uptime", 0), ("course", 13))
+        case 7: return pick(("heading", 6), ("average", 20), ("cadence", 18))
+        case 8: return pick(("stepPath", n + 1), ("duration", 7), ("latitude", 8), ("altitude", 12))
+        case 9: return pick(("timestamp", 1), ("longitude", 9))
+        case 10: return pick(("sensorType", n))
+        case 11: return pick(("startUptime", 17))
+        case 12: return pick(("timeInterval", 19))
+        case 13: return pick(("timestampDate", n + 2), ("totalDistance", 16), ("eventAccuracy", 23))
+        case 14: return pick(("droppedSamples", 22), ("satellitesUsed", 24))
+        case 16: return pick(("verticalAccuracy", 11), ("relativeDistance", 15), ("errorDescription", n + 5))
+        case 18: return pick(("horizontalAccuracy", 10))
+        case 19: return pick(("referenceCoordinate", n + 4))
+        default: return nil
+        }
     }
 
     /// Sets a field from a number; false when the key is not numeric or the value does not fit.

@@ -54,7 +54,7 @@ public struct RunPlot {
             }
             var marks: [Double] = []
             let (span, origin) = (end - start, start)
-            let outcome = try RecordFileReader(path: run.path(of: file)).forEach { (r) throws(ExportError) in
+            let outcome = try RecordFileReader(path: run.path(of: file)).forEachPrefetched { (r) throws(ExportError) in
                 guard let uptime = r.uptime else { return }
                 if r.event == "gap" {
                     for i in local.indices where r.sensorType == nil || local[i].sensorType == r.sensorType || r.sensorType == "soundLevel" {
@@ -83,6 +83,9 @@ public struct RunPlot {
             if !marks.isEmpty { stepMarks[device, default: []] += marks }
         }
     }
+
+    /// The panels drawn (a sensor type of a recorder each).
+    public var panelCount: Int { panels.count }
 
     /// The image's height for its panels.
     var height: Int { Int(Self.top + Double(max(1, panels.count)) * (Self.panelHeight + Self.panelGap) + Self.bottom) }

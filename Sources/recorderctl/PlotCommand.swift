@@ -13,6 +13,14 @@ struct PlotCommand: AsyncParsableCommand {
     @OptionGroup var socket: SocketOptions
     @Argument(help: "A task-run UUID, a unique prefix of one, or a run directory.") var run: String
     @Option(name: .shortAndLong, help: "The image: .png or .svg (default: <task>-<uuid prefix>.png here).") var output: String?
+    @Flag(help: "Print JSON.") var json = false
+
+    struct Plotted: Encodable {
+        var taskRunUUID: UUID
+        var output: String
+        var panels: Int
+        var warnings: [String]
+    }
 
     func validate() throws {
         if let output, !(output.lowercased().hasSuffix(".png") || output.lowercased().hasSuffix(".svg")) {
@@ -22,13 +30,20 @@ struct PlotCommand: AsyncParsableCommand {
 
     func run() async throws {
         let directory = try await RunReference.details(run, socket: socket).summary.runDirectory
+        let (uuid, output, plot) = try Self.draw(directory, output: output)
+        for warning in plot.warnings { FileHandle.standardError.write(Data("recorderctl: warning: \(warning)\n".utf8)) }
+        if json { return try Output.json(Plotted(taskRunUUID: uuid, output: output, panels: plot.panelCount, warnings: plot.warnings)) }
+        print("plotted \(uuid) to \(output) (\(plot.panelCount) panels)")
+    }
+
+    /// Reads the run and writes its plot; failures as one line and their exit status.
+    static func draw(_ directory: String, output: String?) throws(CommandFailure) -> (UUID, String, RunPlot) {
         do {
             let source = try RunSource(directory: directory)
-            let output = self.output ?? "\(source.result.taskIdentifier)-\(source.result.taskRunUUID.uuidString.prefix(8).lowercased()).png"
+            let output = output ?? "\(source.result.taskIdentifier)-\(source.result.taskRunUUID.uuidString.prefix(8).lowercased()).png"
             let plot = try RunPlot(run: source)
             try plot.write(to: output)
-            for warning in plot.warnings { FileHandle.standardError.write(Data("recorderctl: warning: \(warning)\n".utf8)) }
-            print("plotted \(source.result.taskRunUUID) to \(output)")
+            return (source.result.taskRunUUID, output, plot)
         } catch {
             switch error {
             case .notARun, .badFile: throw CommandFailure(error.description, .noInput)

@@ -128,6 +128,14 @@ struct CSVExportTests {
         #expect(format == ExitStatus.usage.rawValue && formatText.contains("unknown format"), "\(formatText)")
         let (notRun, notRunText) = try await recorderctl(["export", d.directory, "--format", "csv", "-o", d.directory + "/x"])
         #expect(notRun == ExitStatus.noInput.rawValue && notRunText.contains("not a run directory"), "\(notRunText)")
+        // recorderctl plot: the accelerometer's and the gyroscope's panels; only .png and .svg.
+        let (plotted, plottedText) = try await recorderctl(["plot", directory, "-o", d.directory + "/walk.png", "--json"])
+        #expect(plotted == 0 && plottedText.contains("\"panels\" : 2"), "\(plottedText)")
+        #expect(((try? FileManager.default.attributesOfItem(atPath: d.directory + "/walk.png")[.size] as? Int) ?? 0) > 10_000)
+        let (jpeg, jpegText) = try await recorderctl(["plot", directory, "-o", d.directory + "/walk.jpg"])
+        #expect(jpeg == ExitStatus.usage.rawValue && jpegText.contains(".png or .svg"), "\(jpegText)")
+        let (over, overText) = try await recorderctl(["plot", directory, "-o", d.directory + "/walk.png"])
+        #expect(over == ExitStatus.cannotCreate.rawValue && overText.contains("exists"), "\(overText)")
         await d.stop()
     }
 }

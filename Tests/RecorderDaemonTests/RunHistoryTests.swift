@@ -2,6 +2,7 @@ import Foundation
 import RecorderClient
 import RecorderDaemon
 import RecorderEngine
+import RecorderExport
 import RecorderModel
 import RecorderTestSupport
 import Testing
@@ -95,6 +96,10 @@ struct RunHistoryTests {
         }
         #expect(await code { _ = try await client.deleteRun(run.taskRunUUID.uuidString) } == RPCErrorCode.runInUse.rawValue)
         #expect(FileManager.default.fileExists(atPath: run.runDirectory + "/motion.jsonl"))
+        // An export of the recording run: up to its last complete line, and it says so.
+        let export = d.directory + "/while-recording.csv"
+        let report = try CSVExporter().export(try RunSource(directory: run.runDirectory), to: export)
+        #expect(report.warnings.contains { $0.contains("still recording") } && report.records > 0, "\(report.warnings)")
         // The recording run is listed as recording.
         #expect(try await client.runs(RunsListParams(status: .recording)).runs.map(\.taskRunUUID) == [run.taskRunUUID])
         // The only run's UUID does not begin with `other`.

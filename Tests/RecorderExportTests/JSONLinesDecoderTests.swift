@@ -59,4 +59,34 @@ struct JSONLinesDecoderTests {
             #expect(record.x == value)
         }
     }
+
+    /// Numbers as people and other programs write them — 1 to 22 digits, the point anywhere, an
+    /// exponent or not, halfway cases — read exactly as `strtod` reads them (Swift's
+    /// `Double(String)`), whichever of the decoder's paths (integer arithmetic or `strtod`) takes them.
+    @Test func decimalTextReadsAsStrtodReadsIt() throws {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ n: UInt64) -> UInt64 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return (state >> 33) % n
+        }
+        var checked = 0
+        for _ in 0..<60_000 {
+            let count = Int(next(22)) + 1
+            var digits = (0..<count).map { _ in String(next(10)) }.joined()
+            if next(4) == 0 { digits = String(digits.dropLast(min(digits.count - 1, 3))) + "5" }  // ties and near-ties
+            let point = Int(next(UInt64(digits.count + 1)))
+            var text = String(digits.prefix(point)) + (point < digits.count ? "." + digits.dropFirst(point) : "")
+            if text.hasPrefix(".") { text = "0" + text }
+            // JSON: no leading zeros before other digits.
+            while text.count > 1, text.hasPrefix("0"), !text.hasPrefix("0.") { text.removeFirst() }
+            if text.hasSuffix(".") { text.removeLast() }
+            if next(3) == 0 { text += "e" + (next(2) == 0 ? "-" : "") + String(next(25)) }
+            if next(2) == 0 { text = "-" + text }
+            guard let expected = Double(text), expected.isFinite else { continue }
+            let record = try JSONLinesDecoder.decode(Array(#"{"x":\#(text)}"#.utf8))
+            #expect(record.x?.bitPattern == expected.bitPattern, "\(text): \(String(describing: record.x)) vs \(expected)")
+            checked += 1
+        }
+        #expect(checked > 50_000)
+    }
 }
