@@ -125,6 +125,7 @@ let package = Package(
             dependencies: ["RecorderModel", "RecorderEngine", "RecorderClient", "RecorderDaemon", "MotionFusion", "GaitAnalysis", "FakeIIO"],
             path: "Benchmarks/RecorderBenchmarks"
         ),
+        .executableTarget(name: "ExportCount", dependencies: ["RecorderExport"], path: "Benchmarks/ExportCount"),
         .target(name: "CChildProcess", path: "Tests/CChildProcess"),
         .target(
             name: "RecorderTestSupport",

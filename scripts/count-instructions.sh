@@ -5,9 +5,11 @@
 # - fusion: one sample through a device's fusion (DeviceMotionFuser), against x-io's Fusion AHRS
 #   (C, from PyPI imufusion's source distribution, built here) on the same samples;
 # - gait: one sample of fused vertical acceleration through the contact detector and the
-#   walking-bout rules (GaitAnalysis); its peer, mobgap, is Python and timed by gait-reference.sh.
+#   walking-bout rules (GaitAnalysis); its peer, mobgap, is Python and timed by gait-reference.sh;
+# - export: one record of a 9-axis motion file through `recorderctl export`'s exporters (csv, mcap,
+#   sage; the release ExportCount program), against the Python peers of export-benchmark.sh.
 # The difference between a long and a short run is that many iterations' worth, without start-up.
-# Usage: scripts/count-instructions.sh [parse|fusion|gait]...
+# Usage: scripts/count-instructions.sh [parse|fusion|gait|export]...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp -d)
@@ -68,6 +70,32 @@ for part in "${parts[@]}"; do
     echo "gait recorderd: $(( inside / 200000 )) instructions per sample in the contact detector and bout rules"
     tracked=$(instructions --toggle-collect='*track*' "$out/gait" "$walk" 200000)
     echo "gait recorderd: $(( tracked / 200000 )) instructions per sample in the whole tracker (detector, bouts, regularity, sway, turns)"
+    ;;
+  export)
+    swift build -c release --product ExportCount >/dev/null 2>&1
+    bin=$(swift build -c release --show-bin-path)
+    python3 Benchmarks/export/make_run.py "$out/small" 2000
+    python3 Benchmarks/export/make_run.py "$out/large" 4000
+    records=6000  # 2,000 samples × 3 sensor types more in the large run
+    for format in csv mcap sage; do
+      small=$(instructions "$bin/ExportCount" "$format" "$out/small" "$out/small.$format")
+      large=$(instructions "$bin/ExportCount" "$format" "$out/large" "$out/large.$format")
+      echo "export $format recorderd: $(( (large - small) / records )) instructions per record"
+    done
+    # The interpreter itself (a pyenv shim is a shell script that valgrind would measure instead).
+    python=$(python3 -c 'import sys; print(sys.executable)')
+    peer() { # format run output
+      case $1 in
+        csv) instructions "$python" Benchmarks/export/peer_csv.py "$2/motion.jsonl" "$3" ;;
+        mcap) instructions "$python" Benchmarks/export/peer_mcap.py "$2/motion.jsonl" "$3" 1795000000 49494.329802899 ;;
+        sage) instructions "$python" Benchmarks/export/peer_sage.py "$2" "$3" ;;
+      esac
+    }
+    for format in csv mcap sage; do
+      small=$(peer "$format" "$out/small" "$out/peer-small.$format")
+      large=$(peer "$format" "$out/large" "$out/peer-large.$format")
+      echo "export $format Python peer: $(( (large - small) / records )) instructions per record"
+    done
     ;;
   esac
 done

@@ -43,11 +43,20 @@ public enum JSONLinesDecoder {
 
     /// The record on `line` (without its newline), reusing the strings of earlier lines.
     public static func decode(_ line: UnsafeBufferPointer<UInt8>, cache: inout Cache) throws(Failure) -> Record {
-        if let record = fast(line, cache: &cache) { return record }
+        var record = Record()
+        try decode(line, cache: &cache, into: &record)
+        return record
+    }
+
+    /// Decodes `line` into `record` (which is reset first): no copy of the record, for readers of
+    /// millions of lines that keep their records in place.
+    public static func decode(_ line: UnsafeBufferPointer<UInt8>, cache: inout Cache, into record: inout Record) throws(Failure) {
+        record = Record()
+        if fast(line, cache: &cache, into: &record) { return }
         do {
             let value = try JSONParser.parse(line)
             guard case .object = value else { throw Failure(message: "not a JSON object") }
-            return try value.decode(Record.self)
+            record = try value.decode(Record.self)
         } catch let failure as Failure {
             throw failure
         } catch {
@@ -70,61 +79,60 @@ public enum JSONLinesDecoder {
 
     private static let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\"), colon = UInt8(ascii: ":"), comma = UInt8(ascii: ",")
 
-    /// The record, or nil when the line needs the strict parser.
-    static func fast(_ b: UnsafeBufferPointer<UInt8>, cache: inout Cache) -> Record? {
+    /// Fills `record` (fresh) from the line; false when the line needs the strict parser.
+    static func fast(_ b: UnsafeBufferPointer<UInt8>, cache: inout Cache, into record: inout Record) -> Bool {
         var i = 0
         let n = b.count
-        guard n >= 2, b[0] == UInt8(ascii: "{"), b[n - 1] == UInt8(ascii: "}") else { return nil }
+        guard n >= 2, b[0] == UInt8(ascii: "{"), b[n - 1] == UInt8(ascii: "}") else { return false }
         i = 1
-        var record = Record()
         var seen: UInt64 = 0
-        if b[i] == UInt8(ascii: "}") { return i == n - 1 ? record : nil }
+        if b[i] == UInt8(ascii: "}") { return i == n - 1 }
         while i < n - 1 {
             // "key":
-            guard b[i] == quote else { return nil }
+            guard b[i] == quote else { return false }
             let keyStart = i + 1
             var j = keyStart
             while j < n, b[j] != quote {
-                if b[j] == backslash || b[j] < 0x20 { return nil }
+                if b[j] == backslash || b[j] < 0x20 { return false }
                 j += 1
             }
-            guard j + 1 < n, b[j + 1] == colon else { return nil }
+            guard j + 1 < n, b[j + 1] == colon else { return false }
             // A key that is no field, or one seen before: the strict parser decides.
-            guard let field = field(UnsafeBufferPointer(rebasing: b[keyStart..<j])), seen & (1 << field) == 0 else { return nil }
+            guard let field = field(UnsafeBufferPointer(rebasing: b[keyStart..<j])), seen & (1 << field) == 0 else { return false }
             seen |= 1 << field
             i = j + 2
-            guard i < n - 1 else { return nil }
+            guard i < n - 1 else { return false }
             // value
             let c = b[i]
             if c == quote {
                 var k = i + 1
                 while k < n, b[k] != quote {
-                    if b[k] == backslash || b[k] < 0x20 { return nil }
+                    if b[k] == backslash || b[k] < 0x20 { return false }
                     k += 1
                 }
-                guard k < n - 1 else { return nil }
-                guard let text = cache.string(UnsafeBufferPointer(rebasing: b[(i + 1)..<k])) else { return nil }
-                guard assign(string: text, field: field, in: &record) else { return nil }
+                guard k < n - 1 else { return false }
+                guard let text = cache.string(UnsafeBufferPointer(rebasing: b[(i + 1)..<k])) else { return false }
+                guard assign(string: text, field: field, in: &record) else { return false }
                 i = k + 1
             } else if c == UInt8(ascii: "n") {
-                guard i + 4 <= n - 1, b[i + 1] == UInt8(ascii: "u"), b[i + 2] == UInt8(ascii: "l"), b[i + 3] == UInt8(ascii: "l") else { return nil }
+                guard i + 4 <= n - 1, b[i + 1] == UInt8(ascii: "u"), b[i + 2] == UInt8(ascii: "l"), b[i + 3] == UInt8(ascii: "l") else { return false }
                 // null: the field stays absent (what the encoder writes for a non-finite number).
-                guard b[i + 4] == comma || i + 4 == n - 1 else { return nil }
+                guard b[i + 4] == comma || i + 4 == n - 1 else { return false }
                 i += 4
             } else if c == UInt8(ascii: "-") || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) {
                 var k = i
                 while k < n - 1, b[k] != comma { k += 1 }
-                guard let number = parseNumber(UnsafeBufferPointer(rebasing: b[i..<k])) else { return nil }
-                guard assign(number: number, field: field, in: &record) else { return nil }
+                guard let number = parseNumber(UnsafeBufferPointer(rebasing: b[i..<k])) else { return false }
+                guard assign(number: number, field: field, in: &record) else { return false }
                 i = k
             } else {
-                return nil
+                return false
             }
-            if i == n - 1 { return record }
-            guard b[i] == comma else { return nil }
+            if i == n - 1 { return true }
+            guard b[i] == comma else { return false }
             i += 1
         }
-        return nil
+        return false
     }
 
     /// A JSON number's text as a Double: exact, finite, and in JSON's grammar

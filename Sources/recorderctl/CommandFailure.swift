@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RecorderClient
+import RecorderExport
 import RecorderModel
 
 /// A runtime failure of a command: one line on standard error, no usage text, and its sysexits
@@ -22,6 +23,22 @@ struct CommandFailure: Error, CustomStringConvertible {
         case .connectionClosed: self.init(error.description, .unavailable)
         case .invalidResponse: self.init(error.description, .software)
         }
+    }
+
+    /// An export's or a plot's failure: an unreadable run is no input, a bad line bad data, an
+    /// output that cannot be created its own status.
+    init(_ error: ExportError) {
+        switch error {
+        case .notARun, .badFile: self.init(error.description, .noInput)
+        case .malformedLine: self.init(error.description, .dataError)
+        case .output: self.init(error.description, .cannotCreate)
+        case .unknownFormat: self.init(error.description, .usage)
+        }
+    }
+
+    /// Warnings of a command that succeeded, one line each on standard error.
+    static func warn(_ warnings: [String]) {
+        for warning in warnings { FileHandle.standardError.write(Data("recorderctl: warning: \(warning)\n".utf8)) }
     }
 
     /// Runs `command`, turning runtime failures into one line and their status; parse and

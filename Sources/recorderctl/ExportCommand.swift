@@ -34,21 +34,16 @@ struct ExportCommand: AsyncParsableCommand {
         do {
             source = try RunSource(directory: directory)
         } catch {
-            throw CommandFailure(error.description, .noInput)
+            throw CommandFailure(error)
         }
         let output = self.output ?? "\(source.result.taskIdentifier)-\(source.result.taskRunUUID.uuidString.prefix(8).lowercased()).\(format.rawValue)"
         let report: ExportReport
         do {
             report = try format.exporter.export(source, to: output)
         } catch {
-            switch error {
-            case .notARun, .badFile: throw CommandFailure(error.description, .noInput)
-            case .malformedLine: throw CommandFailure(error.description, .dataError)
-            case .output: throw CommandFailure(error.description, .cannotCreate)
-            case .unknownFormat: throw CommandFailure(error.description, .usage)
-            }
+            throw CommandFailure(error)
         }
-        for warning in report.warnings { FileHandle.standardError.write(Data("recorderctl: warning: \(warning)\n".utf8)) }
+        CommandFailure.warn(report.warnings)
         if json { return try Output.json(Written(format: format.rawValue, output: output, files: report.files, records: report.records, warnings: report.warnings)) }
         print("exported \(report.records) records of \(source.result.taskRunUUID) to \(output) (\(format.rawValue)): \(report.files.count) files")
     }

@@ -31,7 +31,7 @@ struct PlotCommand: AsyncParsableCommand {
     func run() async throws {
         let directory = try await RunReference.details(run, socket: socket).summary.runDirectory
         let (uuid, output, plot) = try Self.draw(directory, output: output)
-        for warning in plot.warnings { FileHandle.standardError.write(Data("recorderctl: warning: \(warning)\n".utf8)) }
+        CommandFailure.warn(plot.warnings)
         if json { return try Output.json(Plotted(taskRunUUID: uuid, output: output, panels: plot.panelCount, warnings: plot.warnings)) }
         print("plotted \(uuid) to \(output) (\(plot.panelCount) panels)")
     }
@@ -45,12 +45,7 @@ struct PlotCommand: AsyncParsableCommand {
             try plot.write(to: output)
             return (source.result.taskRunUUID, output, plot)
         } catch {
-            switch error {
-            case .notARun, .badFile: throw CommandFailure(error.description, .noInput)
-            case .malformedLine: throw CommandFailure(error.description, .dataError)
-            case .output: throw CommandFailure(error.description, .cannotCreate)
-            case .unknownFormat: throw CommandFailure(error.description, .usage)
-            }
+            throw CommandFailure(error)
         }
     }
 }

@@ -32,8 +32,9 @@ struct MCAPExportTests {
     }
 
     @Test func aRunWithMotionAndGaitReadsBackInFoxglovesReader() async throws {
-        // Gait needs the walk at its real pace: speed 1, 8 s of it (the walk starts at 4.5 s).
-        let d = try await InProcessDaemon.start(speed: 1, loop: false)
+        // Gait needs the walk at its real pace: speed 1, 9 s of it (the walk starts at 4.5 s). The
+        // replay loops: on a loaded machine the waits below can outlast the file's 12.5 s.
+        let d = try await InProcessDaemon.start(speed: 1)
         defer { try? FileManager.default.removeItem(atPath: d.directory) }
         let client = try await d.client()
         let run = try await client.startTask(identifier: "walk", asyncActions: [

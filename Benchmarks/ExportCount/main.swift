@@ -1,0 +1,2 @@
+// Entry point only: see ExportCount.swift.
+ExportCount.main()
