@@ -7,12 +7,16 @@ import RecorderModel
 enum RunReference {
     /// The run's summary and manifest.
     static func details(_ run: String, socket: SocketOptions) async throws -> RunDetails {
-        var isDirectory: ObjCBool = false
-        if run.contains("/") || (FileManager.default.fileExists(atPath: run, isDirectory: &isDirectory) && isDirectory.boolValue) {
-            return try local(run)
-        }
+        if isDirectory(run) { return try local(run) }
         let client = try await socket.connect()
         return try await client.run(run)
+    }
+
+    /// True when `run` names a directory (it has a "/", or a directory of that name exists here)
+    /// rather than a UUID or a prefix of one.
+    static func isDirectory(_ run: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return run.contains("/") || (FileManager.default.fileExists(atPath: run, isDirectory: &isDirectory) && isDirectory.boolValue)
     }
 
     /// Reads a run directory's manifest.

@@ -83,16 +83,19 @@ struct ShowCommand: AsyncParsableCommand {
     }
 }
 
-/// `recorderctl rm RUN`: deletes a run that is not recording, with its files.
+/// `recorderctl rm RUN`: deletes a run that is not recording, with its files. The daemon deletes
+/// it (it knows which runs are recording); a run directory names the run by its manifest's UUID.
 struct RemoveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "rm", abstract: "Delete a run that is not recording, with all its files.")
     @OptionGroup var socket: SocketOptions
-    @Argument(help: "A task-run UUID or a unique prefix of one.") var run: String
+    @Argument(help: "A task-run UUID, a unique prefix of one, or a run directory.") var run: String
     @Flag(help: "Print JSON.") var json = false
 
     func run() async throws {
+        var name = run
+        if RunReference.isDirectory(run) { name = try RunReference.local(run).summary.taskRunUUID.uuidString }
         let client = try await socket.connect()
-        let deleted = try await client.deleteRun(run)
+        let deleted = try await client.deleteRun(name)
         if json { return try Output.json(deleted) }
         print("deleted \(deleted.taskRunUUID) (\(deleted.runDirectory)), \(ByteCount.text(deleted.freedBytes)) freed")
     }

@@ -156,9 +156,12 @@ struct RunHistoryTests {
         #expect(notRun == ExitStatus.noInput.rawValue && notRunText.contains("not a run directory"), "\(notRunText)")
         let (unknown, unknownText) = try await recorderctl(["show", "ffffffff-0000"])
         #expect(unknown == ExitStatus.dataError.rawValue && unknownText.contains("no run"), "\(unknownText)")
-        let (removed, removedText) = try await recorderctl(["rm", prefix])
+        // rm by the run's directory: the daemon deletes the run the manifest names.
+        let (removed, removedText) = try await recorderctl(["rm", summary.runDirectory])
         #expect(removed == 0 && removedText.contains("deleted \(result.taskRunUUID)"), "\(removedText)")
         #expect(!FileManager.default.fileExists(atPath: summary.runDirectory))
+        let (gone, goneText) = try await recorderctl(["rm", prefix])
+        #expect(gone == ExitStatus.dataError.rawValue && goneText.contains("no run"), "\(goneText)")
         let (_, empty) = try await recorderctl(["runs"])
         #expect(empty.contains("no runs"), "\(empty)")
         client.close()
