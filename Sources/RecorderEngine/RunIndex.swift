@@ -17,14 +17,7 @@ final class RunIndex: Sendable {
 
     /// The UUIDs of the run directories under `runsDirectory`.
     static func scan(runsDirectory: String) -> Set<UUID> {
-        let fm = FileManager.default
-        var uuids = Set<UUID>()
-        for task in (try? fm.contentsOfDirectory(atPath: runsDirectory)) ?? [] {
-            for run in (try? fm.contentsOfDirectory(atPath: runsDirectory + "/" + task)) ?? [] {
-                if let uuid = uuid(ofDirectory: run) { uuids.insert(uuid) }
-            }
-        }
-        return uuids
+        Set(RunCatalog(runsDirectory: runsDirectory).entries().map(\.uuid))
     }
 
     /// The UUID at the end of a run directory's name.

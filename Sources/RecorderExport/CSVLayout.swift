@@ -29,12 +29,18 @@ struct CSVLayout {
     ]
 
     let kind: Kind
-    /// For motion: the vectors present, in column order.
+    /// For motion: the vectors present, in column order, and the first value column of each.
     let motion: [Vector]
+    let motionColumns: [Int]
 
     init(units: [String: String]) {
         let types = Set(units.keys)
         motion = Self.vectors.filter { types.contains($0.sensorType) }
+        var column = 0
+        motionColumns = motion.map { v in
+            defer { column += v.hasW ? 4 : 3 }
+            return column
+        }
         if !motion.isEmpty { kind = .motion }
         else if types.contains("location") { kind = .location }
         else if types.contains("soundLevel") { kind = .soundLevel }

@@ -33,8 +33,7 @@ struct CSVTableWriter {
             rowUptime = r.uptime
             rowStepPath = r.stepPath
             filled[index] = true
-            var column = 0
-            for v in layout.motion[..<index] { column += v.hasW ? 4 : 3 }
+            let column = layout.motionColumns[index]
             let v = layout.motion[index]
             values[column] = r.x.map { $0 * v.scale }
             values[column + 1] = r.y.map { $0 * v.scale }

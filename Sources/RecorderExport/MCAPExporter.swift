@@ -38,14 +38,14 @@ public struct MCAPExporter: Exporter {
             let (base, events) = Self.topics(of: file, among: files)
             // Channels by sensor type for this file (the topic and schema are made once each).
             var channels: [String: UInt16] = [:]
-            var eventChannel: UInt16?
+            var eventChannel: UInt16?, locationChannel: UInt16?
             let outcome = try RecordFileReader(path: run.path(of: file)).forEachPrefetched { (record) throws(ExportError) in
                 guard let uptime = record.uptime, !record.isMarker else { return }
                 let time = try clock.nanoseconds(uptime)
                 let isEvent = record.event == "gap" || record.event == "error" || record.sensorType == nil
                 if !isEvent, record.sensorType == SensorType.location.rawValue, record.latitude != nil, record.longitude != nil {
-                    let channel = try topics.channel("/\(base)/location", schema: MCAPSchemas.locationFix)
-                    try writer.addMessage(channel: channel, logTime: time, data: MCAPSchemas.locationFix(record, nanoseconds: time, frame: base))
+                    if locationChannel == nil { locationChannel = try topics.channel("/\(base)/location", schema: MCAPSchemas.locationFix) }
+                    try writer.addMessage(channel: locationChannel!, logTime: time, data: MCAPSchemas.locationFix(record, nanoseconds: time, frame: base))
                     return
                 }
                 let channel: UInt16
@@ -92,32 +92,34 @@ public struct MCAPExporter: Exporter {
 struct WallClock {
     let date: Double
     let uptime: Double
+    /// The date in nanoseconds since 1970, in integers: its whole seconds and its fraction (to
+    /// the microsecond: the manifest's dates have milliseconds) — no 2⁻⁵³ rounding of 1.8e18 ns.
+    private let base: Int64
 
     init(_ result: TaskResult) throws(ExportError) {
         var pairs = result.asyncResults.compactMap(\.file).map { ($0.startDate, $0.startUptime) }
         pairs += result.stepHistory.map { ($0.startDate, $0.startUptime) }
-        guard let first = pairs.min(by: { $0.1 < $1.1 }) else {
+        if let first = pairs.min(by: { $0.1 < $1.1 }) {
+            date = first.0.timeIntervalSince1970
+            uptime = first.1
+        } else {
             // No recorder and no step: nothing has a time.
             date = result.startDate.timeIntervalSince1970
             uptime = 0
-            return
         }
-        date = first.0.timeIntervalSince1970
-        uptime = first.1
+        let whole = date.rounded(.down)
+        guard whole.isFinite, whole >= 0, whole < 1.8e10 else { throw .badFile("the run's start date \(date) s since 1970 is not a time an MCAP file holds") }
+        base = Int64(whole) * 1_000_000_000 + Int64(((date - whole) * 1e6).rounded()) * 1000
     }
 
     /// `uptime` in nanoseconds since 1970; an error for a time an MCAP timestamp cannot hold.
-    /// In integers: the date's whole seconds and its fraction (to the microsecond: the manifest's
-    /// dates have milliseconds), plus the uptime's offset — no 2⁻⁵³ rounding of 1.8e18 ns.
     func nanoseconds(_ value: Double) throws(ExportError) -> UInt64 {
-        let seconds = date + (value - uptime)
+        let offset = value - uptime
+        let seconds = date + offset
         guard seconds.isFinite, seconds >= 0, seconds < 1.8e10 else {
             throw .badFile("uptime \(value) maps to \(seconds) s since 1970: not a time an MCAP file holds")
         }
-        let whole = date.rounded(.down)
-        let fraction = ((date - whole) * 1e6).rounded() * 1000
-        let offset = ((value - uptime) * 1e9).rounded()
-        return UInt64(Int64(whole) * 1_000_000_000 + Int64(fraction) + Int64(offset))
+        return UInt64(base + Int64((offset * 1e9).rounded()))
     }
 }
 

@@ -4,7 +4,7 @@ import Foundation
 /// `JSONLinesEncoder`, for exports that read millions of lines.
 ///
 /// The lines recorderd writes are flat objects of numbers, plain strings and nulls; those are
-/// read directly (numbers with `strtod`, exact). Anything else — an escaped string, a nested
+/// read directly (numbers exactly: in integer arithmetic, or by `strtod`). Anything else — an escaped string, a nested
 /// value, a key out of the usual form — goes through the strict `JSONParser` and the record's
 /// `Decodable` conformance, so every valid line decodes the same either way and an invalid one is
 /// an error, never a guess. Unknown keys (a newer recorderd's fields) are ignored, as
@@ -222,21 +222,17 @@ public enum JSONLinesDecoder {
         return Int(number)
     }
 
-    /// The numeric fields, in the order of their bits in the decoder's seen-mask.
-    private static let numericKeys: [StaticString] = [
-        "uptime", "timestamp", "x", "y", "z", "w", "heading", "duration", "latitude", "longitude", "horizontalAccuracy",
-        "verticalAccuracy", "altitude", "course", "speed", "relativeDistance", "totalDistance", "startUptime", "cadence",
-        "timeInterval", "average", "peak", "droppedSamples", "eventAccuracy", "satellitesUsed", "steps",
-    ]
-    /// The string fields; their bits follow the numeric ones.
-    private static let stringKeys: [StaticString] = [
-        "sensorType", "stepPath", "timestampDate", "event", "referenceCoordinate", "errorDescription", "mode", "unit",
-    ]
+    /// The bits of the decoder's seen-mask: the 26 numeric fields take 0…25 (uptime 0, timestamp
+    /// 1, x…w 2…5, heading 6, duration 7, latitude 8, longitude 9, horizontalAccuracy 10,
+    /// verticalAccuracy 11, altitude 12, course 13, speed 14, relativeDistance 15, totalDistance
+    /// 16, startUptime 17, cadence 18, timeInterval 19, average 20, peak 21, droppedSamples 22,
+    /// eventAccuracy 23, satellitesUsed 24, steps 25), the 8 string fields follow from here.
+    private static let stringFields = 26
 
     /// The bit of `key` in the seen-mask, or nil for a key that is no field of `Record`: by the
     /// key's length first (one or two comparisons instead of thirty-four).
     private static func field(_ key: UnsafeBufferPointer<UInt8>) -> Int? {
-        let n = numericKeys.count
+        let n = stringFields
         func pick(_ candidates: (StaticString, Int)...) -> Int? {
             for (name, bit) in candidates where matches(key, name) { return bit }
             return nil
@@ -304,7 +300,7 @@ public enum JSONLinesDecoder {
 
     /// Sets a field from a string; false when the key is not a string field.
     private static func assign(string: String, field: Int, in r: inout Record) -> Bool {
-        switch field - numericKeys.count {
+        switch field - stringFields {
         case 0: r.sensorType = string
         case 1: r.stepPath = string
         case 2: r.timestampDate = string
