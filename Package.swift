@@ -93,6 +93,8 @@ let package = Package(
             ]
         ),
         .target(name: "RecorderClient", dependencies: ["RecorderModel"]),
+        // HL7 FHIR: Questionnaires as task definitions (recorderctl run).
+        .target(name: "RecorderFHIR", dependencies: ["RecorderModel"]),
         .target(name: "MotionFusion", dependencies: ["RecorderModel", "RecorderEngine"]),
         .target(name: "GaitAnalysis", dependencies: ["RecorderModel", "RecorderEngine"]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
@@ -116,6 +118,7 @@ let package = Package(
                 "RecorderClient",
                 "RecorderModel",
                 "RecorderExport",
+                "RecorderFHIR",
                 "RecorderPlot",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -135,6 +138,7 @@ let package = Package(
         .target(name: "FakeIIO", dependencies: ["RecorderModel"], path: "Tests/FakeIIO"),
         .executableTarget(name: "FakeIIOGenerator", dependencies: ["FakeIIO"], path: "Tests/FakeIIOGenerator"),
         .testTarget(name: "RecorderModelTests", dependencies: ["RecorderModel"]),
+        .testTarget(name: "RecorderFHIRTests", dependencies: ["RecorderFHIR", "RecorderModel", "RecorderClient", "RecorderTestSupport"]),
         .testTarget(name: "MotionFusionTests", dependencies: ["MotionFusion", "RecorderModel", "RecorderEngine", "RecorderTestSupport", "FakeIIO"]),
         .testTarget(name: "RecorderExportTests", dependencies: ["RecorderExport", "RecorderPlot", "RecorderModel", "RecorderClient", "RecorderTestSupport"]),
         .testTarget(name: "GaitAnalysisTests", dependencies: ["GaitAnalysis", "MotionFusion", "RecorderModel", "RecorderEngine", "RecorderTestSupport"]),

@@ -32,9 +32,12 @@ extension RecorderClient {
         try await call(.runsDelete, RunParams(run: run))
     }
 
-    /// `task.start`: starts a task run with these async actions.
-    public func startTask(identifier: String, taskRunUUID: UUID? = nil, asyncActions: [AsyncActionConfiguration]) async throws(RecorderClientError) -> TaskRun {
-        let result: TaskStartResult = try await call(.taskStart, TaskStartParams(taskIdentifier: identifier, taskRunUUID: taskRunUUID, asyncActions: asyncActions))
+    /// `task.start`: starts a task run with these async actions; `questionnaire` names the FHIR
+    /// Questionnaire (canonical URL) the task was made from.
+    public func startTask(identifier: String, taskRunUUID: UUID? = nil, asyncActions: [AsyncActionConfiguration],
+                          questionnaire: String? = nil) async throws(RecorderClientError) -> TaskRun {
+        let params = TaskStartParams(taskIdentifier: identifier, taskRunUUID: taskRunUUID, asyncActions: asyncActions, questionnaire: questionnaire)
+        let result: TaskStartResult = try await call(.taskStart, params)
         return TaskRun(client: self, start: result)
     }
 
@@ -76,10 +79,10 @@ public struct TaskRun: Sendable {
         try await client.call(.stepStart, StepParams(taskRunUUID: taskRunUUID, stepPath: stepPath))
     }
 
-    /// `step.finish`.
+    /// `step.finish`, with the answers the step collected (none: `results` is left out).
     @discardableResult
-    public func finishStep(_ stepPath: String) async throws(RecorderClientError) -> StepResult {
-        try await client.call(.stepFinish, StepParams(taskRunUUID: taskRunUUID, stepPath: stepPath))
+    public func finishStep(_ stepPath: String, results: [AnswerResult] = []) async throws(RecorderClientError) -> StepResult {
+        try await client.call(.stepFinish, StepParams(taskRunUUID: taskRunUUID, stepPath: stepPath, results: results.isEmpty ? nil : results))
     }
 
     /// `task.finish`: stops every recorder; returns the task result.

@@ -9,16 +9,36 @@ public protocol TaskRunPresenter: Sendable {
     func countdown(_ secondsLeft: Int, step: TaskDefinition.Step) async
     /// An untimed step waits for the participant (return when they are ready).
     func waitForContinue(_ step: TaskDefinition.Step) async
+    /// A question step asks: returns the text the participant typed, or nil when no more input
+    /// can come. `problem` says why the previous text was not an answer (ask again).
+    func ask(_ step: TaskDefinition.Step, question: TaskQuestion, problem: AnswerInputProblem?) async -> String?
     /// A step finished: `result` carries what the `gait` analyses found in it (`summaries`).
     func stepFinished(_ step: TaskDefinition.Step, result: StepResult) async
+    /// A step is skipped: its conditions on earlier answers are not met.
+    func stepSkipped(_ step: TaskDefinition.Step) async
 }
 
 extension TaskRunPresenter {
     public func stepFinished(_ step: TaskDefinition.Step, result: StepResult) async {}
+    public func stepSkipped(_ step: TaskDefinition.Step) async {}
+}
+
+/// Why a task run walked by `TaskDefinitionRunner` stopped (the run is cancelled, its files kept).
+public enum TaskDefinitionRunnerError: Error, Sendable, CustomStringConvertible {
+    /// Input ended before a required question was answered.
+    case noAnswer(stepIdentifier: String)
+
+    public var description: String {
+        switch self {
+        case .noAnswer(let step): return "no answer to the required question \(step.debugDescription): the input ended"
+        }
+    }
 }
 
 /// Walks a task definition: starts the task run, sends each step's boundaries, waits out each
-/// step's duration, finishes the run. Step paths are `<task identifier>/<step identifier>`.
+/// step's duration or asks its question (the answer goes with `step.finish`), skips steps whose
+/// conditions the answers so far do not meet, finishes the run. Step paths are
+/// `<task identifier>/<step identifier>`.
 public struct TaskDefinitionRunner: Sendable {
     public let client: RecorderClient
     public let definition: TaskDefinition
@@ -36,12 +56,25 @@ public struct TaskDefinitionRunner: Sendable {
 
     /// Runs the task; returns the run's directory and its task result.
     public func run(presenter: some TaskRunPresenter) async throws -> (runDirectory: String, result: TaskResult) {
-        let run = try await client.startTask(identifier: definition.identifier, asyncActions: definition.asyncActions)
+        let run = try await client.startTask(identifier: definition.identifier, asyncActions: definition.asyncActions,
+                                             questionnaire: definition.questionnaire)
+        var answers: [String: AnswerResult] = [:]
         do {
             for (index, step) in definition.steps.enumerated() {
+                guard step.isEnabled(by: answers) else {
+                    await presenter.stepSkipped(step)
+                    continue
+                }
                 let path = "\(definition.identifier)/\(step.identifier)"
                 try await run.startStep(path)
                 await presenter.stepStarted(step, index: index, of: definition.steps.count)
+                if let question = step.question {
+                    let answer = try await ask(step, question, presenter: presenter)
+                    if let answer { answers[answer.identifier] = answer }
+                    let finished = try await run.finishStep(path, results: answer.map { [$0] } ?? [])
+                    await presenter.stepFinished(step, result: finished)
+                    continue
+                }
                 if let duration = step.duration, duration > 0 {
                     let seconds = stepSeconds ?? duration
                     let clock = ContinuousClock()
@@ -64,5 +97,20 @@ public struct TaskDefinitionRunner: Sendable {
             throw error
         }
         return (run.runDirectory, try await run.finish())
+    }
+
+    /// Asks until the text is an answer (nil: an optional question left empty).
+    func ask(_ step: TaskDefinition.Step, _ question: TaskQuestion, presenter: some TaskRunPresenter) async throws(TaskDefinitionRunnerError) -> AnswerResult? {
+        var problem: AnswerInputProblem?
+        while true {
+            guard let text = await presenter.ask(step, question: question, problem: problem) else {
+                if question.isOptional { return nil }
+                throw .noAnswer(stepIdentifier: step.identifier)
+            }
+            switch question.answer(from: text, identifier: step.answerIdentifier) {
+            case .success(let answer): return answer
+            case .failure(let p): problem = p
+            }
+        }
     }
 }

@@ -59,6 +59,9 @@ struct RequestRouter: Sendable {
             return try ResponseEncoding.success(id: id, result: try await mapped { () async throws(TaskRunError) in try await runs.start(params) })
         case .stepStart, .stepFinish:
             let params = try Self.params(StepParams.self, request.params)
+            if method == .stepStart, params.results != nil {
+                throw RPCError(.invalidParams, "invalid params: params.results: answers are sent with step.finish, not step.start")
+            }
             let respond = requestID.map { Self.responder(id: $0, connection: connection) }
             do {
                 if method == .stepStart {

@@ -30,7 +30,7 @@ public final class TaskRun: @unchecked Sendable {
     let published: LockedValue<ActiveTaskRun>
 
     init(uuid: UUID, taskIdentifier: String, directory: String, actions: [AsyncActionConfiguration],
-         clock: any RecorderClock, logger: Logger) {
+         questionnaire: String? = nil, clock: any RecorderClock, logger: Logger) {
         self.uuid = uuid
         self.taskIdentifier = taskIdentifier
         self.directory = directory
@@ -40,6 +40,7 @@ public final class TaskRun: @unchecked Sendable {
         persistQueue = DispatchQueue(label: "recorderd.run.persist.\(uuid.uuidString)")
         rules = TaskRunRules(taskIdentifier: taskIdentifier, actions: actions)
         result = TaskResult(taskIdentifier: taskIdentifier, taskRunUUID: uuid, startDate: clock.now())
+        result.questionnaire = questionnaire
         lastActivity = LockedValue(clock.uptime())
         published = LockedValue(ActiveTaskRun(taskIdentifier: taskIdentifier, taskRunUUID: uuid, runDirectory: directory,
                                               currentStepPath: nil, recording: []))
@@ -212,7 +213,8 @@ public final class TaskRun: @unchecked Sendable {
         return StepResult(uptime: uptime, startedRecorders: started, stoppedRecorders: stopped)
     }
 
-    func finishStep(_ path: String) throws(TaskRunError) -> StepResult {
+    /// `results`: the answers the step collected, kept in its history entry.
+    func finishStep(_ path: String, results: [AnswerResult]? = nil) throws(TaskRunError) -> StepResult {
         onQueue()
         let uptime = clock.uptime()
         let date = clock.now()
@@ -225,6 +227,7 @@ public final class TaskRun: @unchecked Sendable {
         if let i = result.stepHistory.lastIndex(where: { $0.stepPath == path && $0.endUptime == nil }) {
             result.stepHistory[i].endDate = date
             result.stepHistory[i].endUptime = uptime
+            if let results, !results.isEmpty { result.stepHistory[i].results = results }
         }
         let (started, stopped) = apply(actions, uptime: uptime, date: date)
         let summaries = recordings.compactMap { $0.summary(ofStep: path) }

@@ -63,7 +63,7 @@ public final class TaskRunRegistry: Sendable {
         let startDate = clock.now()
         let directory = "\(runsDirectory)/\(params.taskIdentifier)/\(ISO8601Timestamp.compactString(from: startDate))-\(uuid.uuidString)"
         let run = TaskRun(uuid: uuid, taskIdentifier: params.taskIdentifier, directory: directory,
-                          actions: params.asyncActions, clock: clock, logger: logger)
+                          actions: params.asyncActions, questionnaire: params.questionnaire, clock: clock, logger: logger)
         enum Admission { case admitted, duplicate, full }
         let admission = runs.withLock { r -> Admission in
             guard r.count < limits.taskRuns else { return .full }
@@ -122,7 +122,8 @@ public final class TaskRunRegistry: Sendable {
     public func finishStep(_ params: StepParams, respond: (@Sendable (Result<StepResult, TaskRunError>) -> Void)? = nil) async throws(TaskRunError) -> StepResult {
         let run = try run(params.taskRunUUID)
         let path = params.stepPath
-        return try await run.perform(respond: respond) { () throws(TaskRunError) -> StepResult in try run.finishStep(path) }
+        let results = params.results
+        return try await run.perform(respond: respond) { () throws(TaskRunError) -> StepResult in try run.finishStep(path, results: results) }
     }
 
     /// Ends a run with `status` and removes it; returns its final result and, when its manifest

@@ -5,11 +5,39 @@ public struct TaskStartParams: Sendable, Codable, Equatable {
     public var taskIdentifier: String
     public var taskRunUUID: UUID?
     public var asyncActions: [AsyncActionConfiguration]
+    /// The canonical URL (`url|version`) of the FHIR Questionnaire the task was made from; kept
+    /// in the task result for the FHIR export's QuestionnaireResponse.
+    public var questionnaire: String?
 
-    public init(taskIdentifier: String, taskRunUUID: UUID? = nil, asyncActions: [AsyncActionConfiguration]) {
+    public init(taskIdentifier: String, taskRunUUID: UUID? = nil, asyncActions: [AsyncActionConfiguration], questionnaire: String? = nil) {
         self.taskIdentifier = taskIdentifier
         self.taskRunUUID = taskRunUUID
         self.asyncActions = asyncActions
+        self.questionnaire = questionnaire
+    }
+
+    enum CodingKeys: String, CodingKey { case taskIdentifier, taskRunUUID, asyncActions, questionnaire }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        taskIdentifier = try c.decode(String.self, forKey: .taskIdentifier)
+        taskRunUUID = try c.decodeIfPresent(UUID.self, forKey: .taskRunUUID)
+        asyncActions = try c.decode([AsyncActionConfiguration].self, forKey: .asyncActions)
+        questionnaire = try c.decodeIfPresent(String.self, forKey: .questionnaire)
+        if let questionnaire, let problem = Self.canonicalProblem(questionnaire) {
+            throw DecodingError.dataCorruptedError(forKey: .questionnaire, in: c, debugDescription: problem)
+        }
+    }
+
+    /// Why `text` is not a canonical URL recorderd keeps: empty, longer than 2048 bytes, or with a
+    /// space or control character.
+    public static func canonicalProblem(_ text: String) -> String? {
+        let length = text.utf8.count
+        guard (1...2048).contains(length) else { return "expected a canonical URL of 1 to 2048 bytes, found \(length)" }
+        if text.unicodeScalars.contains(where: { $0.value <= 0x20 || (0x7F...0x9F).contains($0.value) }) {
+            return "expected a canonical URL without spaces or control characters"
+        }
+        return nil
     }
 }
 
@@ -31,13 +59,17 @@ public struct TaskStartResult: Sendable, Codable, Equatable {
 public struct StepParams: Sendable, Codable, Equatable {
     public var taskRunUUID: UUID
     public var stepPath: String
+    /// `step.finish`: the answers the step collected (validated as `AnswerResult` decodes; at
+    /// most `AnswerResult.maximumCount`, each identifier once). `step.start` refuses them.
+    public var results: [AnswerResult]?
 
-    public init(taskRunUUID: UUID, stepPath: String) {
+    public init(taskRunUUID: UUID, stepPath: String, results: [AnswerResult]? = nil) {
         self.taskRunUUID = taskRunUUID
         self.stepPath = stepPath
+        self.results = results
     }
 
-    enum CodingKeys: String, CodingKey { case taskRunUUID, stepPath }
+    enum CodingKeys: String, CodingKey { case taskRunUUID, stepPath, results }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -45,6 +77,10 @@ public struct StepParams: Sendable, Codable, Equatable {
         stepPath = try c.decode(String.self, forKey: .stepPath)
         if let problem = StepPath.problem(stepPath) {
             throw DecodingError.dataCorruptedError(forKey: .stepPath, in: c, debugDescription: problem)
+        }
+        results = try c.decodeIfPresent([AnswerResult].self, forKey: .results)
+        if let results, let problem = AnswerResult.listProblem(results) {
+            throw DecodingError.dataCorruptedError(forKey: .results, in: c, debugDescription: problem)
         }
     }
 }

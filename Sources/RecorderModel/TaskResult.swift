@@ -12,13 +12,17 @@ public struct StepHistoryEntry: Sendable, Equatable, Codable {
     public var startUptime: Double
     public var endDate: Date?
     public var endUptime: Double?
+    /// The answers sent with `step.finish`, in the order sent.
+    public var results: [AnswerResult]?
 
-    public init(stepPath: String, startDate: Date, startUptime: Double, endDate: Date? = nil, endUptime: Double? = nil) {
+    public init(stepPath: String, startDate: Date, startUptime: Double, endDate: Date? = nil, endUptime: Double? = nil,
+                results: [AnswerResult]? = nil) {
         self.stepPath = stepPath
         self.startDate = startDate
         self.startUptime = startUptime
         self.endDate = endDate
         self.endUptime = endUptime
+        self.results = results
     }
 }
 
@@ -136,6 +140,8 @@ public struct TaskResult: Sendable, Equatable, Codable {
     public var status: TaskRunStatus
     public var stepHistory: [StepHistoryEntry]
     public var asyncResults: [AsyncResult]
+    /// The canonical URL of the FHIR Questionnaire the task was made from (`task.start`).
+    public var questionnaire: String?
 
     public init(taskIdentifier: String, taskRunUUID: UUID, startDate: Date, status: TaskRunStatus = .recording) {
         self.taskIdentifier = taskIdentifier

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RecorderClient
+import RecorderFHIR
 import RecorderModel
 
 /// Prints steps and countdowns on the terminal.
@@ -18,14 +19,55 @@ struct TerminalPresenter: TaskRunPresenter {
     func waitForContinue(_ step: TaskDefinition.Step) async {
         print("    press Enter to continue", terminator: "")
         fflush(nil)
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            // readLine blocks: on its own thread, never the cooperative pool.
-            Thread { _ = readLine(); c.resume() }.start()
+        _ = await Self.readLine()
+    }
+
+    func ask(_ step: TaskDefinition.Step, question: TaskQuestion, problem: AnswerInputProblem?) async -> String? {
+        if let problem {
+            print("    \(problem); try again")
+        } else {
+            for (i, choice) in (question.choices ?? []).enumerated() { print("    \(i + 1)) \(choice.text)") }
+        }
+        print("    \(Self.hint(question))> ", terminator: "")
+        fflush(nil)
+        let line = await Self.readLine()
+        // A terminal echoes what was typed; text from a pipe is shown, so the transcript reads
+        // as a conversation.
+        if isatty(STDIN_FILENO) == 0 { print(line ?? "(end of input)") }
+        return line
+    }
+
+    /// What the answer looks like, before the prompt: `(yes/no) `, `(0 to 10) `.
+    static func hint(_ question: TaskQuestion) -> String {
+        var parts: [String] = []
+        switch question.answerType {
+        case .boolean: parts.append("yes/no")
+        case .date: parts.append("yyyy-MM-dd")
+        case .choice: parts.append("1 to \(question.choices?.count ?? 0)")
+        case .integer, .decimal, .scale:
+            if let min = question.min, let max = question.max {
+                parts.append("\(NumberRange.format(min)) to \(NumberRange.format(max))")
+            }
+            if let unit = question.unit { parts.append(unit) }
+        case .string: break
+        }
+        if question.isOptional { parts.append("Enter to skip") }
+        return parts.isEmpty ? "" : "(\(parts.joined(separator: ", "))) "
+    }
+
+    /// A line of standard input (nil at its end), read on a thread of its own: readLine blocks.
+    static func readLine() async -> String? {
+        await withCheckedContinuation { (c: CheckedContinuation<String?, Never>) in
+            Thread { c.resume(returning: Swift.readLine()) }.start()
         }
     }
 
     func stepFinished(_ step: TaskDefinition.Step, result: StepResult) async {
         for summary in result.summaries ?? [] { print("    \(summary.identifier): \(summary.headline)") }
+    }
+
+    func stepSkipped(_ step: TaskDefinition.Step) async {
+        print("\n(skipped \(step.title ?? step.identifier))")
     }
 }
 
@@ -37,6 +79,9 @@ enum Summary {
         for step in result.stepHistory {
             let duration = step.endUptime.map { String(format: "%.2f s", $0 - step.startUptime) } ?? "open"
             Swift.print("  step \(step.stepPath): \(duration)")
+            for answer in step.results ?? [] {
+                Swift.print("    answer \(answer.identifier): \(answer.display ?? answer.value.plainText ?? "-")\(answer.unit.map { " " + $0 } ?? "")")
+            }
         }
         for async in result.asyncResults {
             switch async {
@@ -54,7 +99,7 @@ enum Summary {
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "run", abstract: "Walk a task definition: instructions, countdowns, step boundaries, result.")
     @OptionGroup var socket: SocketOptions
-    @Argument(help: "Task file ({identifier, steps, asyncActions}).") var taskFile: String
+    @Argument(help: "Task file ({identifier, steps, asyncActions}) or an HL7 FHIR R4 Questionnaire (JSON).") var taskFile: String
     @Flag(help: "Pass untimed steps at once.") var auto = false
     @Option(name: .customLong("step-seconds"), help: "Make every timed step this long.") var stepSeconds: Double?
     @Flag(help: "List the keys recorderd ignores in the task file.") var verbose = false
@@ -69,9 +114,21 @@ struct RunCommand: AsyncParsableCommand {
 }
 
 enum TaskFile {
-    /// Reads a task file; `verbose` lists on standard error the keys recorderd ignores in it.
+    /// The largest task file read.
+    static let maximumSize = 16 << 20
+
+    /// Reads a task file or a FHIR Questionnaire; `verbose` lists on standard error the keys
+    /// recorderd ignores in a task file.
     static func load(_ path: String, verbose: Bool = false) throws -> TaskDefinition {
         guard let data = FileManager.default.contents(atPath: path) else { throw CommandFailure("cannot read \(path)", .noInput) }
+        guard data.count <= maximumSize else { throw CommandFailure("\(path): larger than \(maximumSize >> 20) MiB", .dataError) }
+        if let value = try? JSONParser.parse(data), QuestionnaireConverter.isQuestionnaire(value) {
+            do {
+                return try QuestionnaireConverter.taskDefinition(from: value)
+            } catch {
+                throw CommandFailure("\(path): Questionnaire: \(error.description)", .dataError)
+            }
+        }
         if verbose { reportIgnoredKeys(data, keys: TaskDefinition.keys, source: path) }
         do {
             return try TaskDefinition.decode(data)

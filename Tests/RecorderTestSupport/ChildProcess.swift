@@ -26,12 +26,14 @@ public final class ChildProcess: @unchecked Sendable {
     /// The exit status once reaped: the code, or the number of the signal that ended it.
     private let status = LockedValue<Int32?>(nil)
 
-    /// `environment`: variables added to (or replacing) the test's own.
-    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+    /// `environment`: variables added to (or replacing) the test's own; `standardInput`: a file
+    /// the child reads as its standard input (default `/dev/null`).
+    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], standardInput: String? = nil) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        let devNull = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        let devNull = open(standardInput ?? "/dev/null", O_RDONLY | O_CLOEXEC)
+        guard devNull >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .ENOENT) }
         defer { close(devNull) }
         let out = output.fileHandleForWriting.fileDescriptor
         posix_spawn_file_actions_adddup2(&actions, devNull, STDIN_FILENO)
