@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "RecorderModel", targets: ["RecorderModel"]),
         .library(name: "RecorderEngine", targets: ["RecorderEngine"]),
         .library(name: "RecorderDaemon", targets: ["RecorderDaemon"]),
+        .library(name: "RecorderFHIR", targets: ["RecorderFHIR"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),

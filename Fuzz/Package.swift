@@ -19,6 +19,7 @@ let package = Package(
                 .product(name: "RecorderModel", package: "recorderd"),
                 .product(name: "RecorderEngine", package: "recorderd"),
                 .product(name: "RecorderDaemon", package: "recorderd"),
+                .product(name: "RecorderFHIR", package: "recorderd"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

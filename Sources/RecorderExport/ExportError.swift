@@ -10,10 +10,12 @@ public enum ExportError: Error, Sendable, Equatable, CustomStringConvertible {
     case output(String)
     /// A format recorderd does not export.
     case unknownFormat(String)
+    /// An option the format needs is missing or malformed (a MORK form identifier, a FHIR subject).
+    case option(String)
 
     public var description: String {
         switch self {
-        case .notARun(let m), .badFile(let m), .output(let m): return m
+        case .notARun(let m), .badFile(let m), .output(let m), .option(let m): return m
         case .malformedLine(let file, let line, let message): return "\(file):\(line): not a record: \(message)"
         case .unknownFormat(let name):
             return "unknown format \(name.debugDescription): expected one of \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", "))"

@@ -47,4 +47,14 @@ final class OutputFile {
         fd = -1
         guard Glibc.close(descriptor) == 0 else { throw .output("\(path): \(String(cString: strerror(errno)))") }
     }
+
+    /// Writes `bytes` to a new file at `path`, durably; a failure leaves no file behind.
+    static func create(_ path: String, holding bytes: [UInt8]) throws(ExportError) {
+        let file = try OutputFile(path: path)
+        var completed = false
+        defer { if !completed { unlink(path) } }
+        try file.append(bytes)
+        try file.close()
+        completed = true
+    }
 }

@@ -32,7 +32,7 @@ struct CommandFailure: Error, CustomStringConvertible {
         case .notARun, .badFile: self.init(error.description, .noInput)
         case .malformedLine: self.init(error.description, .dataError)
         case .output: self.init(error.description, .cannotCreate)
-        case .unknownFormat: self.init(error.description, .usage)
+        case .unknownFormat, .option: self.init(error.description, .usage)
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import RecorderClient
+import RecorderExport
 import RecorderModel
 import RecorderTestSupport
 import Testing
@@ -66,6 +67,15 @@ struct QuestionnaireRunTests {
                                         "since-date": "2025-05-20", "temperature": "36.6"])
         let temperature = highResult.stepHistory.last?.results?.first
         #expect(temperature?.unit == "Cel" && temperature?.answerType == .decimal && highResult.stepHistory[3].results?.first?.answerType == .scale)
+        // Its QuestionnaireResponse nests the answers in the Questionnaire's groups (fhir.resources validates it).
+        let highDirectory = try #require(highText.split(separator: "\n").first { $0.hasPrefix("run directory: ") }).dropFirst("run directory: ".count)
+        let bundle = d.directory + "/high.fhir.json"
+        _ = try FHIRExporter().export(try RunSource(directory: String(highDirectory)), to: bundle)
+        let check = try await FHIRCheck.run(bundle, run: String(highDirectory))
+        #expect(check.answers.map(\.path) == [["before", "medication"], ["before", "dose-date"], ["before", "pain"], ["details", "where"],
+                                              ["details", "since", "since-date"], ["details", "since", "temperature"]])
+        #expect(check.answers.map(\.type) == ["valueBoolean", "valueDate", "valueInteger", "valueString", "valueDate", "valueDecimal"])
+        #expect(check.questionnaire == ["http://clinic.example/fhir/Questionnaire/medication-pain"] && check.responseStatus == ["completed"])
 
         // Input ends before a required answer: the run is cancelled with its files kept, exit != 0.
         let (endedStatus, endedText, _) = try await run("phq-2", input: "2\n", socket: d.socket)

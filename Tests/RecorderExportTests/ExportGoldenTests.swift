@@ -15,8 +15,9 @@ struct ExportGoldenTests {
     static let golden = Fixtures.root + "/export-golden"
     static let regenerate = ProcessInfo.processInfo.environment["RECORDERD_REGENERATE_GOLDEN"] == "1"
 
-    /// The fixed run, written with recorderd's own encoders.
-    static func makeRun() throws -> String {
+    /// The fixed run, written with recorderd's own encoders; `clinical` adds answers (from a
+    /// Questionnaire), a gait summary and the motion's rate, for the FHIR and MORK exports.
+    static func makeRun(clinical: Bool = false) throws -> String {
         let directory = try Fixtures.temporaryDirectory() + "/run"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
         let start = Date(timeIntervalSince1970: 1_795_000_000.25)
@@ -72,6 +73,32 @@ struct ExportGoldenTests {
         var location = FileResult(identifier: "location", relativePath: "location.jsonl", device: "gps0", startDate: start, startUptime: t0,
                                   units: ["location": "m"])
         location.sampleCount = 3
+        if clinical {
+            result.questionnaire = "http://recorderd.example/fhir/Questionnaire/gait-balance|2"
+            result.stepHistory.insert(StepHistoryEntry(stepPath: "gait-balance/before/medication", startDate: start.addingTimeInterval(-5), startUptime: t0 - 5,
+                                                       endDate: start.addingTimeInterval(-3), endUptime: t0 - 3, results: [
+                                                        AnswerResult(identifier: "medication", answerType: .boolean, value: .bool(true))]), at: 0)
+            result.stepHistory.insert(StepHistoryEntry(stepPath: "gait-balance/before/mood", startDate: start.addingTimeInterval(-3), startUptime: t0 - 3,
+                                                       endDate: start.addingTimeInterval(-1), endUptime: t0 - 1, results: [
+                                                        AnswerResult(identifier: "mood", answerType: .choice, value: .string("LA6569-3"),
+                                                                     system: "http://loinc.org", display: "Several days")]), at: 1)
+            result.stepHistory.append(StepHistoryEntry(stepPath: "gait-balance/after", startDate: start.addingTimeInterval(0.15), startUptime: t0 + 0.15,
+                                                       endDate: start.addingTimeInterval(0.2), endUptime: t0 + 0.2, results: [
+                                                        AnswerResult(identifier: "pain", answerType: .scale, value: .number(4)),
+                                                        AnswerResult(identifier: "temperature", answerType: .decimal, value: .number(36.6), unit: "Cel"),
+                                                        AnswerResult(identifier: "since", answerType: .date, value: .string("2026-11-17")),
+                                                        AnswerResult(identifier: "where", answerType: .string, value: .string("left \"knee\"\nand hip"))]))
+            motion.frequency = 100
+            var summary = GaitStepSummary(identifier: "gait", stepPath: "gait-balance/walking.outbound", startUptime: t0 + 0.02, endUptime: t0 + 0.08, activity: .walking)
+            var walking = WalkingMeasures()
+            walking.stepCount = 2
+            walking.cadence = 1200
+            walking.walkingDuration = 0.05
+            summary.walking = walking
+            gait.stepSummaries = [summary]
+            location.totalDistance = 1.25
+            location.distanceByStep = ["gait-balance/rest": 1.25, "gait-balance/walking.outbound": 0]
+        }
         result.asyncResults = [.file(motion), .file(gait), .file(location), .error(ErrorResult(identifier: "voice_error", errorDescription: "no microphone"))]
         try TaskResult.makeEncoder(pretty: true).encode(result).write(to: URL(fileURLWithPath: directory + "/taskResult.json"))
         return directory
@@ -123,5 +150,48 @@ struct ExportGoldenTests {
         let p = try ChildProcess("/usr/bin/env", ["python3", MCAPCheck.checker, "--dump", output])
         #expect(try await p.wait(timeout: 60) == 0)
         try Self.compare(Data(p.printed.utf8), golden: "run.mcap.txt")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func fhirMatchesItsGoldenFileAndValidates() async throws {
+        let run = try Self.makeRun(clinical: true)
+        let output = (run as NSString).deletingLastPathComponent + "/run.fhir.json"
+        let report = try FHIRExporter(subject: "Patient/example").export(try RunSource(directory: run), to: output)
+        #expect(report.files == [output])
+        try Self.compare(try Data(contentsOf: URL(fileURLWithPath: output)), golden: "run.fhir.json")
+        // fhir.resources validates it; the SampledData equals the JSON lines, E at the gap.
+        let check = try await FHIRCheck.run(output, run: run)
+        #expect(check.sampled == ["motion/accelerometer": 8, "motion/gyro": 5])
+        #expect(check.answers.map(\.path) == [["before", "medication"], ["before", "mood"], ["after", "pain"], ["after", "temperature"], ["after", "since"], ["after", "where"]])
+        #expect(check.answers.map(\.type) == ["valueBoolean", "valueCoding", "valueInteger", "valueDecimal", "valueDate", "valueString"])
+        #expect(check.questionnaire == ["http://recorderd.example/fhir/Questionnaire/gait-balance|2"] && check.responseStatus == ["completed"])
+        #expect(check.subjects == ["Patient/example"])
+        #expect(check.observations.map(\.code) == ["accelerometer", "gyro", "distance-walked", "location", "55423-8", "cadence", "walkingDuration"])
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func morkMatchesItsGoldenFileAndMORKsExample() async throws {
+        let run = try Self.makeRun(clinical: true)
+        let output = (run as NSString).deletingLastPathComponent + "/run.mork.json"
+        var form = MORKForm()
+        form.subjectName = "aabb99"
+        form.studyUUID = "a2c0da8c-4dfd-4ffd-b3d5-94c762086c2f"
+        form.folderOID = "SUBJECT"
+        form.formOID = "GAIT"
+        form.siteOID = "Site"
+        form.items = ["pain": "PAIN_LEVEL"]
+        form.extras = ["record_oid": "GAIT_LOG_LINE"]
+        _ = try MORKExporter(form: form).export(try RunSource(directory: run), to: output)
+        try Self.compare(try Data(contentsOf: URL(fileURLWithPath: output)), golden: "run.mork.json")
+        let fields = try await MORKCheck.run(output)
+        #expect(fields.map(\.item) == ["medication", "mood", "PAIN_LEVEL", "temperature", "since", "where",
+                                        "WALKING_OUTBOUND_STEPCOUNT", "WALKING_OUTBOUND_CADENCE", "WALKING_OUTBOUND_WALKINGDURATION"])
+        #expect(fields.map(\.value) == ["1", "LA6569-3", "4", "36.6", "2026-11-17T00:00:00", "left \"knee\"\nand hip", "2", "1200", "0.05"])
+        // Without the form's identifiers: an error naming them, and no file.
+        let missing = output + ".2"
+        #expect(throws: ExportError.option("MORK needs subject_name, study_uuid, folder_oid, form_oid, site_oid: give --subject-name or put them in --mapping FILE")) {
+            try MORKExporter(form: MORKForm()).export(try RunSource(directory: run), to: missing)
+        }
+        #expect(!FileManager.default.fileExists(atPath: missing))
     }
 }

@@ -70,6 +70,14 @@ struct QuestionnaireConverterTests {
         #expect(task.steps[1].duration == 3 && task.steps[0].question?.choices?.map(\.text) == ["none", "cane", "walker"])
     }
 
+    @Test func everyConvertedTaskIsATaskFile() throws {
+        for name in ["phq-2", "medication-pain", "gait-walk"] {
+            let task = try QuestionnaireConverter.taskDefinition(from: load(name))
+            let again = try TaskDefinition.decode(try JSONEncoder().encode(task))
+            #expect(again == task, "\(name)")
+        }
+    }
+
     @Test func unsupportedOrBrokenQuestionnairesNameTheItem() throws {
         #expect(throws: QuestionnaireError(#"item "photo": type "attachment" is not supported; supported: group, display, boolean, decimal, integer, date, dateTime, string, text, choice"#)) {
             try QuestionnaireConverter.taskDefinition(from: load("unsupported-attachment"))

@@ -1,5 +1,6 @@
 import Foundation
 import RecorderDaemon
+import RecorderFHIR
 import RecorderModel
 
 /// Oracles for decoding a configuration or task file from arbitrary bytes.
@@ -35,6 +36,26 @@ public enum ConfigurationCheck {
         }
         if let task = try? TaskDefinition.decode(Data(bytes)) {
             for step in task.steps where StepPath.problem(step.identifier) != nil { fail("a step identifier that is no step path", bytes) }
+            // Typed answers never trap, whatever the question; an answer made is one step.finish takes.
+            for step in task.steps {
+                guard let question = step.question else { continue }
+                for text in ["", "1", "-1e300", "yes", "2026-02-29", String(decoding: bytes.prefix(64), as: UTF8.self)] {
+                    if case .success(let answer?) = question.answer(from: text, identifier: step.answerIdentifier),
+                       AnswerResult.problem(value: answer.value, type: answer.answerType) != nil {
+                        fail("a typed answer step.finish would refuse", bytes)
+                    }
+                }
+                _ = step.isEnabled(by: [:])
+            }
+        }
+        // A Questionnaire becomes a task file's definition, or a clear error; never a trap, never a
+        // definition a task file could not hold.
+        if let value = try? JSONParser.parse(bytes), QuestionnaireConverter.isQuestionnaire(value),
+           let task = try? QuestionnaireConverter.taskDefinition(from: value) {
+            if task.stepsProblem() != nil || !RecorderIdentifier.isValid(task.identifier) { fail("a Questionnaire made an invalid task", bytes) }
+            guard let data = try? JSONEncoder().encode(task), (try? TaskDefinition.decode(data)) != nil else {
+                fail("a Questionnaire's task is not a task file", bytes)
+            }
         }
         if let value = try? JSONParser.parse(bytes) {
             _ = try? value.decode(TaskStartParams.self)

@@ -1,0 +1,274 @@
+import Foundation
+import RecorderModel
+
+/// The resources of one run's FHIR Bundle, gathered in order, then written as one JSON object.
+struct FHIRBundleContents {
+    let run: RunSource
+    let subject: String?
+    private(set) var entries: [(fullUrl: String, resource: FHIRJSON)] = []
+    /// The full URL of each sensor device's Device, by name.
+    private var devices: [String: String] = [:]
+    private var deviceOrder: [String] = []
+    private var deviceKinds: [String: Set<String>] = [:]
+    /// recorderd's Device.
+    let recorderdURL: String
+
+    init(run: RunSource, subject: String?) {
+        self.run = run
+        self.subject = subject
+        recorderdURL = Self.fullURL(run.result.taskRunUUID, index: 1)
+    }
+
+    /// `urn:uuid:` of the run's UUID with its first four bytes mixed with `index`: unique in the
+    /// Bundle, the same for every export of the run.
+    static func fullURL(_ uuid: UUID, index: UInt32) -> String {
+        var bytes = uuid.uuid
+        bytes.0 ^= UInt8(truncatingIfNeeded: index >> 24)
+        bytes.1 ^= UInt8(truncatingIfNeeded: index >> 16)
+        bytes.2 ^= UInt8(truncatingIfNeeded: index >> 8)
+        bytes.3 ^= UInt8(truncatingIfNeeded: index)
+        return "urn:uuid:" + UUID(uuid: bytes).uuidString.lowercased()
+    }
+
+    mutating func nextURL() -> String {
+        Self.fullURL(run.result.taskRunUUID, index: UInt32(entries.count + devices.count + 2))
+    }
+
+    var subjectReference: FHIRJSON? { subject.map { .object([("reference", .string($0))]) } }
+
+    var observationStatus: FHIRJSON { .string(run.result.status == .recording ? "preliminary" : "final") }
+
+    /// The Device of sensor device `name`, made on first use.
+    mutating func device(_ name: String, kind: String) -> String {
+        deviceKinds[name, default: []].insert(kind)
+        if let url = devices[name] { return url }
+        let url = nextURL()
+        devices[name] = url
+        deviceOrder.append(name)
+        return url
+    }
+
+    /// The wall-clock time of `uptime` in `file`'s recording.
+    func date(_ uptime: Double, in file: FileResult) -> String {
+        ISO8601Timestamp.string(from: file.startDate.addingTimeInterval(uptime - file.startUptime))
+    }
+
+    func period(_ file: FileResult) -> FHIRJSON {
+        FHIRJSON.members([("start", .string(ISO8601Timestamp.string(from: file.startDate))),
+                          ("end", file.endDate.map { .string(ISO8601Timestamp.string(from: $0)) })])
+    }
+
+    /// An Observation of this run: status, category `activity`, `code`, subject, period and
+    /// device, then `rest`.
+    func observation(code: FHIRJSON, period: FHIRJSON, device: String, _ rest: [(String, FHIRJSON?)]) -> FHIRJSON {
+        FHIRJSON.members([
+            ("resourceType", .string("Observation")),
+            ("status", observationStatus),
+            ("category", .array([FHIRCodes.concept(FHIRCodes.observationCategory, "activity", "Activity")])),
+            ("code", code),
+            ("subject", subjectReference),
+            ("effectivePeriod", period),
+            ("device", .object([("reference", .string(device))])),
+        ] + rest)
+    }
+
+    /// A component of one SampledData series: origin 0 in `unit`, one point every `period` ms.
+    static func sampledComponent(code: String, display: String, unit: String, ucum: String, period: Double, data: SampledDataSeries) -> FHIRJSON {
+        .object([("code", FHIRCodes.concept(FHIRCodes.recorderd, code, display)),
+                 ("valueSampledData", .object([
+                    ("origin", FHIRCodes.quantity(0, unit: unit, code: ucum)),
+                    ("period", .number(period)),
+                    ("dimensions", .integer(1)),
+                    ("data", .raw(data.jsonString)),
+                 ]))])
+    }
+
+    // MARK: Recordings
+
+    /// Reads one recorder's file: motion becomes an Observation per sensor type, a location its
+    /// distance (and fixes when saved).
+    mutating func addRecordings(of file: FileResult) throws(ExportError) -> RecordFileReader.Outcome {
+        var series: [String: [SampledDataSeries]] = [:]
+        var typeOrder: [SensorType] = []
+        var fixes = LocationTrack()
+        // Each motion type's first and last sample time, for a file whose manifest has no rate.
+        var span: [String: (first: Double, last: Double)] = [:]
+        let outcome = try RecordFileReader(path: run.path(of: file)).forEachPrefetched { (r) throws(ExportError) in
+            guard let name = r.sensorType, let type = SensorType(rawValue: name) else { return }
+            guard r.isSample || (r.isGap && type.isMotion) else { return }
+            if type == .location {
+                if let latitude = r.latitude, let longitude = r.longitude, let uptime = r.uptime {
+                    try fixes.append(uptime: uptime, latitude: latitude, longitude: longitude, accuracy: r.horizontalAccuracy)
+                }
+                return
+            }
+            guard type.isMotion else { return }
+            if series[name] == nil {
+                series[name] = Array(repeating: SampledDataSeries(), count: FHIRCodes.axes(type).count)
+                typeOrder.append(type)
+            }
+            if r.isGap {
+                guard let dropped = r.droppedSamples else { return }
+                for i in series[name]!.indices { try series[name]![i].appendGap(dropped) }
+                return
+            }
+            if let uptime = r.uptime { span[name] = (span[name]?.first ?? uptime, uptime) }
+            let values = type == .attitude ? [r.x, r.y, r.z, r.w] : [r.x, r.y, r.z]
+            for (i, v) in values.enumerated() {
+                guard let v else { throw .badFile("\(file.relativePath): a \(name) record without its \(FHIRCodes.axes(type)[i]) value") }
+                try series[name]![i].append(v)
+            }
+        }
+        let deviceName = file.device ?? file.identifier
+        for type in typeOrder {
+            let data = series[type.rawValue]!
+            // The measured rate; else (a run recovered before its manifest was final) the rate the
+            // samples show, gaps counted.
+            var frequency = file.frequency ?? file.requestedFrequency
+            if frequency == nil, let (first, last) = span[type.rawValue], last > first, data[0].count > 1 {
+                frequency = Double(data[0].count - 1) / (last - first)
+            }
+            guard let frequency, frequency > 0, frequency.isFinite else {
+                throw .badFile("\(file.relativePath): \(type.rawValue) has no sampling rate (one sample, and none in the manifest)")
+            }
+            addMotion(type, series: data, frequency: frequency, file: file, device: device(deviceName, kind: "motion"))
+        }
+        if file.totalDistance != nil || file.distanceByStep != nil || fixes.count > 0 {
+            addLocation(file, track: fixes, device: device(deviceName, kind: "location"))
+        }
+        return outcome
+    }
+
+    mutating func addMotion(_ type: SensorType, series: [SampledDataSeries], frequency: Double, file: FileResult, device: String) {
+        let unit = file.units[type.rawValue] ?? type.unit
+        let components = zip(FHIRCodes.axes(type), series).map { axis, data in
+            Self.sampledComponent(code: "\(type.rawValue)-\(axis)", display: "\(type.rawValue) \(axis)", unit: unit, ucum: FHIRCodes.ucum(unit),
+                                  period: 1000 / frequency, data: data)
+        }
+        let resource = observation(code: FHIRCodes.concept(FHIRCodes.recorderd, type.rawValue, "\(type.rawValue) recording (\(file.identifier))"),
+                                   period: period(file), device: device, [("component", .array(components))])
+        entries.append((nextURL(), resource))
+    }
+
+    mutating func addLocation(_ file: FileResult, track: LocationTrack, device: String) {
+        var components: [FHIRJSON] = []
+        for (step, metres) in (file.distanceByStep ?? [:]).sorted(by: { $0.key < $1.key }) {
+            components.append(.object([("code", .object([("coding", .array([.object([("system", .string(FHIRCodes.recorderd)), ("code", .string("distance-walked")),
+                                                                                    ("display", .string("Distance walked"))])])),
+                                                          ("text", .string("Distance walked in \(step)"))])),
+                                       ("valueQuantity", FHIRCodes.quantity(metres, unit: "m", code: "m"))]))
+        }
+        let distance = observation(code: FHIRCodes.concept(FHIRCodes.recorderd, "distance-walked", "Distance walked"), period: period(file), device: device, [
+            ("valueQuantity", file.totalDistance.map { FHIRCodes.quantity($0, unit: "m", code: "m") }),
+            ("component", components.isEmpty ? nil : .array(components)),
+        ])
+        entries.append((nextURL(), distance))
+        guard track.count > 0 else { return }
+        // Fixes come when the receiver has one: their times are a component of their own
+        // (seconds from the recording's start), so none is placed on a grid it was not on.
+        let series: [(String, String, String, SampledDataSeries)] = [
+            ("time-offset", "s", "s", track.offsets), ("latitude", "deg", "deg", track.latitudes),
+            ("longitude", "deg", "deg", track.longitudes), ("horizontal-accuracy", "m", "m", track.accuracies),
+        ]
+        let fixComponents = series.map { code, unit, ucum, data in
+            Self.sampledComponent(code: "location-\(code)", display: "location \(code)", unit: unit, ucum: ucum,
+                                  period: track.medianIntervalMilliseconds, data: data)
+        }
+        let fixes = observation(code: FHIRCodes.concept(FHIRCodes.recorderd, "location", "location fixes (\(file.identifier))"), period: period(file),
+                                device: device, [("component", .array(fixComponents))])
+        entries.append((nextURL(), fixes))
+    }
+
+    // MARK: Answers and measures
+
+    mutating func addAnswers() {
+        let answered = run.result.stepHistory.filter { !($0.results ?? []).isEmpty }
+        guard !answered.isEmpty || run.result.questionnaire != nil else { return }
+        var root = QuestionnaireResponseItems()
+        for step in answered {
+            let results = step.results ?? []
+            var groups = step.stepPath.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+            if results.count == 1, groups.last == results[0].identifier { groups.removeLast() }
+            for answer in results { root.insert(answer, under: groups) }
+        }
+        let status: String
+        switch run.result.status {
+        case .finished: status = "completed"
+        case .recording: status = "in-progress"
+        default: status = "stopped"
+        }
+        let authored = run.result.endDate ?? answered.last?.endDate ?? run.result.startDate
+        let resource = FHIRJSON.members([
+            ("resourceType", .string("QuestionnaireResponse")),
+            ("questionnaire", run.result.questionnaire.map { .string($0) }),
+            ("status", .string(status)),
+            ("subject", subjectReference),
+            ("authored", .string(ISO8601Timestamp.string(from: authored))),
+            ("author", .object([("reference", .string(recorderdURL))])),
+            ("item", root.nodes.isEmpty ? nil : root.json),
+        ])
+        entries.append((nextURL(), resource))
+    }
+
+    mutating func addGaitMeasures() {
+        for file in run.result.asyncResults.compactMap(\.file) where !(file.stepSummaries ?? []).isEmpty {
+            let deviceURL = device(file.device ?? file.identifier, kind: "gait")
+            for measure in (file.stepSummaries ?? []).flatMap(GaitMeasure.measures(of:)) {
+                let code: FHIRJSON = measure.key == "stepCount"
+                    ? FHIRCodes.concept(FHIRCodes.loinc, "55423-8", "Number of steps in unspecified time Pedometer")
+                    : FHIRCodes.concept(FHIRCodes.recorderd, measure.key, measure.display)
+                let span = FHIRJSON.object([("start", .string(date(measure.summary.startUptime, in: file))),
+                                            ("end", .string(date(measure.summary.endUptime, in: file)))])
+                let resource = observation(code: code, period: span, device: deviceURL, [
+                    ("valueQuantity", FHIRCodes.quantity(measure.value, unit: measure.unit, code: measure.ucum)),
+                    ("note", .array([.object([("text", .string("step \(measure.summary.stepPath)"))])])),
+                ])
+                entries.append((nextURL(), resource))
+            }
+        }
+    }
+
+    // MARK: Writing
+
+    func write(to encoder: inout JSONLinesEncoder) {
+        var all: [(String, FHIRJSON)] = [(recorderdURL, FHIRJSON.members([
+            ("resourceType", .string("Device")),
+            ("status", .string("active")),
+            ("deviceName", .array([.object([("name", .string("recorderd")), ("type", .string("model-name"))])])),
+            ("type", .object([("text", .string("sensor recorder"))])),
+            ("version", .array([.object([("value", .string(RecorderVersion.string))])])),
+            ("patient", subjectReference),
+        ]))]
+        for name in deviceOrder {
+            let kinds = deviceKinds[name, default: []].sorted().joined(separator: ", ")
+            all.append((devices[name]!, FHIRJSON.members([
+                ("resourceType", .string("Device")),
+                ("identifier", .array([.object([("system", .string(FHIRCodes.deviceIdentifier)), ("value", .string(name))])])),
+                ("status", .string("active")),
+                ("deviceName", .array([.object([("name", .string(name)), ("type", .string("user-friendly-name"))])])),
+                ("type", .object([("text", .string(kinds))])),
+                ("patient", subjectReference),
+                ("parent", .object([("reference", .string(recorderdURL))])),
+            ])))
+        }
+        all += entries.map { ($0.fullUrl, $0.resource) }
+        let bundle = FHIRJSON.members([
+            ("resourceType", .string("Bundle")),
+            ("id", .string(run.result.taskRunUUID.uuidString.lowercased())),
+            ("type", .string("collection")),
+            ("timestamp", .string(ISO8601Timestamp.string(from: run.result.endDate ?? run.result.startDate))),
+            ("entry", .array(all.map { .object([("fullUrl", .string($0.0)), ("resource", $0.1)]) })),
+        ])
+        bundle.write(to: &encoder)
+    }
+}
+
+extension SensorType {
+    /// Motion sensor types: three (attitude four) axes a sample.
+    var isMotion: Bool {
+        switch self {
+        case .accelerometer, .gyro, .magnetometer, .attitude, .gravity, .userAcceleration, .rotationRate, .magneticField: return true
+        case .location, .soundLevel, .step: return false
+        }
+    }
+}

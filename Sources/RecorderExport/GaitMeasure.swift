@@ -1,0 +1,41 @@
+import RecorderModel
+
+/// One measure of a gait step summary, as the clinical exports carry it (FHIR Observations, MORK
+/// field data): its key, value and UCUM unit.
+struct GaitMeasure: Equatable {
+    /// `stepCount`, `cadence`, `walkingDuration`, `stepTimeMean`, `swayRMSAP`, `swayRMSML`, `swayPathLength`.
+    var key: String
+    var display: String
+    var value: Double
+    /// UCUM code and the unit's human form.
+    var ucum: String
+    var unit: String
+    /// The step summarised.
+    var summary: GaitStepSummary
+
+    /// The measures of every gait file's step summaries, in the manifest's order.
+    static func all(in result: TaskResult) -> [GaitMeasure] {
+        result.asyncResults.compactMap(\.file).flatMap { $0.stepSummaries ?? [] }.flatMap(measures(of:))
+    }
+
+    static func measures(of s: GaitStepSummary) -> [GaitMeasure] {
+        var list: [GaitMeasure] = []
+        if let w = s.walking {
+            list.append(GaitMeasure(key: "stepCount", display: "Number of steps", value: Double(w.stepCount), ucum: "{steps}", unit: "steps", summary: s))
+            if let c = w.cadence { list.append(GaitMeasure(key: "cadence", display: "Cadence", value: c, ucum: "/min", unit: "steps/min", summary: s)) }
+            list.append(GaitMeasure(key: "walkingDuration", display: "Walking duration", value: w.walkingDuration, ucum: "s", unit: "s", summary: s))
+            if let t = w.stepTimeMean { list.append(GaitMeasure(key: "stepTimeMean", display: "Mean step time", value: t, ucum: "s", unit: "s", summary: s)) }
+        }
+        if let sway = s.sway {
+            list.append(GaitMeasure(key: "swayRMSAP", display: "Sway RMS acceleration, anterior-posterior", value: sway.rmsAP, ucum: "[g]", unit: "g", summary: s))
+            list.append(GaitMeasure(key: "swayRMSML", display: "Sway RMS acceleration, medio-lateral", value: sway.rmsML, ucum: "[g]", unit: "g", summary: s))
+            list.append(GaitMeasure(key: "swayPathLength", display: "Sway path length", value: sway.pathLength, ucum: "[g]", unit: "g", summary: s))
+        }
+        return list
+    }
+
+    /// The step identifier the measure belongs to: the step path's last component.
+    var stepIdentifier: String {
+        summary.stepPath.split(separator: "/").last.map(String.init) ?? summary.stepPath
+    }
+}
