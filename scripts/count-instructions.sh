@@ -7,7 +7,7 @@
 # - gait: one sample of fused vertical acceleration through the contact detector and the
 #   walking-bout rules (GaitAnalysis); its peer, mobgap, is Python and timed by gait-reference.sh;
 # - export: one record of a 9-axis motion file through `recorderctl export`'s exporters (csv, mcap,
-#   sage; the release ExportCount program), against the Python peers of export-benchmark.sh.
+#   sage, fhir; the release ExportCount program), against the Python peers of export-benchmark.sh.
 # The difference between a long and a short run is that many iterations' worth, without start-up.
 # Usage: scripts/count-instructions.sh [parse|fusion|gait|export]...
 set -euo pipefail
@@ -77,7 +77,7 @@ for part in "${parts[@]}"; do
     python3 Benchmarks/export/make_run.py "$out/small" 2000
     python3 Benchmarks/export/make_run.py "$out/large" 4000
     records=6000  # 2,000 samples × 3 sensor types more in the large run
-    for format in csv mcap sage; do
+    for format in csv mcap sage fhir; do
       small=$(instructions "$bin/ExportCount" "$format" "$out/small" "$out/small.$format")
       large=$(instructions "$bin/ExportCount" "$format" "$out/large" "$out/large.$format")
       echo "export $format recorderd: $(( (large - small) / records )) instructions per record"
@@ -89,9 +89,10 @@ for part in "${parts[@]}"; do
         csv) instructions "$python" Benchmarks/export/peer_csv.py "$2/motion.jsonl" "$3" ;;
         mcap) instructions "$python" Benchmarks/export/peer_mcap.py "$2/motion.jsonl" "$3" 1795000000 49494.329802899 ;;
         sage) instructions "$python" Benchmarks/export/peer_sage.py "$2" "$3" ;;
+        fhir) instructions "$python" Benchmarks/export/peer_fhir.py "$2" "$3" ;;
       esac
     }
-    for format in csv mcap sage; do
+    for format in csv mcap sage fhir; do
       small=$(peer "$format" "$out/small" "$out/peer-small.$format")
       large=$(peer "$format" "$out/large" "$out/peer-large.$format")
       echo "export $format Python peer: $(( (large - small) / records )) instructions per record"

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Export throughput and peak memory (issue 14): a 1-hour 100 Hz 9-axis run, recorded by a release
 # recorderd from a replay device played at 60× (a real walk with a magnetometer added:
-# Benchmarks/export/make_nine_axis.py), exported to csv, mcap and sage by a release recorderctl
+# Benchmarks/export/make_nine_axis.py), exported to csv, mcap, sage and fhir by a release recorderctl
 # and by a Python peer doing the same job (Benchmarks/export/peer_*.py: json/csv, PyPI mcap's
-# writer, json/zipfile), each timed by /usr/bin/time (elapsed, user+system CPU, peak RSS).
+# writer, json/zipfile, json), each timed by /usr/bin/time (elapsed, user+system CPU, peak RSS).
 # Prints a Markdown table for BENCHMARKS.md. Not part of CI (a minute of recording).
 #
 #   scripts/export-benchmark.sh [WORK_DIR]
@@ -49,12 +49,13 @@ measure() { # name command...: elapsed s, CPU s, peak RSS MiB
 }
 echo "| format | tool | elapsed (s) | CPU (s) | peak RSS (MiB) | M records/s | ratio (peer/recorderd elapsed) |"
 echo "| --- | --- | --- | --- | --- | --- | --- |"
-for format in csv mcap sage; do
+for format in csv mcap sage fhir; do
   ours=$(measure "$bin/recorderctl" export "$run" --format "$format" -o "$work/out.$format")
   case $format in
     csv) peer=$(measure python3 Benchmarks/export/peer_csv.py "$run/motion.jsonl" "$work/peer.csv") ;;
     mcap) peer=$(measure python3 Benchmarks/export/peer_mcap.py "$run/motion.jsonl" "$work/peer.mcap" "$epoch" "$uptime") ;;
     sage) peer=$(measure python3 Benchmarks/export/peer_sage.py "$run" "$work/peer.zip") ;;
+    fhir) peer=$(measure python3 Benchmarks/export/peer_fhir.py "$run" "$work/peer.fhir.json") ;;
   esac
   read -r oe oc om orate <<< "$ours"
   read -r pe pc pm prate <<< "$peer"

@@ -9,7 +9,7 @@ enum ExportCount {
     static func main() {
         let arguments = CommandLine.arguments
         guard arguments.count == 4, let format = ExportFormat(rawValue: arguments[1]) else {
-            FileHandle.standardError.write(Data("usage: ExportCount csv|mcap|sage RUN_DIRECTORY OUTPUT\n".utf8))
+            FileHandle.standardError.write(Data("usage: ExportCount csv|mcap|sage|fhir RUN_DIRECTORY OUTPUT\n".utf8))
             exit(64)
         }
         do {

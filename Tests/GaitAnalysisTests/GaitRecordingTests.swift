@@ -28,8 +28,20 @@ struct GaitRecordingTests {
                                                              logger: Fixtures.logger))
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(4)))
     func aRealWalkGivesItsStepsAndASummaryAsTheStepFinishes() async throws {
+        // A recording whose standing step ended after the walk began (a loaded machine changes
+        // steps seconds after their row) says nothing about standing: it is recorded again.
+        for attempt in 1...3 {
+            if try await walkOnce() { return }
+            print("gait: the standing step ended after the walk began (attempt \(attempt)); recording again")
+        }
+        Issue.record("three recordings in a row changed steps seconds late: the machine is too loaded to judge the standing step")
+    }
+
+    /// One recording of the walk and its checks; false (nothing checked) when the standing step
+    /// ended after 4 s of data, when the walk begins.
+    func walkOnce() async throws -> Bool {
         let s = try setup(Fixtures.replayDevice(file: Fixtures.shortWalk, loop: false))
         let device = try s.devices.device(named: "imu0")
         let start = try await s.runs.start(TaskStartParams(taskIdentifier: "walk", asyncActions: [
@@ -52,6 +64,8 @@ struct GaitRecordingTests {
         try await Fixtures.waitForFrames(device, 1130, since: standing.uptime)
         let walked = try await s.runs.finishStep(StepParams(taskRunUUID: run, stepPath: "walk/walking"))
         let result = try await s.runs.finish(run)
+        let firstRow = try #require(try Fixtures.records(start.runDirectory + "/motion.jsonl").first(where: \.isSample)?.uptime)
+        guard stood.uptime - firstRow <= 4 else { return false }
 
         // step.finish answers with the step's summary.
         let standingSummary = try #require(stood.summaries?.first)
@@ -97,13 +111,12 @@ struct GaitRecordingTests {
         #expect(bouts.count == 1 && bouts.first?.steps ?? 0 >= summarised && bouts.first?.steps ?? 0 <= summarised + inBetween,
                 "\(bouts), \(summarised) summarised, \(inBetween) between the steps")
         #expect(file.sampleCount == steps.count + bouts.count)
-        let motion = try Fixtures.records(start.runDirectory + "/motion.jsonl").filter(\.isSample)
-        let firstRow = try #require(motion.first?.uptime)
         let reference = try #require(try InitialContactAccuracyTests.reference()["HA/001/TimeMeasure1_Test5_Trial1"])
         let boutSteps = steps.compactMap(\.uptime).filter { $0 >= bouts[0].startUptime! - 1e-9 && $0 <= bouts[0].uptime! + 1e-9 }
         let score = InitialContactAccuracyTests.score(boutSteps.map { $0 - firstRow }, against: reference)
         #expect(score.recall == 1, "\(score)")
         #expect(steps.allSatisfy { ["walk/walking", "walk/standing", "walk"].contains($0.stepPath) })
+        return true
     }
 
     /// Any orientation, through the whole recording path: five replay devices play the same walk,
