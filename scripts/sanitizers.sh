@@ -8,8 +8,10 @@
 # too, and any report fails the run. TSan first proves it works here: a deliberate race must be
 # reported, and the same counter under a pthread lock (what LockedValue uses) must not be.
 #
-# TSan runs the suite serially (--no-parallel): its 5-15x slowdown on 2 cores would otherwise turn
-# the real-time tests' deadlines into failures. It skips AudioRealTimeTests: libjack's own threads
+# Both run the suite serially (--no-parallel): TSan's 5-15x and ASan's 2-3x slowdown on 2 cores
+# would otherwise turn the real-time tests' deadlines into failures (ASan in parallel did: a full
+# disk's stop, a sound server's restart, systemd's STOPPING=1 and the gait summaries all came
+# seconds late once the suite spawned a few more instrumented processes at its start). It skips AudioRealTimeTests: libjack's own threads
 # end "with ignores enabled" under TSan, a fatal TSan error inside the JACK client library, not in
 # recorderd (ASan runs them).
 set -euo pipefail
@@ -51,7 +53,7 @@ for kind in "${kinds[@]}"; do
     address)
       export ASAN_OPTIONS="log_path=$reports/asan:detect_leaks=0"
       swift build --build-tests --sanitize=address --scratch-path .build-asan
-      swift test --sanitize=address --scratch-path .build-asan
+      swift test --sanitize=address --scratch-path .build-asan --no-parallel
       unset ASAN_OPTIONS
       ;;
     *) echo "usage: $0 [thread|address]..." >&2; exit 64 ;;
