@@ -79,7 +79,7 @@ struct FHIRBundleContents {
                     ("origin", FHIRCodes.quantity(0, unit: unit, code: ucum)),
                     ("period", .number(period)),
                     ("dimensions", .integer(1)),
-                    ("data", .raw(data.jsonString)),
+                    ("data", .escaped(data.text)),
                  ]))])
     }
 
@@ -88,50 +88,44 @@ struct FHIRBundleContents {
     /// Reads one recorder's file: motion becomes an Observation per sensor type, a location its
     /// distance (and fixes when saved).
     mutating func addRecordings(of file: FileResult) throws(ExportError) -> RecordFileReader.Outcome {
-        var series: [String: [SampledDataSeries]] = [:]
-        var typeOrder: [SensorType] = []
+        var motion: [MotionSeries] = []
+        // Each sensor type's series, by its name in the records (the last one looked up kept:
+        // records of one type come in runs).
+        var index: [String: Int] = [:]
+        var lastName = "", lastIndex = -1
         var fixes = LocationTrack()
-        // Each motion type's first and last sample time, for a file whose manifest has no rate.
-        var span: [String: (first: Double, last: Double)] = [:]
         let outcome = try RecordFileReader(path: run.path(of: file)).forEachPrefetched { (r) throws(ExportError) in
-            guard let name = r.sensorType, let type = SensorType(rawValue: name) else { return }
-            guard r.isSample || (r.isGap && type.isMotion) else { return }
-            if type == .location {
-                if let latitude = r.latitude, let longitude = r.longitude, let uptime = r.uptime {
+            guard let name = r.sensorType, r.isSample || r.isGap else { return }
+            if name == lastName, lastIndex >= 0 {
+                // The type of the previous record.
+            } else if let i = index[name] {
+                (lastName, lastIndex) = (name, i)
+            } else {
+                guard let type = SensorType(rawValue: name) else { return }
+                if type == .location {
+                    guard r.isSample, let latitude = r.latitude, let longitude = r.longitude, let uptime = r.uptime else { return }
                     try fixes.append(uptime: uptime, latitude: latitude, longitude: longitude, accuracy: r.horizontalAccuracy)
+                    return
                 }
-                return
-            }
-            guard type.isMotion else { return }
-            if series[name] == nil {
-                series[name] = Array(repeating: SampledDataSeries(), count: FHIRCodes.axes(type).count)
-                typeOrder.append(type)
+                guard type.isMotion else { return }
+                motion.append(MotionSeries(type: type))
+                index[name] = motion.count - 1
+                (lastName, lastIndex) = (name, motion.count - 1)
             }
             if r.isGap {
-                guard let dropped = r.droppedSamples else { return }
-                for i in series[name]!.indices { try series[name]![i].appendGap(dropped) }
-                return
-            }
-            if let uptime = r.uptime { span[name] = (span[name]?.first ?? uptime, uptime) }
-            let values = type == .attitude ? [r.x, r.y, r.z, r.w] : [r.x, r.y, r.z]
-            for (i, v) in values.enumerated() {
-                guard let v else { throw .badFile("\(file.relativePath): a \(name) record without its \(FHIRCodes.axes(type)[i]) value") }
-                try series[name]![i].append(v)
+                if let dropped = r.droppedSamples { try motion[lastIndex].appendGap(dropped) }
+            } else {
+                try motion[lastIndex].append(r, file: file.relativePath)
             }
         }
         let deviceName = file.device ?? file.identifier
-        for type in typeOrder {
-            let data = series[type.rawValue]!
+        for series in motion {
             // The measured rate; else (a run recovered before its manifest was final) the rate the
             // samples show, gaps counted.
-            var frequency = file.frequency ?? file.requestedFrequency
-            if frequency == nil, let (first, last) = span[type.rawValue], last > first, data[0].count > 1 {
-                frequency = Double(data[0].count - 1) / (last - first)
+            guard let frequency = file.frequency ?? file.requestedFrequency ?? series.observedRate, frequency > 0, frequency.isFinite else {
+                throw .badFile("\(file.relativePath): \(series.type.rawValue) has no sampling rate (one sample, and none in the manifest)")
             }
-            guard let frequency, frequency > 0, frequency.isFinite else {
-                throw .badFile("\(file.relativePath): \(type.rawValue) has no sampling rate (one sample, and none in the manifest)")
-            }
-            addMotion(type, series: data, frequency: frequency, file: file, device: device(deviceName, kind: "motion"))
+            addMotion(series, frequency: frequency, file: file, device: device(deviceName, kind: "motion"))
         }
         if file.totalDistance != nil || file.distanceByStep != nil || fixes.count > 0 {
             addLocation(file, track: fixes, device: device(deviceName, kind: "location"))
@@ -139,9 +133,10 @@ struct FHIRBundleContents {
         return outcome
     }
 
-    mutating func addMotion(_ type: SensorType, series: [SampledDataSeries], frequency: Double, file: FileResult, device: String) {
+    mutating func addMotion(_ series: MotionSeries, frequency: Double, file: FileResult, device: String) {
+        let type = series.type
         let unit = file.units[type.rawValue] ?? type.unit
-        let components = zip(FHIRCodes.axes(type), series).map { axis, data in
+        let components = zip(FHIRCodes.axes(type), series.axes).map { axis, data in
             Self.sampledComponent(code: "\(type.rawValue)-\(axis)", display: "\(type.rawValue) \(axis)", unit: unit, ucum: FHIRCodes.ucum(unit),
                                   period: 1000 / frequency, data: data)
         }

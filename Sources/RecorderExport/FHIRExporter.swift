@@ -31,7 +31,7 @@ public struct FHIRExporter: Exporter {
     public static func referenceProblem(_ reference: String) -> String? {
         let length = reference.utf8.count
         guard (1...1024).contains(length) else { return "--subject: expected a reference of 1 to 1024 characters (Patient/123)" }
-        if reference.unicodeScalars.contains(where: { $0.value <= 0x20 || (0x7F...0x9F).contains($0.value) }) {
+        if ControlCharacters.containsSpaceOrControl(reference) {
             return "--subject: a reference has no spaces or control characters"
         }
         guard reference.contains("/") || reference.hasPrefix("urn:") else {

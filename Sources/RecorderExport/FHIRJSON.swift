@@ -16,8 +16,9 @@ enum FHIRJSON {
     case number(Double)
     case integer(Int)
     case bool(Bool)
-    /// Bytes already encoded as a JSON value (a long SampledData string built in place).
-    case raw([UInt8])
+    /// Text already escaped for a JSON string, written between quotes (a long SampledData string
+    /// built in place: numbers, spaces and `E`s).
+    case escaped([UInt8])
 
     /// Appends the value to `encoder`.
     func write(to encoder: inout JSONLinesEncoder) {
@@ -42,7 +43,10 @@ enum FHIRJSON {
         case .number(let n): encoder.appendNumber(n)
         case .integer(let n): encoder.appendInteger(n)
         case .bool(let b): encoder.appendStatic(b ? "true" : "false")
-        case .raw(let bytes): encoder.appendRaw(bytes)
+        case .escaped(let bytes):
+            encoder.appendStatic("\"")
+            encoder.appendRaw(bytes)
+            encoder.appendStatic("\"")
         }
     }
 

@@ -93,7 +93,7 @@ public struct MORKForm: Sendable, Equatable, Decodable {
     public static func identifierProblem(_ value: String) -> String? {
         if value.isEmpty { return "expected an identifier, found an empty string" }
         if value.utf8.count > 256 { return "expected at most 256 bytes" }
-        if value.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) { return "control character in the identifier" }
+        if let problem = ControlCharacters.problem(in: value, place: "the identifier") { return problem }
         return nil
     }
 

@@ -26,17 +26,33 @@ final class OutputFile {
         if buffer.count >= 1 << 20 { try flush() }
     }
 
+    /// Appends a large block without copying it into the buffer (a whole document).
+    func append(_ bytes: [UInt8]) throws(ExportError) {
+        guard bytes.count >= 1 << 20 else {
+            buffer.append(contentsOf: bytes)
+            if buffer.count >= 1 << 20 { try flush() }
+            return
+        }
+        try flush()
+        try writeAll(bytes)
+    }
+
     func flush() throws(ExportError) {
+        try writeAll(buffer)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes `bytes` to the file, retrying short writes and EINTR.
+    private func writeAll(_ bytes: [UInt8]) throws(ExportError) {
         var offset = 0
-        while offset < buffer.count {
-            let n = buffer.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw .output("\(path): \(String(cString: strerror(errno)))")
             }
             offset += n
         }
-        buffer.removeAll(keepingCapacity: true)
     }
 
     /// Flushes, fsyncs and closes.

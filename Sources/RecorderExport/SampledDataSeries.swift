@@ -32,11 +32,6 @@ struct SampledDataSeries {
         count += 1
     }
 
-    /// The series as a JSON string literal.
-    var jsonString: [UInt8] {
-        var literal: [UInt8] = [UInt8(ascii: "\"")]
-        literal += encoder.bytes
-        literal.append(UInt8(ascii: "\""))
-        return literal
-    }
+    /// The series' text (nothing in it needs escaping in a JSON string).
+    var text: [UInt8] { encoder.bytes }
 }

@@ -175,12 +175,8 @@ public enum QuestionnaireConverter {
                 }
             }
             // Checked as a task file's question is.
-            do {
-                let encoded = try JSONEncoder().encode(question)
-                return try JSONDecoder().decode(TaskQuestion.self, from: encoded)
-            } catch {
-                throw .item(linkId, DecodingErrorDescription.describe(error))
-            }
+            if let problem = question.problemDescription { throw .item(linkId, problem) }
+            return question
         }
 
         func bound(_ item: JSONValue, _ url: String, linkId: String) throws(QuestionnaireError) -> Double? {
@@ -235,13 +231,11 @@ public enum QuestionnaireConverter {
                     system = coding["system"]?.stringValue
                 }
                 guard let answer else { throw .item(linkId, "\(place): an answer[x] is required") }
-                var condition: [String: JSONValue] = ["question": .string(question), "operator": .string(op.rawValue), "answer": answer]
-                if let system { condition["system"] = .string(system) }
-                do {
-                    conditions.append(try JSONValueDecoder().decode(StepCondition.self, from: .object(condition)))
-                } catch {
-                    throw .item(linkId, "\(place): \(DecodingErrorDescription.describe(error))")
+                if let problem = StepCondition.comparisonProblem(op, answer) { throw .item(linkId, "\(place).answer: \(problem)") }
+                if let system, let problem = ControlCharacters.problem(in: system, place: "the code system") {
+                    throw .item(linkId, "\(place).answerCoding.system: \(problem)")
                 }
+                conditions.append(.answer(question: question, operator: op, answer: answer, system: system))
             }
             if conditions.count == 1 { return conditions[0] }
             switch item["enableBehavior"]?.stringValue {
@@ -254,12 +248,6 @@ public enum QuestionnaireConverter {
 }
 
 extension JSONValue {
-    /// The array payload, or nil.
-    var arrayValue: [JSONValue]? {
-        if case .array(let a) = self { return a }
-        return nil
-    }
-
     /// The members of `extension` with this URL.
     func extensions(_ url: String) -> [JSONValue] {
         (self["extension"]?.arrayValue ?? []).filter { $0["url"]?.stringValue == url }

@@ -112,11 +112,7 @@ public struct AnswerResult: Sendable, Equatable, Codable {
     static func textProblem(_ text: String, allowingLineBreaks: Bool) -> String? {
         let length = text.utf8.count
         if length > maximumStringLength { return "expected at most \(maximumStringLength) bytes, found \(length)" }
-        for scalar in text.unicodeScalars where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
-            if allowingLineBreaks, scalar == "\n" || scalar == "\t" || scalar == "\r" { continue }
-            return "control character U+\(String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 4)) in the text"
-        }
-        return nil
+        return ControlCharacters.problem(in: text, place: "the text", allowingLineBreaks: allowingLineBreaks)
     }
 
     /// Why a list of answers cannot be kept together, or nil: too many, or one identifier twice.

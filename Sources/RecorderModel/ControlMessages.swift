@@ -34,7 +34,7 @@ public struct TaskStartParams: Sendable, Codable, Equatable {
     public static func canonicalProblem(_ text: String) -> String? {
         let length = text.utf8.count
         guard (1...2048).contains(length) else { return "expected a canonical URL of 1 to 2048 bytes, found \(length)" }
-        if text.unicodeScalars.contains(where: { $0.value <= 0x20 || (0x7F...0x9F).contains($0.value) }) {
+        if ControlCharacters.containsSpaceOrControl(text) {
             return "expected a canonical URL without spaces or control characters"
         }
         return nil

@@ -22,6 +22,12 @@ public enum JSONValue: Sendable, Equatable, Hashable {
         return nil
     }
 
+    /// The array payload, or nil.
+    public var arrayValue: [JSONValue]? {
+        if case .array(let a) = self { return a }
+        return nil
+    }
+
     /// The numeric payload, or nil.
     public var numberValue: Double? {
         if case .number(let n) = self { return n }

@@ -98,20 +98,27 @@ extension StepCondition: Codable {
                                                        debugDescription: "unknown operator \(name.debugDescription); expected one of \(Operator.allCases.map(\.rawValue).joined(separator: " "))")
             }
             let answer = try c.decode(JSONValue.self, forKey: .answer)
-            switch (op, answer) {
-            case (.exists, .bool), (.equal, .bool), (.notEqual, .bool):
-                break
-            case (.exists, _):
-                throw DecodingError.dataCorruptedError(forKey: .answer, in: c, debugDescription: "exists compares with true or false")
-            case (_, .number), (.equal, .string), (.notEqual, .string):
-                break
-            case (_, .string(let s)) where AnswerDate(s) != nil:
-                break
-            default:
-                throw DecodingError.dataCorruptedError(forKey: .answer, in: c,
-                                                       debugDescription: op == .exists ? "exists compares with true or false" : "operator \(op.rawValue) cannot compare with \(answer.typeName)")
+            if let problem = Self.comparisonProblem(op, answer) {
+                throw DecodingError.dataCorruptedError(forKey: .answer, in: c, debugDescription: problem)
             }
             self = .answer(question: question, operator: op, answer: answer, system: try AnswerResult.decodeText(c, .system))
+        }
+    }
+
+    /// Why `op` cannot compare an answer with `answer`, or nil: `exists` takes a boolean, the
+    /// orderings a number or a date, `=` and `!=` a boolean, number or string.
+    public static func comparisonProblem(_ op: Operator, _ answer: JSONValue) -> String? {
+        switch (op, answer) {
+        case (.exists, .bool), (.equal, .bool), (.notEqual, .bool):
+            return nil
+        case (.exists, _):
+            return "exists compares with true or false"
+        case (_, .number), (.equal, .string), (.notEqual, .string):
+            return nil
+        case (_, .string(let s)) where AnswerDate(s) != nil:
+            return nil
+        default:
+            return "operator \(op.rawValue) cannot compare with \(answer.typeName)"
         }
     }
 

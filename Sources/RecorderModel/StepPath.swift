@@ -11,15 +11,6 @@ public enum StepPath {
         let length = path.utf8.count
         if length == 0 { return "expected a step path, found an empty string" }
         if length > maximumLength { return "expected a step path of at most \(maximumLength) bytes, found \(length)" }
-        for scalar in path.unicodeScalars where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
-            return "control character U+\(String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 4)) in the step path"
-        }
-        return nil
-    }
-}
-
-extension String {
-    func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
+        return ControlCharacters.problem(in: path, place: "the step path")
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Reading an answer typed by a participant: the one place where terminal text becomes an
 /// `AnswerResult`, so that every front end checks answers the same way.
 extension TaskQuestion {
@@ -8,7 +10,7 @@ extension TaskQuestion {
     /// booleans `yes`/`no`/`y`/`n`/`true`/`false`; dates `yyyy-MM-dd`; choices the number of a
     /// choice (1-based), its text or its value.
     public func answer(from text: String, identifier: String) -> Result<AnswerResult?, AnswerInputProblem> {
-        let input = text.trimmingSpaces()
+        let input = text.trimmingCharacters(in: .whitespacesAndNewlines)
         if input.isEmpty {
             return isOptional ? .success(nil) : .failure(AnswerInputProblem("an answer is required"))
         }
@@ -77,14 +79,5 @@ extension JSONValue {
         case .bool(let b): return b ? "true" : "false"
         default: return nil
         }
-    }
-}
-
-extension String {
-    func trimmingSpaces() -> String {
-        var scalars = Substring(self)
-        while let first = scalars.first, first == " " || first == "\t" || first == "\r" || first == "\n" { scalars = scalars.dropFirst() }
-        while let last = scalars.last, last == " " || last == "\t" || last == "\r" || last == "\n" { scalars = scalars.dropLast() }
-        return String(scalars)
     }
 }

@@ -37,13 +37,6 @@ public struct TaskQuestion: Sendable, Codable, Equatable {
             }
             self.init(text: text, value: value, system: try AnswerResult.decodeText(c, .system))
         }
-
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(text, forKey: .text)
-            try c.encode(value, forKey: .value)
-            try c.encodeIfPresent(system, forKey: .system)
-        }
     }
 
     public var answerType: AnswerType
@@ -87,40 +80,48 @@ public struct TaskQuestion: Sendable, Codable, Equatable {
         max = try c.decodeIfPresent(Double.self, forKey: .max, in: Self.boundRange)
         unit = try AnswerResult.decodeText(c, .unit)
         optional = try c.decodeIfPresent(Bool.self, forKey: .optional)
-        let numeric = [AnswerType.integer, .decimal, .scale].contains(type)
-        if type == .choice {
-            guard let choices, (1...Self.maximumChoices).contains(choices.count) else {
-                throw DecodingError.dataCorruptedError(forKey: .choices, in: c, debugDescription: "a choice question needs 1 to \(Self.maximumChoices) choices")
-            }
-            if Set(choices.map(\.value)).count != choices.count {
-                throw DecodingError.dataCorruptedError(forKey: .choices, in: c, debugDescription: "two choices have the same value")
-            }
-        } else if choices != nil {
-            throw DecodingError.dataCorruptedError(forKey: .choices, in: c, debugDescription: "choices belong to a choice question, not a \(type.rawValue) question")
-        }
-        if !numeric, min != nil || max != nil || unit != nil {
-            throw DecodingError.dataCorruptedError(forKey: min != nil ? .min : max != nil ? .max : .unit, in: c,
-                                                   debugDescription: "min, max and unit belong to a number (integer, decimal or scale), not a \(type.rawValue) question")
-        }
-        if type == .scale, min == nil || max == nil {
-            throw DecodingError.dataCorruptedError(forKey: min == nil ? .min : .max, in: c, debugDescription: "a scale needs min and max")
-        }
-        if let min, let max, min > max {
-            throw DecodingError.dataCorruptedError(forKey: .max, in: c, debugDescription: "expected max >= min (\(NumberRange.format(min)))")
-        }
-        if type == .integer || type == .scale, [min, max].contains(where: { $0.map { $0.rounded() != $0 } ?? false }) {
-            throw DecodingError.dataCorruptedError(forKey: .min, in: c, debugDescription: "the bounds of an \(type.rawValue) question are whole numbers")
+        if let (key, message) = problem() {
+            throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: message)
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(answerType, forKey: .answerType)
-        try c.encodeIfPresent(choices, forKey: .choices)
-        try c.encodeIfPresent(min, forKey: .min)
-        try c.encodeIfPresent(max, forKey: .max)
-        try c.encodeIfPresent(unit, forKey: .unit)
-        try c.encodeIfPresent(optional, forKey: .optional)
+    /// Why the question cannot be asked, and the member at fault, or nil: what a task file's
+    /// question and one made from a FHIR Questionnaire item must both satisfy.
+    func problem() -> (CodingKeys, String)? {
+        let type = answerType
+        for (key, bound) in [(CodingKeys.min, min), (.max, max)] {
+            if let bound, !Self.boundRange.contains(bound) { return (key, Self.boundRange.description) }
+        }
+        if let unit, let problem = AnswerResult.textProblem(unit, allowingLineBreaks: false) { return (.unit, problem) }
+        if type == .choice {
+            guard let choices, (1...Self.maximumChoices).contains(choices.count) else {
+                return (.choices, "a choice question needs 1 to \(Self.maximumChoices) choices")
+            }
+            for choice in choices {
+                if let problem = AnswerResult.textProblem(choice.text, allowingLineBreaks: false) ?? AnswerResult.problem(value: choice.value, type: .choice)
+                    ?? choice.system.flatMap({ AnswerResult.textProblem($0, allowingLineBreaks: false) }) {
+                    return (.choices, problem)
+                }
+            }
+            if Set(choices.map(\.value)).count != choices.count { return (.choices, "two choices have the same value") }
+        } else if choices != nil {
+            return (.choices, "choices belong to a choice question, not a \(type.rawValue) question")
+        }
+        if ![AnswerType.integer, .decimal, .scale].contains(type), min != nil || max != nil || unit != nil {
+            return (min != nil ? .min : max != nil ? .max : .unit,
+                    "min, max and unit belong to a number (integer, decimal or scale), not a \(type.rawValue) question")
+        }
+        if type == .scale, min == nil || max == nil { return (min == nil ? .min : .max, "a scale needs min and max") }
+        if let min, let max, min > max { return (.max, "expected max >= min (\(NumberRange.format(min)))") }
+        if type == .integer || type == .scale, [min, max].contains(where: { $0.map { $0.rounded() != $0 } ?? false }) {
+            return (.min, "the bounds of an \(type.rawValue) question are whole numbers")
+        }
+        return nil
+    }
+
+    /// Why the question cannot be asked (`min: a scale needs min and max`), or nil.
+    public var problemDescription: String? {
+        problem().map { "\($0.0.stringValue): \($0.1)" }
     }
 
     /// True when an empty answer skips the question.

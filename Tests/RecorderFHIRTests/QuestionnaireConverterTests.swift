@@ -104,6 +104,12 @@ struct QuestionnaireConverterTests {
             (#"{"resourceType": "Questionnaire", "id": "q", "extension": [{"url": "http://recorderd.example/fhir/StructureDefinition/async-action", "valueString": "{\"identifier\": \"m\", \"type\": \"motion\", \"frequency\": -5}"}]}"#,
              "extension[0].valueString: frequency: expected"),
             (#"{"resourceType": "Questionnaire", "id": "q", "item": "none"}"#, "item: expected an array of items"),
+            (#"{"resourceType": "Questionnaire", "id": "q", "item": [{"linkId": "c", "type": "choice", "answerOption": [{"valueCoding": {"code": ""}}]}]}"#,
+             #"item "c": choices: expected a choice's value"#),
+            (#"{"resourceType": "Questionnaire", "id": "q", "item": [{"linkId": "c", "type": "choice", "answerOption": [{"valueString": "a\u001bb"}]}]}"#,
+             #"item "c": choices: control character U+001B in the text"#),
+            (#"{"resourceType": "Questionnaire", "id": "q", "item": [{"linkId": "a", "type": "string"}, {"linkId": "b", "type": "string", "enableWhen": [{"question": "a", "operator": ">", "answerString": "x"}]}]}"#,
+             #"item "b": enableWhen[0].answer: operator > cannot compare with a string"#),
         ]
         for (json, expected) in cases {
             let found = convert(json)
