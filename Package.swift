@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 // Layering (dependencies point one way):
@@ -25,6 +25,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         // The SageResearch export's zip archive (deflate through zlib).
         .package(url: "https://github.com/weichsel/ZIPFoundation.git", exact: "0.9.20"),
+        // The web page (RecorderWeb): HTTP/1 and WebSocket. swift-configuration support is not used.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: ["FullFoundation"]),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
     ],
     targets: [
         .target(name: "RecorderModel"),
@@ -104,12 +107,25 @@ let package = Package(
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         // Plots of a run directory (recorderctl plot): cairo's PNG and SVG surfaces.
         .target(name: "RecorderPlot", dependencies: ["RecorderModel", "RecorderExport", "CCairo"]),
+        // The Pi's web page (http in the configuration): a client of the control socket like
+        // recorderctl, plus the exports and plots of run directories.
+        .target(
+            name: "RecorderWeb",
+            dependencies: [
+                "RecorderModel", "RecorderClient", "RecorderFHIR", "RecorderExport", "RecorderPlot",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(name: "CEarlySignals"),
         .executableTarget(
             name: "recorderd",
             dependencies: [
                 "CEarlySignals",
                 "RecorderDaemon",
+                "RecorderWeb",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -139,6 +155,7 @@ let package = Package(
         .target(name: "FakeIIO", dependencies: ["RecorderModel"], path: "Tests/FakeIIO"),
         .executableTarget(name: "FakeIIOGenerator", dependencies: ["FakeIIO"], path: "Tests/FakeIIOGenerator"),
         .testTarget(name: "RecorderModelTests", dependencies: ["RecorderModel"]),
+        .testTarget(name: "RecorderWebTests", dependencies: ["RecorderWeb", "RecorderClient", "RecorderModel", "RecorderTestSupport", "recorderd", "recorderctl"]),
         .testTarget(name: "RecorderFHIRTests", dependencies: ["RecorderFHIR", "RecorderModel", "RecorderClient", "RecorderTestSupport"]),
         .testTarget(name: "MotionFusionTests", dependencies: ["MotionFusion", "RecorderModel", "RecorderEngine", "RecorderTestSupport", "FakeIIO"]),
         .testTarget(name: "RecorderExportTests", dependencies: ["RecorderExport", "RecorderPlot", "RecorderModel", "RecorderClient", "RecorderTestSupport"]),

@@ -24,7 +24,7 @@ install scripts/apt-packages.txt
 install scripts/apt-packages-no-recommends.txt --no-install-recommends
 # Python test tools (PyPI): installed for the python3 on PATH (Debian's own python3 refuses
 # system-wide pip installs without --break-system-packages; a pyenv or venv python does not).
-python_requirements() { python3 -c 'import ahrs, imufusion, mcap, zstandard' 2>/dev/null; }
+python_requirements() { python3 -c 'import ahrs, imufusion, mcap, zstandard, fhir.resources, selenium' 2>/dev/null; }
 if ! python_requirements; then
   python3 -m pip install -q --disable-pip-version-check -r scripts/python-requirements.txt 2>/dev/null ||
     python3 -m pip install -q --disable-pip-version-check --break-system-packages -r scripts/python-requirements.txt

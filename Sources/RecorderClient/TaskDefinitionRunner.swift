@@ -3,6 +3,8 @@ import RecorderModel
 
 /// What a task runner shows while walking a task definition.
 public protocol TaskRunPresenter: Sendable {
+    /// The task run started (before its first step).
+    func taskStarted(_ run: TaskRun, definition: TaskDefinition) async
     /// A step begins: its title and instruction.
     func stepStarted(_ step: TaskDefinition.Step, index: Int, of count: Int) async
     /// Seconds left in a timed step (called once per second).
@@ -19,6 +21,7 @@ public protocol TaskRunPresenter: Sendable {
 }
 
 extension TaskRunPresenter {
+    public func taskStarted(_ run: TaskRun, definition: TaskDefinition) async {}
     public func stepFinished(_ step: TaskDefinition.Step, result: StepResult) async {}
     public func stepSkipped(_ step: TaskDefinition.Step) async {}
 }
@@ -39,6 +42,10 @@ public enum TaskDefinitionRunnerError: Error, Sendable, CustomStringConvertible 
 /// step's duration or asks its question (the answer goes with `step.finish`), skips steps whose
 /// conditions the answers so far do not meet, finishes the run. Step paths are
 /// `<task identifier>/<step identifier>`.
+///
+/// Cancelling the task that runs it (a participant's Cancel) cancels the task run with its files
+/// kept, once the presenter returns; when the client's connection is closed first (a browser tab
+/// gone), that cancel cannot be sent and the run is left to the daemon's orphan rules.
 public struct TaskDefinitionRunner: Sendable {
     public let client: RecorderClient
     public let definition: TaskDefinition
@@ -60,6 +67,7 @@ public struct TaskDefinitionRunner: Sendable {
                                              questionnaire: definition.questionnaire)
         var answers: [String: AnswerResult] = [:]
         do {
+            await presenter.taskStarted(run, definition: definition)
             for (index, step) in definition.steps.enumerated() {
                 guard step.isEnabled(by: answers) else {
                     await presenter.stepSkipped(step)
@@ -70,6 +78,7 @@ public struct TaskDefinitionRunner: Sendable {
                 await presenter.stepStarted(step, index: index, of: definition.steps.count)
                 if let question = step.question {
                     let answer = try await ask(step, question, presenter: presenter)
+                    try Task.checkCancellation()
                     if let answer { answers[answer.identifier] = answer }
                     let finished = try await run.finishStep(path, results: answer.map { [$0] } ?? [])
                     await presenter.stepFinished(step, result: finished)
@@ -88,6 +97,7 @@ public struct TaskDefinitionRunner: Sendable {
                     }
                 } else if !automatic {
                     await presenter.waitForContinue(step)
+                    try Task.checkCancellation()
                 }
                 let finished = try await run.finishStep(path)
                 await presenter.stepFinished(step, result: finished)
@@ -103,7 +113,9 @@ public struct TaskDefinitionRunner: Sendable {
     func ask(_ step: TaskDefinition.Step, _ question: TaskQuestion, presenter: some TaskRunPresenter) async throws(TaskDefinitionRunnerError) -> AnswerResult? {
         var problem: AnswerInputProblem?
         while true {
-            guard let text = await presenter.ask(step, question: question, problem: problem) else {
+            let given = await presenter.ask(step, question: question, problem: problem)
+            if Task.isCancelled { return nil }
+            guard let text = given else {
                 if question.isOptional { return nil }
                 throw .noAnswer(stepIdentifier: step.identifier)
             }

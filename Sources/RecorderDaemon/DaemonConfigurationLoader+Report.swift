@@ -35,6 +35,11 @@ extension DaemonConfigurationLoader.Check {
         lines.append("stallTimeout    \(Self.number(c.stallTimeout))")
         lines.append("limits          connections \(l.connections), taskRuns \(l.taskRuns), recordersPerRun \(l.recordersPerRun), "
             + "lineTimeout \(Self.number(l.lineTimeout))")
+        if let http = c.http {
+            lines.append("http            \(http.listen), token \(http.token == nil ? "none" : "set"), tasks \(http.taskDirectory)")
+        } else {
+            lines.append("http            off")
+        }
         lines.append("devices         \(c.devices.count)")
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -79,8 +79,9 @@ public struct RecorderDaemon: Sendable {
 
     /// Serves until SIGTERM or SIGINT (or `handleSignals: false` and task cancellation). The socket
     /// is bound inside the service group, whose signal handling is then in place; systemd gets
-    /// READY=1 once it listens and the devices are probed.
-    public func run(handleSignals: Bool = true) async throws {
+    /// READY=1 once it listens and the devices are probed. `additionalServices` run in the same
+    /// group (the web page), started once the devices are probed.
+    public func run(handleSignals: Bool = true, additionalServices: [any Service] = []) async throws {
         try await recoverAndProbe()
         let ready = OneShotEvent()
         let systemd = SystemdService(notifier: notifier, watchdogTimeout: SystemdNotifier.watchdogTimeout(), devices: devices, runs: runs,
@@ -88,6 +89,7 @@ public struct RecorderDaemon: Sendable {
                                      statusInterval: max(0.2, configuration.retryInterval),
                                      minimumStall: configuration.stallTimeout, announced: ready, logger: logger)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: supervisor), .init(service: server), .init(service: systemd)]
+        services += additionalServices.map { .init(service: $0) }
         if handleSignals, let reloadConfiguration {
             services.append(.init(service: ReloadService(load: reloadConfiguration, running: configuration, devices: devices, runs: runs,
                                                          notifier: notifier, earlyReload: earlyReload,

@@ -66,6 +66,7 @@ struct ReloadService: Service {
         if old.orphanTimeout != new.orphanTimeout { keys.append("orphanTimeout") }
         if old.retryInterval != new.retryInterval { keys.append("retryInterval") }
         if old.stallTimeout != new.stallTimeout { keys.append("stallTimeout") }
+        if old.http != new.http { keys.append("http") }
         return keys
     }
 }

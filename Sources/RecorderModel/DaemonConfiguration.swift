@@ -51,6 +51,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// What clients may use at once.
     public var limits = DaemonLimits()
     public var devices: [DeviceConfiguration] = []
+    /// The web page (nil: off).
+    public var http: HTTPConfiguration?
 
     /// Allowed values of the numbers (checked when the file is read).
     public static let ringSecondsRange = NumberRange(greaterThan: 0, atMost: 3600, "seconds")
@@ -73,13 +75,14 @@ public struct DaemonConfiguration: Sendable, Equatable {
 }
 
 extension DaemonConfiguration: Codable {
-    enum CodingKeys: String, CodingKey, CaseIterable { case socket, socketMode, dataDirectory, ringSeconds, orphanTimeout, retryInterval, stallTimeout, limits, devices }
+    enum CodingKeys: String, CodingKey, CaseIterable { case socket, socketMode, dataDirectory, ringSeconds, orphanTimeout, retryInterval, stallTimeout, limits, devices, http }
 
     /// The keys of a configuration file, with each device kind's keys (`devices`).
     public static func keys(devices: [String: ConfigurationKeys]) -> ConfigurationKeys {
         var known = Dictionary(uniqueKeysWithValues: CodingKeys.allCases.map { ($0.stringValue, ConfigurationKeys.any) })
         known[CodingKeys.limits.stringValue] = .keys(DaemonLimits.CodingKeys.allCases.map(\.stringValue))
         known[CodingKeys.devices.stringValue] = .tagged(by: "kind", devices)
+        known[CodingKeys.http.stringValue] = .keys(HTTPConfiguration.CodingKeys.allCases.map(\.stringValue))
         return .object(known)
     }
 
@@ -107,6 +110,7 @@ extension DaemonConfiguration: Codable {
         stallTimeout = try c.decodeIfPresent(Double.self, forKey: .stallTimeout, in: Self.stallTimeoutRange) ?? stallTimeout
         limits = try c.decodeIfPresent(DaemonLimits.self, forKey: .limits) ?? limits
         devices = try c.decodeIfPresent([DeviceConfiguration].self, forKey: .devices) ?? []
+        http = try c.decodeIfPresent(HTTPConfiguration.self, forKey: .http)
         var seen = Set<String>()
         for (i, d) in devices.enumerated() where !seen.insert(d.name).inserted {
             throw DecodingError.dataCorrupted(.init(codingPath: [CodingKeys.devices, ArrayIndexKey(i)], debugDescription: "duplicate device name \(d.name.debugDescription)"))
@@ -124,6 +128,7 @@ extension DaemonConfiguration: Codable {
         try c.encode(stallTimeout, forKey: .stallTimeout)
         try c.encode(limits, forKey: .limits)
         try c.encode(devices, forKey: .devices)
+        try c.encodeIfPresent(http, forKey: .http)
     }
 }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RecorderClient
+import RecorderFHIR
 import RecorderModel
 
 /// `recorderctl demo`: a private recorderd on a temporary socket, replaying real walking data,
@@ -47,7 +48,7 @@ struct DemoCommand: AsyncParsableCommand {
         print("recorderd (pid \(daemon.processIdentifier)) on \(socketPath), replaying \(DemoResources.walkFile)")
         let client = try await DemoResources.connect(socketPath: socketPath, daemon: daemon)
         for d in try await client.devices() { print("device " + DevicesCommand.line(d)) }
-        var definition = try TaskFile.load(taskFile)
+        var definition = try TaskFile.load(taskFile, verbose: false)
         if stepSeconds == nil {
             for i in definition.steps.indices {
                 if let seconds = DemoResources.stepSeconds[definition.steps[i].identifier] { definition.steps[i].duration = seconds }

@@ -113,32 +113,25 @@ struct RunCommand: AsyncParsableCommand {
     }
 }
 
-enum TaskFile {
-    /// The largest task file read.
-    static let maximumSize = 16 << 20
-
-    /// Reads a task file or a FHIR Questionnaire; `verbose` lists on standard error the keys
-    /// recorderd ignores in a task file.
-    static func load(_ path: String, verbose: Bool = false) throws -> TaskDefinition {
-        guard let data = FileManager.default.contents(atPath: path) else { throw CommandFailure("cannot read \(path)", .noInput) }
-        guard data.count <= maximumSize else { throw CommandFailure("\(path): larger than \(maximumSize >> 20) MiB", .dataError) }
-        if let value = try? JSONParser.parse(data), QuestionnaireConverter.isQuestionnaire(value) {
-            do {
-                return try QuestionnaireConverter.taskDefinition(from: value)
-            } catch {
-                throw CommandFailure("\(path): Questionnaire: \(error.description)", .dataError)
-            }
-        }
-        if verbose { reportIgnoredKeys(data, keys: TaskDefinition.keys, source: path) }
+extension TaskFile {
+    /// Reads a task file or a FHIR Questionnaire for a command; `verbose` lists on standard error
+    /// the keys recorderd ignores in a task file.
+    static func load(_ path: String, verbose: Bool) throws -> TaskDefinition {
         do {
-            return try TaskDefinition.decode(data)
+            let definition = try load(path)
+            if verbose, let data = FileManager.default.contents(atPath: path) {
+                for warning in ignoredKeys(data) { FileHandle.standardError.write(Data("recorderctl: \(path): ignored \(warning)\n".utf8)) }
+            }
+            return definition
         } catch {
-            throw CommandFailure("\(path): \(error.message)", .dataError)
+            switch error {
+            case .unreadable: throw CommandFailure(error.description, .noInput)
+            case .invalid: throw CommandFailure(error.description, .dataError)
+            }
         }
     }
 
-    /// Lists the keys of `data` that `keys` does not know: SageResearch files carry keys
-    /// recorderd does not read, so they are not errors, but a typo among them would go unseen.
+    /// Lists the keys of `data` that `keys` does not know (`--actions`).
     static func reportIgnoredKeys(_ data: Data, keys: ConfigurationKeys, source: String, path: String = "") {
         guard let value = try? JSONParser.parse(data) else { return }
         for warning in keys.unknownKeys(in: value, path: path) {

@@ -4,6 +4,7 @@ import CEarlySignals
 import Logging
 import RecorderDaemon
 import RecorderModel
+import RecorderWeb
 
 /// `recorderd`: the sensor-recorder daemon.
 @main
@@ -80,8 +81,12 @@ struct RecorderdCommand: AsyncParsableCommand {
         let daemon = RecorderDaemon(configuration: loaded.0, baseDirectory: loaded.baseDirectory,
                                     listenSocket: SystemdSocketActivation.passedControlSocket(), reloadConfiguration: load,
                                     earlyReload: { recorderd_take_early_sighup() == 1 }, logger: logger)
+        let web = loaded.0.http.map {
+            WebServer(configuration: $0, socketPath: loaded.0.socket, dataDirectory: loaded.0.dataDirectory, baseDirectory: loaded.baseDirectory,
+                      connectionLimit: loaded.0.limits.connections, logger: logger)
+        }
         do {
-            try await daemon.run()
+            try await daemon.run(additionalServices: web.map { [$0] } ?? [])
         } catch {
             // One line and a sysexits status: I/O (the data directory, the socket) or internal.
             let status = RecorderDaemon.exitStatus(for: error)

@@ -19,3 +19,23 @@ public enum Privileges {
         try ChildProcess("/usr/bin/env", arguments).waitBlocking(timeout: 60)
     }
 }
+
+/// Whether the tests that drive a real headless Chromium (selenium and chromedriver, installed by
+/// `.ci/run` through scripts/setup.sh) run here: always under CI (and fail if they cannot);
+/// elsewhere skipped with a printed reason when either is missing.
+public enum Browser {
+    public static let chromedriver = "/usr/bin/chromedriver"
+
+    public static func testsEnabled(_ name: String) -> Bool {
+        if Privileges.isCI { return true }
+        guard FileManager.default.isExecutableFile(atPath: chromedriver) else {
+            print("SKIP \(name): needs Debian's chromium and chromium-driver (scripts/setup.sh); runs under CI")
+            return false
+        }
+        guard (try? Privileges.run(["python3", "-c", "import selenium"])) == 0 else {
+            print("SKIP \(name): needs PyPI selenium (scripts/python-requirements.txt); runs under CI")
+            return false
+        }
+        return true
+    }
+}

@@ -1,0 +1,212 @@
+/// The page's style sheet and script, served from the binary (`/static/…`): no build step, no CDN.
+enum WebAssets {
+    static let css = #"""
+    :root { --fg: #1d2733; --muted: #5b6775; --line: #d5dbe1; --accent: #0b6bcb; --bad: #b3261e; --ok: #1e7b34; }
+    * { box-sizing: border-box; }
+    body { margin: 0; font: 16px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: #f6f8fa; }
+    header { display: flex; align-items: center; gap: 1rem; padding: .6rem 1rem; background: #1d2733; color: #fff; flex-wrap: wrap; }
+    header .brand { font-weight: 700; letter-spacing: .02em; }
+    header nav a { color: #cfe3ff; text-decoration: none; margin-right: 1rem; padding: .2rem 0; }
+    header nav a.here { color: #fff; border-bottom: 2px solid #fff; }
+    main { max-width: 960px; margin: 0 auto; padding: 1rem; }
+    h1 { font-size: 1.5rem; margin: .4rem 0 .8rem; }
+    h2 { font-size: 1.15rem; margin: 1.2rem 0 .4rem; }
+    .meta { color: var(--muted); font-size: .9rem; }
+    .error { color: var(--bad); }
+    .device { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: .6rem .8rem; margin-bottom: 1rem; }
+    .device h2 { margin: 0; }
+    .state { font-size: .8rem; padding: .1rem .45rem; border-radius: 999px; background: #e6eef7; vertical-align: middle; }
+    .state-sampling { background: #dff3e4; color: var(--ok); }
+    .state-unavailable { background: #fbe3e1; color: var(--bad); }
+    canvas.live { width: 100%; height: auto; background: #fbfcfd; border: 1px solid var(--line); border-radius: 4px; }
+    table { border-collapse: collapse; width: 100%; background: #fff; font-size: .95rem; }
+    th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+    .status-finished { color: var(--ok); } .status-cancelled, .status-interrupted, .status-abandoned { color: var(--bad); }
+    .gap { color: var(--bad); } .gait { color: var(--accent); }
+    img.plot { width: 100%; height: auto; border: 1px solid var(--line); background: #fff; }
+    ul.tasks { list-style: none; padding: 0; } ul.tasks li { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: .7rem .8rem; margin-bottom: .6rem; }
+    a.task { font-weight: 600; font-size: 1.1rem; display: block; }
+    .screen { background: #fff; border: 1px solid var(--line); border-radius: 12px; padding: 1.2rem; min-height: 60vh; text-align: center; }
+    .screen h1 { font-size: 1.8rem; } .screen #step-text { font-size: 1.15rem; max-width: 34rem; margin: 0 auto 1rem; }
+    .timer { font-size: 4.5rem; font-weight: 700; font-variant-numeric: tabular-nums; color: var(--accent); margin: 1rem 0; }
+    button { font: inherit; padding: .55rem 1.1rem; border-radius: 8px; border: 1px solid var(--line); background: #fff; cursor: pointer; }
+    button.primary { background: var(--accent); border-color: var(--accent); color: #fff; min-width: 8rem; }
+    .choices button { display: block; width: 100%; max-width: 26rem; margin: .4rem auto; }
+    #question input { font: inherit; padding: .5rem; width: 12rem; max-width: 100%; }
+    .summaries { list-style: none; padding: 0; color: var(--accent); }
+    .filters { margin-bottom: .8rem; } .filters input, .filters select { font: inherit; }
+    form.login label { display: block; margin: .6rem 0; } form.login input { font: inherit; padding: .4rem; width: 100%; max-width: 24rem; }
+    @media (max-width: 600px) { main { padding: .6rem; } .runs th:nth-child(n+5), .runs td:nth-child(n+5) { display: none; } .timer { font-size: 3.5rem; } }
+    """#
+
+    static let script = #"""
+    "use strict";
+    const csrf = (document.querySelector('meta[name="csrf-token"]') || {}).content || "";
+    const wsURL = (path) => (location.protocol === "https:" ? "wss://" : "ws://") + location.host + path;
+    async function post(path) {
+      const r = await fetch(path, { method: "POST", headers: { "X-CSRF-Token": csrf }, credentials: "same-origin" });
+      const body = await r.json().catch(() => ({}));
+      if (!r.ok) throw new Error(body.error || ("HTTP " + r.status));
+      return body;
+    }
+    document.addEventListener("click", async (e) => {
+      const b = e.target.closest("button.cancel-run");
+      if (!b) return;
+      b.disabled = true;
+      try { await post("/api/runs/" + encodeURIComponent(b.dataset.run) + "/cancel"); location.reload(); }
+      catch (err) { b.textContent = "Cannot cancel: " + err.message; }
+    });
+
+    // Devices: a live plot per device, the last 10 s, a panel per sensor type.
+    const colors = ["#d1495b", "#2e86ab", "#3b9c4a", "#8e6bbf"];
+    function livePlot(canvas) {
+      const section = canvas.closest("section");
+      const statusLine = section.querySelector('[data-role="live-status"]');
+      const stateBadge = section.querySelector('[data-role="state"]');
+      const errorLine = section.querySelector('[data-role="error"]');
+      const order = (canvas.dataset.types || "").split(",").filter(Boolean);
+      const series = new Map();
+      const markers = [];
+      let latest = -Infinity, drawn = 0, pending = false, received = 0;
+      function draw() {
+        pending = false;
+        const ctx = canvas.getContext("2d");
+        const types = order.filter((t) => series.has(t)).concat([...series.keys()].filter((t) => !order.includes(t)));
+        const panelHeight = 90;
+        if (canvas.height !== Math.max(1, types.length) * panelHeight) canvas.height = Math.max(1, types.length) * panelHeight;
+        ctx.clearRect(0, 0, canvas.width, canvas.height);
+        const t1 = latest, t0 = latest - 10;
+        const x = (t) => ((t - t0) / 10) * canvas.width;
+        let points = 0;
+        types.forEach((type, i) => {
+          const rows = series.get(type).filter((r) => r[0] >= t0);
+          series.set(type, rows);
+          const top = i * panelHeight + 14, h = panelHeight - 20;
+          let lo = Infinity, hi = -Infinity;
+          for (const r of rows) for (let k = 1; k < r.length; k++) if (r[k] !== null) { lo = Math.min(lo, r[k]); hi = Math.max(hi, r[k]); }
+          if (!(hi > lo)) { lo -= 1; hi += 1; }
+          const y = (v) => top + h - ((v - lo) / (hi - lo)) * h;
+          ctx.fillStyle = "#5b6775"; ctx.font = "12px system-ui, sans-serif";
+          ctx.fillText(type + "  " + lo.toPrecision(3) + " … " + hi.toPrecision(3), 4, top - 2);
+          const axes = rows.length ? rows[0].length - 1 : 0;
+          for (let k = 1; k <= axes; k++) {
+            ctx.strokeStyle = colors[(k - 1) % colors.length]; ctx.lineWidth = 1.2; ctx.beginPath();
+            let started = false;
+            for (const r of rows) { if (r[k] === null) continue; const px = x(r[0]), py = y(r[k]); if (started) ctx.lineTo(px, py); else { ctx.moveTo(px, py); started = true; } points++; }
+            ctx.stroke();
+          }
+        });
+        for (const m of markers) if (m.t >= t0) {
+          ctx.strokeStyle = m.kind === "gap" ? "#b3261e" : "#0b6bcb"; ctx.beginPath(); ctx.moveTo(x(m.t), 0); ctx.lineTo(x(m.t), canvas.height); ctx.stroke();
+        }
+        drawn += points;
+        canvas.dataset.drawn = String(drawn);
+        canvas.dataset.lastT = String(t1);
+        canvas.dataset.received = String(received);
+      }
+      function connect() {
+        const socket = new WebSocket(wsURL("/ws/live/" + encodeURIComponent(canvas.dataset.device)));
+        socket.onopen = () => { statusLine.textContent = "live"; statusLine.classList.remove("error"); };
+        socket.onmessage = (event) => {
+          const m = JSON.parse(event.data);
+          if (m.type === "data") {
+            for (const p of m.points) {
+              const [name, t, ...values] = p;
+              if (name === "gap" || name === "step") { markers.push({ kind: name, t }); continue; }
+              if (!series.has(name)) series.set(name, []);
+              series.get(name).push([t, ...values]);
+              received++;
+              if (t > latest) latest = t;
+            }
+            if (!pending) { pending = true; requestAnimationFrame(draw); }
+          } else if (m.type === "state") {
+            stateBadge.textContent = m.state; stateBadge.className = "state state-" + m.state;
+            errorLine.hidden = !m.error; errorLine.textContent = m.error || "";
+          } else if (m.type === "error") {
+            statusLine.textContent = m.message; statusLine.classList.add("error");
+          }
+        };
+        socket.onclose = () => {
+          if (!statusLine.classList.contains("error")) statusLine.textContent = "disconnected; trying again…";
+          setTimeout(connect, 3000);
+        };
+      }
+      connect();
+    }
+    document.querySelectorAll("canvas.live").forEach(livePlot);
+
+    // A task's screens: instruction, countdown, active step, question, conclusion.
+    const screen = document.getElementById("task-screen");
+    if (screen) {
+      const $ = (id) => document.getElementById(id);
+      let socket = null, finished = false, total = 0;
+      const show = (el, on) => { el.hidden = !on; };
+      const send = (m) => socket && socket.readyState === 1 && socket.send(JSON.stringify(m));
+      function outcome(html, bad) { const o = $("outcome"); o.innerHTML = html; o.className = bad ? "error" : ""; show(o, true); }
+      function ask(q, problem) {
+        const box = $("question"); box.innerHTML = ""; show(box, true);
+        show($("problem"), !!problem); $("problem").textContent = problem || "";
+        const answer = (text) => { send({ type: "answer", text }); box.querySelectorAll("button,input").forEach((el) => (el.disabled = true)); };
+        const addButton = (label, text, cls) => { const b = document.createElement("button"); b.textContent = label; b.className = cls || ""; b.onclick = () => answer(text); box.appendChild(b); return b; };
+        if (q.answerType === "boolean") {
+          const row = document.createElement("div"); row.className = "choices"; box.appendChild(row);
+          [["Yes", "yes"], ["No", "no"]].forEach(([l, t]) => { const b = document.createElement("button"); b.textContent = l; b.onclick = () => answer(t); row.appendChild(b); });
+        } else if (q.answerType === "choice") {
+          const row = document.createElement("div"); row.className = "choices"; box.appendChild(row);
+          (q.choices || []).forEach((c, i) => { const b = document.createElement("button"); b.textContent = c.text; b.dataset.choice = String(i + 1); b.onclick = () => answer(String(i + 1)); row.appendChild(b); });
+        } else {
+          const input = document.createElement("input"); input.id = "answer";
+          if (q.answerType === "date") input.type = "date";
+          else if (q.answerType === "string") input.type = "text";
+          else { input.type = "number"; input.step = q.answerType === "decimal" ? "any" : "1"; if (q.min !== undefined) input.min = q.min; if (q.max !== undefined) input.max = q.max; }
+          const form = document.createElement("form");
+          form.onsubmit = (e) => { e.preventDefault(); answer(input.value); };
+          form.appendChild(input);
+          if (q.unit) form.appendChild(document.createTextNode(" " + q.unit + " "));
+          if (q.min !== undefined && q.max !== undefined) form.appendChild(document.createTextNode(" (" + q.min + " to " + q.max + ") "));
+          const ok = document.createElement("button"); ok.type = "submit"; ok.textContent = "OK"; ok.className = "primary"; ok.id = "answer-ok"; form.appendChild(ok);
+          box.appendChild(form); input.focus();
+        }
+        if (q.optional) addButton("Skip", "", "skip").id = "skip";
+      }
+      function handle(m) {
+        switch (m.type) {
+          case "started":
+            total = m.steps; show($("cancel"), true);
+            if (m.errors && m.errors.length) { $("notices").textContent = "Not recording: " + m.errors.join("; "); show($("notices"), true); }
+            break;
+          case "step":
+            $("progress").textContent = "Step " + (m.index + 1) + " of " + m.count;
+            $("step-title").textContent = m.title; $("step-text").textContent = m.text || "";
+            show($("timer"), !!m.duration); $("timer").textContent = m.duration ? Math.ceil(m.duration) : "";
+            show($("next"), false); show($("question"), false); show($("problem"), false);
+            screen.dataset.step = m.identifier; screen.dataset.last = m.index + 1 === m.count ? "1" : "0";
+            break;
+          case "countdown": show($("timer"), true); $("timer").textContent = m.seconds; break;
+          case "wait": $("next").textContent = screen.dataset.last === "1" ? "Done" : "Next"; show($("next"), true); break;
+          case "ask": ask(m.question, m.problem); break;
+          case "finished": for (const s of m.summaries) { const li = document.createElement("li"); li.textContent = s; $("summaries").appendChild(li); } break;
+          case "done":
+            finished = true; show($("cancel"), false); show($("next"), false); show($("timer"), false);
+            screen.dataset.run = m.taskRunUUID;
+            outcome('Saved (' + m.status + '). <a id="run-link" href="/runs/' + encodeURIComponent(m.taskRunUUID) + '">See the run</a>');
+            break;
+          case "cancelled": finished = true; show($("cancel"), false); outcome(m.message.replace(/[<&]/g, ""), true); break;
+          case "error": finished = true; show($("cancel"), false); outcome(m.message.replace(/[<&]/g, ""), true); break;
+        }
+      }
+      $("start").onclick = async () => {
+        $("start").disabled = true;
+        try {
+          const { session } = await post("/api/tasks/" + encodeURIComponent(screen.dataset.task) + "/sessions");
+          socket = new WebSocket(wsURL("/ws/sessions/" + session));
+          socket.onmessage = (e) => handle(JSON.parse(e.data));
+          socket.onclose = () => { if (!finished) outcome("The connection to recorderd was lost. The run is left as it was: cancel it from Tasks, or it ends as abandoned.", true); };
+          show($("start"), false);
+        } catch (err) { $("start").disabled = false; outcome("Cannot start: " + String(err.message).replace(/[<&]/g, ""), true); }
+      };
+      $("next").onclick = () => { show($("next"), false); send({ type: "next" }); };
+      $("cancel").onclick = () => { if (confirm("Cancel this task? The files recorded so far are kept.")) send({ type: "cancel" }); };
+    }
+    """#
+}

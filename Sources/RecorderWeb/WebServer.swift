@@ -1,0 +1,61 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import RecorderModel
+import ServiceLifecycle
+
+/// The Pi's own web page (`http` in the configuration): devices with live plots, task runs walked
+/// screen by screen, the run history with plots and exports. Every page is served through the
+/// control socket's own calls (it is a client of it, as recorderctl is); exports and plots read
+/// the run directories the daemon names, as `recorderctl export` and `plot` do.
+///
+/// A service of the daemon's service group. The address may not be available yet (a network
+/// address at boot) or taken: the server logs why and tries again every `retryInterval` seconds
+/// while the daemon goes on recording.
+public struct WebServer: Service {
+    let site: WebSite
+    let host: String
+    let port: Int
+    let retryInterval: Double
+    let logger: Logger
+
+    /// `baseDirectory` resolves a relative task folder (the configuration's folder).
+    /// `connectionLimit`: the daemon's `limits.connections`; the page's WebSockets (each a control
+    /// connection) take at most a quarter of them.
+    public init(configuration: HTTPConfiguration, socketPath: String, dataDirectory: String, baseDirectory: String,
+                connectionLimit: Int = DaemonLimits().connections, retryInterval: Double = 5, logger: Logger) {
+        let base = baseDirectory.hasPrefix("/") ? baseDirectory : FileManager.default.currentDirectoryPath + (baseDirectory.isEmpty ? "" : "/" + baseDirectory)
+        let tasks = configuration.taskDirectory.hasPrefix("/") ? configuration.taskDirectory : base + "/" + configuration.taskDirectory
+        site = WebSite(socketPath: socketPath, dataDirectory: dataDirectory, taskDirectory: (tasks as NSString).standardizingPath,
+                       access: WebAccess(token: configuration.token, csrfToken: WebAccess.randomToken()),
+                       socketLimit: max(1, connectionLimit / 4), logger: logger)
+        host = configuration.host
+        port = configuration.port
+        self.retryInterval = retryInterval
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        let router = Router(context: BasicWebSocketRequestContext.self)
+        router.add(middleware: WebAccessMiddleware(site: site))
+        site.register(on: router)
+        let address = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        while !Task.isShuttingDownGracefully, !Task.isCancelled {
+            let app = Application(
+                router: router,
+                server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(http1: .init(idleTimeout: .seconds(120)), ws: .init(maxFrameSize: 1 << 16, validateUTF8: true))),
+                configuration: .init(address: .hostname(host, port: port), serverName: nil),
+                onServerRunning: { [logger] _ in logger.notice("web page listening", metadata: ["address": "http://\(address)/"]) },
+                logger: logger)
+            do {
+                try await app.run()
+                return
+            } catch {
+                if Task.isShuttingDownGracefully || Task.isCancelled { return }
+                logger.error("web page cannot listen; trying again", metadata: ["address": "\(address)", "error": "\(error)", "retry": "\(retryInterval) s"])
+                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(retryInterval)) }
+            }
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import RecorderClient
+import RecorderFHIR
+import RecorderModel
+
+/// `/tasks`: the task files of the task folder (task definitions and FHIR Questionnaires), runs
+/// in progress (to cancel one a closed tab left), and each task's screen, which walks the task
+/// through a `TaskSession`.
+extension WebSite {
+    /// A task file listed: its name (file name without `.json`) and what reading it gave.
+    struct ListedTask {
+        var name: String
+        var definition: Result<TaskDefinition, TaskFileError>
+    }
+
+    /// The largest number of task files listed.
+    static let maximumTasks = 500
+
+    func registerTasks(on router: Router<Context>) {
+        router.get("/tasks") { _, _ in
+            let status = try await withDaemon { client throws(RecorderClientError) in try await client.status() }
+            let folder = taskDirectory
+            let tasks = await QueueHandOff.blocking { Self.listTasks(in: folder) }
+            return page(title: "Tasks", section: "tasks", body: tasksBody(tasks, active: status.taskRuns))
+        }
+        router.get("/tasks/:name") { _, context in
+            let (name, definition) = try await task(context)
+            return page(title: definition.steps.first?.title ?? definition.identifier, section: "tasks", body: taskBody(name: name, definition))
+        }
+        router.post("/api/tasks/:name/sessions") { _, context in
+            let (_, definition) = try await task(context)
+            guard let id = await sessions.create(definition) else { throw WebError(.tooManyRequests, "too many task screens are starting at once") }
+            return try Self.json(["session": id])
+        }
+        router.ws("/ws/sessions/:id") { _, context in
+            guard let id = context.parameters.get("id"), id.utf8.count == 64 else { return .dontUpgrade }
+            return .upgrade()
+        } onUpgrade: { inbound, outbound, context in
+            guard let id = context.requestContext.parameters.get("id"), let definition = await sessions.take(id) else {
+                try? await outbound.writeTextMessage(WebPresenter.text(["type": .string("error"), "message": .string("this task screen has expired: start the task again")]))
+                try? await outbound.close(.normalClosure, reason: nil)
+                return
+            }
+            await withSocketPlace(outbound) {
+                await TaskSession(site: self, definition: definition).run(inbound: inbound, outbound: outbound)
+            }
+        }
+    }
+
+    /// True for a task name: a file name of letters, digits, `.`, `_`, `-`, not starting with `.`.
+    static func isTaskName(_ name: String) -> Bool {
+        (1...100).contains(name.utf8.count) && !name.hasPrefix(".")
+            && name.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || $0 == 46 || $0 == 95 || $0 == 45 }
+    }
+
+    /// The task a request names, read from the task folder.
+    func task(_ context: Context) async throws(WebError) -> (String, TaskDefinition) {
+        guard let name = context.parameters.get("name"), Self.isTaskName(name) else {
+            throw WebError(.badRequest, "a task is named by its file name (letters, digits, . _ -)")
+        }
+        let path = taskDirectory + "/" + name + ".json"
+        let result = await QueueHandOff.blocking { Result { () throws(TaskFileError) in try TaskFile.load(path) } }
+        switch result {
+        case .success(let definition): return (name, definition)
+        case .failure(.unreadable): throw WebError(.notFound, "no task \(name.debugDescription) in the task folder")
+        case .failure(let error): throw WebError(.unprocessableContent, "the task file does not parse: \(error)")
+        }
+    }
+
+    static func listTasks(in folder: String) -> Result<[ListedTask], TaskFileError> {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return .failure(.unreadable(folder)) }
+        let files = names.filter { $0.hasSuffix(".json") && isTaskName(String($0.dropLast(5))) }.sorted().prefix(maximumTasks)
+        return .success(files.map { file in
+            ListedTask(name: String(file.dropLast(5)), definition: Result { () throws(TaskFileError) in try TaskFile.load(folder + "/" + file) })
+        })
+    }
+
+    func tasksBody(_ tasks: Result<[ListedTask], TaskFileError>, active: [ActiveTaskRun]) -> String {
+        var html = "<h1>Tasks</h1>\n"
+        if !active.isEmpty {
+            html += "<section class=\"active\"><h2>Running now</h2><ul>\n"
+            for run in active {
+                html += "<li data-run=\"\(run.taskRunUUID.uuidString.lowercased())\"><b>\(HTML.escape(run.taskIdentifier))</b> "
+                html += "\(HTML.escape(run.currentStepPath ?? "between steps")) · recording \(HTML.escape(run.recording.joined(separator: ", "))) "
+                html += "<a href=\"/runs/\(run.taskRunUUID.uuidString.lowercased())\">details</a> "
+                html += "<button class=\"cancel-run\" data-run=\"\(run.taskRunUUID.uuidString)\">Cancel (keep files)</button></li>\n"
+            }
+            html += "</ul><p class=\"meta\">A run whose screen was closed is finished as abandoned once no request has come for the configured orphanTimeout.</p></section>\n"
+        }
+        switch tasks {
+        case .failure(let error):
+            html += "<p class=\"error\" id=\"error-message\">The task folder cannot be read: \(HTML.escape(error.description))</p>"
+        case .success(let list) where list.isEmpty:
+            html += "<p>No task files in \(HTML.escape(taskDirectory)).</p>"
+        case .success(let list):
+            html += "<ul class=\"tasks\">\n"
+            for task in list {
+                switch task.definition {
+                case .success(let d):
+                    let timed = d.steps.compactMap(\.duration).reduce(0, +)
+                    let recorders = d.asyncActions.map(\.identifier).joined(separator: ", ")
+                    html += "<li data-task=\"\(HTML.escape(task.name))\"><a class=\"task\" href=\"/tasks/\(HTML.escape(task.name))\">\(HTML.escape(d.steps.first?.title ?? d.identifier))</a> "
+                    html += "<span class=\"meta\">\(HTML.escape(d.identifier)) · \(d.steps.count) steps · \(HTML.number(timed, digits: 0)) s timed"
+                    html += recorders.isEmpty ? "" : " · records \(HTML.escape(recorders))"
+                    html += "</span></li>\n"
+                case .failure(let error):
+                    html += "<li data-task=\"\(HTML.escape(task.name))\" class=\"error\">\(HTML.escape(task.name)): does not parse: \(HTML.escape(error.description))</li>\n"
+                }
+            }
+            html += "</ul>\n"
+        }
+        return html
+    }
+
+    func taskBody(name: String, _ d: TaskDefinition) -> String {
+        var html = "<div class=\"screen\" id=\"task-screen\" data-task=\"\(HTML.escape(name))\">\n"
+        html += "<p class=\"progress\" id=\"progress\">\(HTML.escape(d.identifier)) · \(d.steps.count) steps</p>\n"
+        html += "<h1 id=\"step-title\">\(HTML.escape(d.steps.first?.title ?? d.identifier))</h1>\n"
+        html += "<p id=\"step-text\">\(HTML.escape(d.steps.first?.text ?? ""))</p>\n"
+        html += "<div id=\"timer\" class=\"timer\" hidden></div>\n<div id=\"question\" hidden></div>\n"
+        html += "<p class=\"error\" id=\"notices\" hidden></p>\n<p class=\"error\" id=\"problem\" hidden></p>\n<ul id=\"summaries\" class=\"summaries\"></ul>\n"
+        html += "<p class=\"buttons\"><button id=\"start\" class=\"primary\">Start</button> <button id=\"next\" class=\"primary\" hidden>Next</button> "
+        html += "<button id=\"cancel\" hidden>Cancel</button></p>\n<p id=\"outcome\" hidden></p>\n</div>\n"
+        return html
+    }
+}

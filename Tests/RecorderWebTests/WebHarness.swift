@@ -1,0 +1,102 @@
+import Foundation
+import RecorderClient
+import RecorderModel
+import RecorderTestSupport
+import Testing
+
+/// The real recorderd executable with its web page on, a replay device and a task folder; and
+/// Tests/Tools/check_web.py, which drives the page in a real headless Chromium.
+struct WebHarness {
+    let daemon: ChildProcess
+    let directory: String
+    let port: Int
+    var socket: String { directory + "/control.sock" }
+    var dataDirectory: String { directory + "/data" }
+    var base: String { "http://127.0.0.1:\(port)" }
+
+    static let checker = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Tools/check_web.py").standardized.path
+    static let gaitTask = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../config/tasks/gait-balance.json").standardized.path
+
+    /// Starts recorderd listening on `host` (a free port) with `token`; returns once its control
+    /// socket answers (the page follows within the same start-up).
+    static func start(host: String = "127.0.0.1", token: String? = nil) async throws -> WebHarness {
+        let directory = try Fixtures.temporaryDirectory()
+        try writeTasks(in: directory + "/tasks")
+        let port = try freePort()
+        var http = "{\"listen\": \"\(host):\(port)\", \"taskDirectory\": \"tasks\""
+        if let token { http += ", \"token\": \"\(token)\"" }
+        http += "}"
+        let configuration = """
+        {"socket": "\(directory)/control.sock", "dataDirectory": "\(directory)/data", "http": \(http),
+         "devices": [{"name": "imu0", "kind": "replay", "file": "\(Fixtures.root)/imu/mobgap/MS/001/TimeMeasure1_Test11_Trial1.csv",
+                      "frequency": 100, "columns": {"accelerometer": ["acc_x","acc_y","acc_z"], "gyro": ["gyr_x","gyr_y","gyr_z"]},
+                      "units": {"accelerometer": "g", "gyro": "deg/s"}, "speed": 1.0, "loop": true}]}
+        """
+        try configuration.write(toFile: directory + "/recorderd.json", atomically: true, encoding: .utf8)
+        let daemon = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", directory + "/recorderd.json", "--log-level", "warning"])
+        let deadline = Deadline(seconds: 30)
+        while !deadline.hasPassed {
+            if let client = try? await RecorderClient.connect(socketPath: directory + "/control.sock") {
+                client.close()
+                return WebHarness(daemon: daemon, directory: directory, port: port)
+            }
+            guard daemon.isRunning else { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        _ = try? await daemon.stop()
+        throw WebHarnessError(description: "recorderd did not start: \(daemon.printed)")
+    }
+
+    struct WebHarnessError: Error, CustomStringConvertible { let description: String }
+
+    /// The task folder: the gait task with short steps and a question before it, and a file that
+    /// does not parse.
+    static func writeTasks(in folder: String) throws {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try shortGaitTask().write(to: URL(fileURLWithPath: folder + "/gait-short.json"))
+        try Data(#"{"identifier": "broken", "steps": ["#.utf8).write(to: URL(fileURLWithPath: folder + "/broken.json"))
+    }
+
+    /// config/tasks/gait-balance.json with 1 s and 3 s steps and an optional 0–10 pain question.
+    static func shortGaitTask() throws -> Data {
+        var task = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: gaitTask))) as? [String: Any])
+        var steps = try #require(task["steps"] as? [[String: Any]])
+        for i in steps.indices where steps[i]["duration"] != nil {
+            steps[i]["duration"] = steps[i]["identifier"] as? String == "countdown" ? 1 : 3
+        }
+        steps.insert(["identifier": "pain", "title": "Pain today", "text": "How much pain do you have?",
+                      "question": ["answerType": "scale", "min": 0, "max": 10, "optional": true]], at: 1)
+        task["steps"] = steps
+        return try JSONSerialization.data(withJSONObject: task, options: [.sortedKeys])
+    }
+
+    /// A TCP port nothing listens on now (the kernel's pick for port 0).
+    static func freePort() throws -> Int {
+        let fd = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw POSIXError(.EADDRINUSE) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Runs check_web.py; the JSON object it printed last.
+    func check(_ arguments: [String], timeout: Double = 240) async throws -> [String: Any] {
+        let p = try ChildProcess("/usr/bin/env", ["python3", Self.checker] + arguments)
+        let status = try await p.wait(timeout: timeout)
+        let printed = p.printed
+        try #require(status == 0, "check_web.py \(arguments.first ?? ""): \(printed)\nrecorderd: \(daemon.printed)")
+        let line = try #require(printed.split(separator: "\n").last { $0.hasPrefix("{") }, "\(printed)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    }
+
+    func stop() async throws -> Int32 {
+        try await daemon.stop()
+    }
+}

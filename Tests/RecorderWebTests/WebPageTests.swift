@@ -1,0 +1,151 @@
+import Foundation
+import RecorderClient
+import RecorderModel
+import RecorderTestSupport
+import Testing
+
+/// recorderd's web page in a real headless Chromium (selenium), against the real recorderd with a
+/// replay device: live plots, a task walked from its screen and compared with `recorderctl run`
+/// of the same task, the run history, plots and downloads compared with `recorderctl export`,
+/// error pages; the token, CSRF and cross-site refusals; a live plot while recorderd stops.
+@Suite("The web page in a real browser", .serialized)
+struct WebPageTests {
+    static let shots = ProcessInfo.processInfo.environment["RECORDERD_WEB_SHOTS"] ?? ""
+
+    @Test(.enabled(if: Browser.testsEnabled("WebPageTests")), .timeLimit(.minutes(6)))
+    func aTaskRunFromThePageEqualsRecorderctlRunAndItsExportsDownload() async throws {
+        let web = try await WebHarness.start()
+        let downloads = web.directory + "/downloads"
+        try FileManager.default.createDirectory(atPath: downloads, withIntermediateDirectories: true)
+        let found = try await web.check(["browse", web.base, "gait-short", downloads, Self.shots])
+
+        // Devices: a live plot whose drawn points and time move on.
+        let live = try #require(found["live"] as? [String: Any])
+        let first = try #require(live["first"] as? [Double]), second = try #require(live["second"] as? [Double])
+        #expect(second[0] > first[0] && second[1] >= first[1] + 1, "\(live)")
+        #expect(live["status"] as? String == "live")
+        #expect((found["unknownDevice"] as? String)?.contains("no device named \"nosuch\"") == true, "\(found["unknownDevice"] ?? "")")
+        // Tasks: both files listed; the broken one says why.
+        #expect(found["tasks"] as? [String] == ["broken", "gait-short"])
+        #expect((found["brokenTasks"] as? [String])?.first?.contains("does not parse") == true)
+
+        // The task walked from its screen: every step, the question answered, the gait summaries.
+        let run = try #require(found["run"] as? [String: Any])
+        #expect(run["steps"] as? [String] == ["instruction", "pain", "countdown", "walking.outbound", "walking.return", "walking.rest", "conclusion"])
+        #expect(run["answered"] as? [String] == ["pain"])
+        #expect((run["outcome"] as? String)?.hasPrefix("Saved (finished)") == true, "\(run)")
+        let summaries = try #require(run["summaries"] as? [String])
+        #expect(summaries.count == 3 && summaries.allSatisfy { $0.hasPrefix("gait: gait-balance/walking.") }, "\(summaries)")
+        let uuid = try #require(run["run"] as? String)
+        #expect((found["listed"] as? [String])?.first == uuid)
+        #expect((found["plotWidth"] as? Int ?? 0) > 0)
+        #expect(found["runStatus"] as? String == "finished")
+        #expect(found["consoleErrors"] as? [String] == [], "\(found["consoleErrors"] ?? "")")
+
+        // The same task through recorderctl run: the same recorders, step paths, answers and files.
+        let client = try await RecorderClient.connect(socketPath: web.socket)
+        defer { client.close() }
+        let webRun = try await client.run(uuid)
+        let input = web.directory + "/answers.txt"
+        try "4\n".write(toFile: input, atomically: true, encoding: .utf8)
+        let ctl = try ChildProcess(ChildProcess.executable("recorderctl"),
+                                   ["run", web.directory + "/tasks/gait-short.json", "--socket", web.socket, "--auto"], standardInput: input)
+        #expect(try await ctl.wait(timeout: 90) == 0, "\(ctl.printed)")
+        let line = try #require(ctl.printed.split(separator: "\n").first { $0.hasPrefix("task gait-balance finished: ") })
+        let ctlRun = try await client.run(String(line.split(separator: " ").last!))
+        let (a, b) = (webRun.taskResult, ctlRun.taskResult)
+        #expect(a.stepHistory.map(\.stepPath) == b.stepHistory.map(\.stepPath))
+        #expect(a.stepHistory.map { $0.results?.map(\.value) } == b.stepHistory.map { $0.results?.map(\.value) })
+        let identifiers = { (r: TaskResult) in r.asyncResults.map { $0.file?.identifier ?? $0.error?.identifier ?? "" } }
+        #expect(identifiers(a) == identifiers(b))
+        #expect(a.asyncResults.map { $0.file?.relativePath } == b.asyncResults.map { $0.file?.relativePath })
+        for (x, y) in zip(a.asyncResults.compactMap(\.file), b.asyncResults.compactMap(\.file)) {
+            // The timed steps bound the recordings (9 s at 100 Hz): counts agree within the step timing.
+            #expect(abs(x.sampleCount - y.sampleCount) <= max(30, y.sampleCount / 20), "\(x.identifier): \(x.sampleCount) vs \(y.sampleCount)")
+            #expect(x.stepSummaries?.map(\.stepPath) == y.stepSummaries?.map(\.stepPath))
+        }
+        let files = { (d: String) in try FileManager.default.contentsOfDirectory(atPath: d).sorted() }
+        let webFiles = try files(webRun.summary.runDirectory), ctlFiles = try files(ctlRun.summary.runDirectory)
+        #expect(webFiles == ctlFiles)
+
+        // The browser's downloads are the bytes recorderctl export writes.
+        #expect(found["downloads"] as? [String] == ["gait-balance-\(uuid.prefix(8)).fhir.json", "gait-balance-\(uuid.prefix(8)).mcap"])
+        for format in ["mcap", "fhir"] {
+            let name = "gait-balance-\(uuid.prefix(8)).\(format == "fhir" ? "fhir.json" : format)"
+            let output = web.directory + "/ctl-" + name
+            let export = try ChildProcess(ChildProcess.executable("recorderctl"), ["export", uuid, "--format", format, "-o", output, "--socket", web.socket])
+            #expect(try await export.wait(timeout: 60) == 0, "\(export.printed)")
+            let downloaded = try Data(contentsOf: URL(fileURLWithPath: downloads + "/" + name))
+            let exported = try Data(contentsOf: URL(fileURLWithPath: output))
+            #expect(downloaded.count > 1000 && downloaded == exported, "\(format)")
+        }
+
+        // Bad input gets a page that says what is wrong, with a 4xx status, never a 500.
+        let pages = try #require(found["errorPages"] as? [String: String])
+        let statuses = try #require(found["statuses"] as? [String: Int])
+        #expect(pages["/runs/ffffffff"] == "no run ffffffff in the data directory" && statuses["/runs/ffffffff"] == 404)
+        #expect(pages["/runs/..%2F..%2Fetc%2Fpasswd"]?.contains("task-run UUID") == true && statuses["/runs/..%2F..%2Fetc%2Fpasswd"] == 400)
+        #expect(pages["/tasks/broken"]?.hasPrefix("the task file does not parse:") == true && statuses["/tasks/broken"] == 422)
+        #expect(pages["/tasks/nope"] == "no task \"nope\" in the task folder" && statuses["/tasks/nope"] == 404)
+        #expect(statuses.values.allSatisfy { (400..<500).contains($0) }, "\(statuses)")
+        #expect(try await web.stop() == 0, "\(web.daemon.printed)")
+    }
+
+    @Test(.enabled(if: Browser.testsEnabled("WebPageTests")), .timeLimit(.minutes(4)))
+    func beyondLoopbackEveryRequestNeedsTheTokenAndCrossSiteRequestsAreRefused() async throws {
+        let token = "test-token-" + UUID().uuidString.prefix(12)
+        // 0.0.0.0 is not loopback: the token is required (the test reaches it through 127.0.0.1).
+        let web = try await WebHarness.start(host: "0.0.0.0", token: String(token))
+        let found = try await web.check(["security", web.base, String(token), String(try WebHarness.freePort())])
+        for label in ["anonymous", "wrongToken"] {
+            let answers = try #require(found[label] as? [String: [Any]])
+            for (path, answer) in answers {
+                let status = try #require(answer.first as? Int)
+                if path.hasPrefix("/"), !path.hasPrefix("/api/") {
+                    // A page: to the login form, nothing served.
+                    #expect(status == 302 && (answer.last as? String)?.hasPrefix("/login?next=") == true, "\(label) \(path): \(answer)")
+                } else {
+                    #expect((400..<500).contains(status), "\(label) \(path): \(status)")
+                }
+            }
+            #expect(answers.count == 9)
+        }
+        #expect(found["loginWrong"] as? Int == 401 && found["loginCrossSite"] as? Int == 403)
+        #expect((found["login"] as? [Any])?.map { "\($0)" } == ["303", "/tasks", "1", "1", "1"], "\(found["login"] ?? "")")
+        let withToken = try #require(found["withToken"] as? [String: Int])
+        #expect(withToken == ["/devices": 200, "bearer /api/status": 200, "WS same origin": 101, "WS cross-site": withToken["WS cross-site"] ?? 101,
+                              "POST no CSRF": 403, "POST wrong CSRF": 403, "POST cross-site with CSRF": 403, "POST same origin with CSRF": 200, "PUT": 405])
+        #expect((400..<500).contains(withToken["WS cross-site"] ?? 101))
+        let paths = try #require(found["paths"] as? [String: [Any]])
+        for (path, answer) in paths {
+            #expect((400..<500).contains(answer[0] as? Int ?? 0) && answer[1] as? Bool == false, "\(path): \(answer)")
+        }
+        // The real browser: sent to the login form, in after it, live data; a page of another
+        // origin can neither open the WebSocket nor post to the API.
+        #expect(found["browserRedirect"] as? String == "/login")
+        #expect(((found["browserLive"] as? [String: Any])?["status"] as? String) == "live")
+        #expect(found["crossSiteWebSocket"] as? String == "refused")
+        let crossSitePost = try #require(found["crossSitePost"] as? String)
+        #expect(crossSitePost.contains("refused") || crossSitePost.contains("token is required"), "\(crossSitePost)")
+        #expect(try await web.stop() == 0)
+    }
+
+    @Test(.enabled(if: Browser.testsEnabled("WebPageTests")), .timeLimit(.minutes(3)))
+    func aLivePlotSaysSoWhenRecorderdGoesAway() async throws {
+        let web = try await WebHarness.start()
+        let ready = web.directory + "/ready"
+        let checker = try ChildProcess("/usr/bin/env", ["python3", WebHarness.checker, "live", web.base, ready, "20"])
+        let deadline = Deadline(seconds: 60)
+        while !FileManager.default.fileExists(atPath: ready), !deadline.hasPassed, checker.isRunning {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        try #require(FileManager.default.fileExists(atPath: ready), "\(checker.printed)")
+        #expect(try await web.stop() == 0)
+        #expect(try await checker.wait(timeout: 40) == 0, "\(checker.printed)")
+        let line = try #require(checker.printed.split(separator: "\n").last { $0.hasPrefix("{") })
+        let found = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        // Not left showing "live" on a dead socket: it says it is disconnected (or why the stream ended).
+        let after = try #require(found["after"] as? String)
+        #expect(after.hasPrefix("disconnected") || after.contains("ended"), "\(after)")
+    }
+}
