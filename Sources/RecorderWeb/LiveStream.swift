@@ -10,6 +10,8 @@ import RecorderModel
 struct LiveStream: Sendable {
     let site: WebSite
     let device: String
+    /// The types to plot (nil: the device's raw ones).
+    let sensorTypes: [SensorType]?
     /// Records per second and sensor type a plot gets (a canvas shows 10 s).
     static let rate = 25.0
     /// How often the device's state is looked at.
@@ -26,7 +28,7 @@ struct LiveStream: Sendable {
         defer { client.close() }
         let records: AsyncThrowingStream<[Record], any Error>
         do {
-            records = try await client.subscribe(device: device, rate: Self.rate)
+            records = try await client.subscribe(device: device, sensorTypes: sensorTypes, rate: Self.rate)
         } catch {
             try? await outbound.writeTextMessage(Self.message(type: "error", "cannot subscribe to \(device): \(error)"))
             try? await outbound.close(.normalClosure, reason: nil)
@@ -48,7 +50,12 @@ struct LiveStream: Sendable {
                 var last: (DeviceState, String?)?
                 while !Task.isCancelled {
                     guard let status = try? await client.status() else { break }
-                    if let d = status.devices.first(where: { $0.name == device }), last.map({ $0 != (d.state, d.error) }) ?? true {
+                    guard let d = status.devices.first(where: { $0.name == device }) else {
+                        // Removed from the configuration (a reload): its stream ends here.
+                        try? await outbound.writeTextMessage(Self.message(type: "error", "\(device) is no longer configured (the configuration was reloaded without it)"))
+                        break
+                    }
+                    if last.map({ $0 != (d.state, d.error) }) ?? true {
                         last = (d.state, d.error)
                         try? await outbound.writeTextMessage(Self.state(d))
                     }

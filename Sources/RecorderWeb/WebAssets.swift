@@ -18,6 +18,7 @@ enum WebAssets {
     .state { font-size: .8rem; padding: .1rem .45rem; border-radius: 999px; background: #e6eef7; vertical-align: middle; }
     .state-sampling { background: #dff3e4; color: var(--ok); }
     .state-unavailable { background: #fbe3e1; color: var(--bad); }
+    .types button { font-size: .8rem; padding: .15rem .5rem; margin: .1rem 0; } .types button[aria-pressed="true"] { background: #e6eef7; border-color: var(--accent); }
     canvas.live { width: 100%; height: auto; background: #fbfcfd; border: 1px solid var(--line); border-radius: 4px; }
     table { border-collapse: collapse; width: 100%; background: #fff; font-size: .95rem; }
     th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
@@ -65,8 +66,10 @@ enum WebAssets {
       const stateBadge = section.querySelector('[data-role="state"]');
       const errorLine = section.querySelector('[data-role="error"]');
       const order = (canvas.dataset.types || "").split(",").filter(Boolean);
-      const series = new Map();
-      const markers = [];
+      const toggles = [...section.querySelectorAll('[data-role="types"] button')];
+      let series = new Map();
+      let markers = [];
+      let socket = null, switching = false;
       let latest = -Infinity, drawn = 0, pending = false, received = 0;
       function draw() {
         pending = false;
@@ -101,11 +104,19 @@ enum WebAssets {
         }
         drawn += points;
         canvas.dataset.drawn = String(drawn);
+        canvas.dataset.series = types.join(",");
         canvas.dataset.lastT = String(t1);
         canvas.dataset.received = String(received);
       }
+      function chosen() { return toggles.filter((b) => b.getAttribute("aria-pressed") === "true").map((b) => b.dataset.type); }
+      for (const b of toggles) b.addEventListener("click", () => {
+        b.setAttribute("aria-pressed", b.getAttribute("aria-pressed") === "true" ? "false" : "true");
+        series = new Map(); markers = []; latest = -Infinity;
+        if (socket) { switching = true; socket.close(); } else connect();
+      });
       function connect() {
-        const socket = new WebSocket(wsURL("/ws/live/" + encodeURIComponent(canvas.dataset.device)));
+        const types = chosen();
+        socket = new WebSocket(wsURL("/ws/live/" + encodeURIComponent(canvas.dataset.device) + (types.length ? "?types=" + types.join(",") : "")));
         socket.onopen = () => { statusLine.textContent = "live"; statusLine.classList.remove("error"); };
         socket.onmessage = (event) => {
           const m = JSON.parse(event.data);
@@ -127,8 +138,10 @@ enum WebAssets {
           }
         };
         socket.onclose = () => {
+          socket = null;
+          if (switching) { switching = false; connect(); return; }
           if (!statusLine.classList.contains("error")) statusLine.textContent = "disconnected; trying again…";
-          setTimeout(connect, 3000);
+          setTimeout(() => { if (!socket) connect(); }, 3000);
         };
       }
       connect();

@@ -24,6 +24,7 @@ struct WebPageTests {
         let first = try #require(live["first"] as? [Double]), second = try #require(live["second"] as? [Double])
         #expect(second[0] > first[0] && second[1] >= first[1] + 1, "\(live)")
         #expect(live["status"] as? String == "live")
+        #expect((found["toggled"] as? String)?.split(separator: ",").contains("gravity") == true, "\(found["toggled"] ?? "")")
         #expect((found["unknownDevice"] as? String)?.contains("no device named \"nosuch\"") == true, "\(found["unknownDevice"] ?? "")")
         // Tasks: both files listed; the broken one says why.
         #expect(found["tasks"] as? [String] == ["broken", "gait-short"])
@@ -131,21 +132,44 @@ struct WebPageTests {
     }
 
     @Test(.enabled(if: Browser.testsEnabled("WebPageTests")), .timeLimit(.minutes(3)))
-    func aLivePlotSaysSoWhenRecorderdGoesAway() async throws {
+    func aLivePlotSaysSoWhenItsDeviceGoesAway() async throws {
         let web = try await WebHarness.start()
         let ready = web.directory + "/ready"
-        let checker = try ChildProcess("/usr/bin/env", ["python3", WebHarness.checker, "live", web.base, ready, "20"])
+        let checker = try ChildProcess("/usr/bin/env", ["python3", WebHarness.checker, "live", web.base, ready, "30"])
         let deadline = Deadline(seconds: 60)
         while !FileManager.default.fileExists(atPath: ready), !deadline.hasPassed, checker.isRunning {
             try await Task.sleep(for: .milliseconds(50))
         }
         try #require(FileManager.default.fileExists(atPath: ready), "\(checker.printed)")
-        #expect(try await web.stop() == 0)
-        #expect(try await checker.wait(timeout: 40) == 0, "\(checker.printed)")
+        // The device leaves the configuration (SIGHUP reloads it without devices).
+        let configuration = web.directory + "/recorderd.json"
+        var json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: configuration))) as? [String: Any])
+        json["devices"] = [[String: Any]]()
+        try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: configuration))
+        kill(web.daemon.pid, SIGHUP)
+        #expect(try await checker.wait(timeout: 60) == 0, "\(checker.printed)")
         let line = try #require(checker.printed.split(separator: "\n").last { $0.hasPrefix("{") })
         let found = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-        // Not left showing "live" on a dead socket: it says it is disconnected (or why the stream ended).
-        let after = try #require(found["after"] as? String)
-        #expect(after.hasPrefix("disconnected") || after.contains("ended"), "\(after)")
+        // Not left showing "live" on a stream that goes nowhere: it says what happened.
+        #expect(found["after"] as? String == "imu0 is no longer configured (the configuration was reloaded without it)", "\(found)")
+        #expect(try await web.stop() == 0, "\(web.daemon.printed)")
+    }
+
+    @Test(.enabled(if: Browser.testsEnabled("WebPageTests")), .timeLimit(.minutes(3)))
+    func aTabClosedMidTaskLeavesTheRunToTheOrphanRulesAndTasksCancelsIt() async throws {
+        let web = try await WebHarness.start()
+        let found = try await web.check(["abandon", web.base, "gait-short"])
+        let active = try #require(found["active"] as? [String])
+        // The closed tab did not cancel it: the run was still recording, listed with its Cancel.
+        try #require(active.count == 1, "\(found)")
+        #expect(found["afterCancel"] as? [String] == [] && found["consoleErrors"] as? [String] == [], "\(found)")
+        let client = try await RecorderClient.connect(socketPath: web.socket)
+        defer { client.close() }
+        let run = try await client.run(active[0])
+        #expect(run.summary.status == .cancelled)
+        // Cancelled with its files kept: the motion recorded while walking is there.
+        let motion = try #require(run.taskResult.asyncResults.compactMap(\.file).first { $0.identifier == "motion" })
+        #expect(motion.sampleCount > 0 && FileManager.default.fileExists(atPath: run.summary.runDirectory + "/" + motion.relativePath))
+        #expect(try await web.stop() == 0)
     }
 }

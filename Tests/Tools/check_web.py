@@ -5,7 +5,8 @@ HTTP requests, and prints what it found as one JSON line for the Swift tests to 
   check_web.py browse   BASE TASK DOWNLOADS SHOTS   devices' live plot, a task run from its screen,
                                                     the runs pages, plot, downloads, error pages
   check_web.py security BASE TOKEN OTHER_PORT       token, CSRF, cross-site POST and WebSocket, path tricks
-  check_web.py live     BASE READYFILE SECONDS      a live plot left open while recorderd stops: what it says
+  check_web.py live     BASE READYFILE SECONDS      a live plot left open while its device goes: what it says
+  check_web.py abandon  BASE TASK                   a task screen closed mid-task, the run cancelled from Tasks
 
 Every wait has a deadline; the browser is always quit."""
 import http.client
@@ -120,16 +121,20 @@ def walk_task(driver, base, task, shots):
     seen, answered = [], []
     screen = driver.find_element(By.ID, "task-screen")
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
+    def note():
         step = screen.get_attribute("data-step")
         if step and (not seen or seen[-1] != step):
             seen.append(step)
+        return step
+    while time.monotonic() < deadline:
+        step = note()
         if driver.find_element(By.ID, "outcome").is_displayed():
             break
         question = driver.find_element(By.ID, "question")
         if question.is_displayed():
             fields = question.find_elements(By.ID, "answer")
             if fields and fields[0].is_enabled():
+                step = note()
                 shot(driver, shots, "task-question-phone", PHONE)
                 fields[0].send_keys("4")
                 question.find_element(By.ID, "answer-ok").click()
@@ -141,6 +146,7 @@ def walk_task(driver, base, task, shots):
             shot(driver, shots, "task-active-phone", PHONE)
         button = driver.find_element(By.ID, "next")
         if button.is_displayed():
+            note()  # the step the button belongs to, before it goes
             button.click()
         time.sleep(0.1)
     outcome = driver.find_element(By.ID, "outcome").text
@@ -157,6 +163,10 @@ def browse(base, task, downloads, shots):
         driver.set_window_size(*PHONE)
         driver.get(base + "/devices")
         found["live"] = live_plot(driver)
+        # Fused types on demand: the gravity toggle adds its panel.
+        driver.find_element(By.CSS_SELECTOR, 'button[data-type="gravity"]').click()
+        canvas = driver.find_element(By.CSS_SELECTOR, "canvas.live")
+        found["toggled"] = until(lambda: "gravity" in (canvas.get_attribute("data-series") or "") and canvas.get_attribute("data-series"), 15, "the gravity panel")
         found["unknownDevice"] = driver.execute_async_script("""
             const done = arguments[arguments.length - 1];
             const s = new WebSocket(location.origin.replace("http", "ws") + "/ws/live/nosuch");
@@ -299,8 +309,8 @@ def security(base, token, other_port):
 
 
 def live(base, ready, seconds):
-    """A live plot left open while the test stops recorderd: the page says so. `ready` is a file
-    made once the plot is live (the test then stops the daemon)."""
+    """A live plot left open while its device goes (the test reloads recorderd's configuration
+    without it): the page says so. `ready` is a file made once the plot is live."""
     wait_for_server(base)
     driver = browser()
     try:
@@ -314,6 +324,39 @@ def live(base, ready, seconds):
         driver.quit()
 
 
+def abandon(base, task):
+    """Starts TASK on its screen, closes the browser while it records, then cancels the run from
+    the Tasks page of a new browser."""
+    wait_for_server(base)
+    found = {}
+    driver = browser()
+    try:
+        driver.get(base + "/tasks/" + task)
+        driver.find_element(By.ID, "start").click()
+        screen = driver.find_element(By.ID, "task-screen")
+        def at_walk():
+            if driver.find_element(By.ID, "next").is_displayed():
+                driver.find_element(By.ID, "next").click()
+            question = driver.find_element(By.ID, "question")
+            if question.is_displayed() and question.find_elements(By.ID, "skip") and question.find_element(By.ID, "skip").is_enabled():
+                question.find_element(By.ID, "skip").click()
+            return screen.get_attribute("data-step") == "walking.outbound"
+        until(at_walk, 60, "the walking step")
+    finally:
+        driver.quit()  # the tab goes mid-task
+    driver = browser()
+    try:
+        driver.get(base + "/tasks")
+        found["active"] = [li.get_attribute("data-run") for li in driver.find_elements(By.CSS_SELECTOR, ".active li[data-run]")]
+        driver.find_element(By.CSS_SELECTOR, "button.cancel-run").click()
+        until(lambda: not driver.find_elements(By.CSS_SELECTOR, ".active li[data-run]"), 30, "the run to be cancelled")
+        found["afterCancel"] = [li.get_attribute("data-run") for li in driver.find_elements(By.CSS_SELECTOR, ".active li[data-run]")]
+        found["consoleErrors"] = severe_logs(driver)
+    finally:
+        driver.quit()
+    print(json.dumps(found))
+
+
 if __name__ == "__main__":
     command = sys.argv[1]
     if command == "browse":
@@ -322,5 +365,7 @@ if __name__ == "__main__":
         security(*sys.argv[2:5])
     elif command == "live":
         live(*sys.argv[2:5])
+    elif command == "abandon":
+        abandon(*sys.argv[2:4])
     else:
         sys.exit("unknown command " + command)
