@@ -7,9 +7,11 @@
 # - gait: one sample of fused vertical acceleration through the contact detector and the
 #   walking-bout rules (GaitAnalysis); its peer, mobgap, is Python and timed by gait-reference.sh;
 # - export: one record of a 9-axis motion file through `recorderctl export`'s exporters (csv, mcap,
-#   sage, fhir; the release ExportCount program), against the Python peers of export-benchmark.sh.
+#   sage, fhir; the release ExportCount program), against the Python peers of export-benchmark.sh;
+# - live: one record written into the web page's live plot messages (LivePoints), against
+#   Foundation's JSONEncoder writing the same values.
 # The difference between a long and a short run is that many iterations' worth, without start-up.
-# Usage: scripts/count-instructions.sh [parse|fusion|gait|export]...
+# Usage: scripts/count-instructions.sh [parse|fusion|gait|export|live]...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp -d)
@@ -70,6 +72,17 @@ for part in "${parts[@]}"; do
     echo "gait recorderd: $(( inside / 200000 )) instructions per sample in the contact detector and bout rules"
     tracked=$(instructions --toggle-collect='*track*' "$out/gait" "$walk" 200000)
     echo "gait recorderd: $(( tracked / 200000 )) instructions per sample in the whole tracker (detector, bouts, regularity, sway, turns)"
+    ;;
+  live)
+    mkdir -p "$out/live-src"
+    cp Benchmarks/InstructionCounts/live.swift "$out/live-src/main.swift"
+    sed '/^import RecorderModel$/d' Sources/RecorderWeb/LivePoints.swift > "$out/live-src/LivePoints.swift"
+    swiftc -O -module-name LiveCount -o "$out/live" "$out/live-src/"*.swift Sources/RecorderModel/*.swift
+    for side in ours foundation; do
+      one=$(instructions "$out/live" "$side" 100)
+      many=$(instructions "$out/live" "$side" 1100)
+      echo "live $side: $(( (many - one) / 10000 )) instructions per record (10 records a message)"
+    done
     ;;
   export)
     swift build -c release --product ExportCount >/dev/null 2>&1

@@ -57,5 +57,5 @@ python3 - "$idle" "$page" "$tail_cpu" <<'PY'
 import sys
 idle, page, tail = (float(a.split()[1]) for a in sys.argv[1:4])
 print(f"| daemon CPU, % of one core | idle {idle:.2f} | page open {page:.2f} (+{page - idle:.2f}) | recorderctl tail {tail:.2f} (+{tail - idle:.2f}) | "
-      f"extra ratio page/tail {(page - idle) / max(tail - idle, 1e-9):.2f} |")
+      f"page/tail {page / tail:.2f} |")
 PY

@@ -2,9 +2,9 @@ import Foundation
 import RecorderModel
 
 extension RecorderClient {
-    /// `daemon.status`.
-    public func status() async throws(RecorderClientError) -> DaemonStatus {
-        try await call(.daemonStatus, JSONValue.object([:]))
+    /// `daemon.status`; `disk: false` leaves out the disk use (no walk over the runs' files).
+    public func status(disk: Bool = true) async throws(RecorderClientError) -> DaemonStatus {
+        try await call(.daemonStatus, disk ? JSONValue.object([:]) : JSONValue.object(["disk": .bool(false)]))
     }
 
     /// `devices.list`.

@@ -34,7 +34,8 @@ struct RequestRouter: Sendable {
         }
         switch method {
         case .daemonStatus:
-            let disk = await SupervisorService.onBlockingQueue { [runs] in runs.catalog.diskUsage() }
+            let params = try Self.params(DaemonStatusParams.self, request.params)
+            let disk = params.disk == false ? nil : await SupervisorService.onBlockingQueue { [runs] in runs.catalog.diskUsage() }
             let status = DaemonStatus(
                 version: RecorderVersion.string, uptimeSeconds: clock.uptime() - startUptime,
                 pid: getpid(), dataDirectory: runs.dataDirectory, devices: devices.infos, taskRuns: runs.active(), disk: disk)

@@ -343,6 +343,15 @@ public struct RunsListResult: Sendable, Codable, Equatable {
     }
 }
 
+/// `daemon.status` parameters: `disk: false` leaves out the disk use (no walk over the runs' files).
+public struct DaemonStatusParams: Sendable, Codable, Equatable {
+    public var disk: Bool?
+
+    public init(disk: Bool? = nil) {
+        self.disk = disk
+    }
+}
+
 /// `runs.get` and `runs.delete` parameters: `run` is a task-run UUID or a unique prefix of one.
 public struct RunParams: Sendable, Codable, Equatable {
     public var run: String

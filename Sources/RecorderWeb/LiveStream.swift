@@ -22,7 +22,7 @@ struct LiveStream: Sendable {
         do {
             client = try await site.connect()
         } catch {
-            try? await outbound.writeTextMessage(Self.message(type: "error", error.message))
+            try? await outbound.writeTextMessage(LivePoints.message(type: "error", error.message))
             return
         }
         defer { client.close() }
@@ -30,7 +30,7 @@ struct LiveStream: Sendable {
         do {
             records = try await client.subscribe(device: device, sensorTypes: sensorTypes, rate: Self.rate)
         } catch {
-            try? await outbound.writeTextMessage(Self.message(type: "error", "cannot subscribe to \(device): \(error)"))
+            try? await outbound.writeTextMessage(LivePoints.message(type: "error", "cannot subscribe to \(device): \(error)"))
             try? await outbound.close(.normalClosure, reason: nil)
             return
         }
@@ -39,25 +39,25 @@ struct LiveStream: Sendable {
             group.addTask {
                 do {
                     for try await batch in records {
-                        try await outbound.writeTextMessage(Self.encode(batch))
+                        try await outbound.writeTextMessage(LivePoints.encode(batch))
                     }
-                    try? await outbound.writeTextMessage(Self.message(type: "error", "the live stream of \(device) ended (recorderd stopped or the device went away)"))
+                    try? await outbound.writeTextMessage(LivePoints.message(type: "error", "the live stream of \(device) ended (recorderd stopped or the device went away)"))
                 } catch {
-                    try? await outbound.writeTextMessage(Self.message(type: "error", "the live stream of \(device) failed: \(error)"))
+                    try? await outbound.writeTextMessage(LivePoints.message(type: "error", "the live stream of \(device) failed: \(error)"))
                 }
             }
             group.addTask {
                 var last: (DeviceState, String?)?
                 while !Task.isCancelled {
-                    guard let status = try? await client.status() else { break }
+                    guard let status = try? await client.status(disk: false) else { break }
                     guard let d = status.devices.first(where: { $0.name == device }) else {
                         // Removed from the configuration (a reload): its stream ends here.
-                        try? await outbound.writeTextMessage(Self.message(type: "error", "\(device) is no longer configured (the configuration was reloaded without it)"))
+                        try? await outbound.writeTextMessage(LivePoints.message(type: "error", "\(device) is no longer configured (the configuration was reloaded without it)"))
                         break
                     }
                     if last.map({ $0 != (d.state, d.error) }) ?? true {
                         last = (d.state, d.error)
-                        try? await outbound.writeTextMessage(Self.state(d))
+                        try? await outbound.writeTextMessage(LivePoints.state(d))
                     }
                     try? await Task.sleep(for: Self.stateInterval)
                 }
@@ -69,61 +69,5 @@ struct LiveStream: Sendable {
             group.cancelAll()
             try? await outbound.close(.normalClosure, reason: nil)
         }
-    }
-
-    /// `{"type":"data","points":[["accelerometer",uptime,x,y,z],["gap",uptime],…]}`: one array a
-    /// record, the values a plot draws (motion axes, sound level average and peak, GPS speed and
-    /// accuracy); gaps and gait steps as markers.
-    static func encode(_ records: [Record]) -> String {
-        var out = #"{"type":"data","points":["#
-        out.reserveCapacity(64 + records.count * 64)
-        var first = true
-        for r in records {
-            guard let uptime = r.uptime else { continue }
-            let name: String
-            let values: [Double?]
-            if r.isGap {
-                name = "gap"
-                values = []
-            } else if r.event == "step" {
-                name = "step"
-                values = []
-            } else if let type = r.sensorType, r.event == nil {
-                switch SensorType(rawValue: type) {
-                case .location?: values = [r.speed, r.horizontalAccuracy]
-                case .soundLevel?: values = [r.average, r.peak]
-                case .attitude?: values = [r.x, r.y, r.z, r.w]
-                case .some: values = [r.x, r.y, r.z]
-                case nil: continue
-                }
-                name = type
-            } else {
-                continue
-            }
-            if !first { out += "," }
-            first = false
-            out += "[\"" + name + "\"," + number(uptime)
-            for v in values { out += "," + (v.map(number) ?? "null") }
-            out += "]"
-        }
-        return out + "]}"
-    }
-
-    static func number(_ value: Double) -> String {
-        value.isFinite ? "\(value)" : "null"
-    }
-
-    static func state(_ d: DeviceInfo) -> String {
-        let error = d.error.map { "," + jsonString("error") + ":" + jsonString($0) } ?? ""
-        return #"{"type":"state","state":"# + jsonString(d.state.rawValue) + error + "}"
-    }
-
-    static func message(type: String, _ text: String) -> String {
-        "{\"type\":" + jsonString(type) + ",\"message\":" + jsonString(text) + "}"
-    }
-
-    /// A JSON string literal.
-    static func jsonString(_ text: String) -> String {
-        (try? JSONEncoder().encode(text)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
     }
 }

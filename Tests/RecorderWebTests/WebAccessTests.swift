@@ -77,8 +77,10 @@ struct WebAccessTests {
         location.sensorType = "location"
         location.speed = .nan
         location.horizontalAccuracy = 3
-        let text = LiveStream.encode([motion, gap, location])
-        #expect(text == #"{"type":"data","points":[["accelerometer",12.5,0.1,-0.2,0.98],["gap",13.0],["location",14.0,null,3.0]]}"#)
+        let text = LivePoints.encode([motion, gap, location])
+        #expect(text == #"{"type":"data","points":[["accelerometer",12.5,0.1,-0.2,0.98],["gap",13],["location",14,null,3]]}"#)
+        #expect(["-0.0000004", "0.0000005", "77185.101523762", "-1.5", "1e15", "0.000123"].map { LivePoints.number(Double($0)!) }
+                == ["0", "0.000001", "77185.101524", "-1.5", "1000000000000000.0", "0.000123"])
         #expect(try JSONSerialization.jsonObject(with: Data(text.utf8)) is [String: Any])
         #expect(HTML.escape("<a href=\"x\">'&'</a>\u{1B}") == "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;\u{FFFD}")
     }
