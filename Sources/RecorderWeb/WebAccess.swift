@@ -36,6 +36,8 @@ struct WebAccess: Sendable {
 
     func decide(_ r: RequestFacts) -> Action {
         guard [.get, .head, .post].contains(r.method) else { return .refuse(.methodNotAllowed, "only GET and POST are served") }
+        // The style sheet, script and icon carry no data (the login form uses them).
+        if r.method == .get, r.path.hasPrefix("/static/") || r.path == "/favicon.ico" { return .allow }
         // The login form itself: no token yet; a cross-site post of it is still refused.
         if r.path == "/login" {
             if r.method == .post, !sameOrigin(r) { return .refuse(.forbidden, "cross-site request refused") }

@@ -21,7 +21,7 @@ enum WebAssets {
     .types button { font-size: .8rem; padding: .15rem .5rem; margin: .1rem 0; } .types button[aria-pressed="true"] { background: #e6eef7; border-color: var(--accent); }
     canvas.live { width: 100%; height: auto; background: #fbfcfd; border: 1px solid var(--line); border-radius: 4px; }
     table { border-collapse: collapse; width: 100%; background: #fff; font-size: .95rem; }
-    th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+    th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: anywhere; }
     .status-finished { color: var(--ok); } .status-cancelled, .status-interrupted, .status-abandoned { color: var(--bad); }
     .gap { color: var(--bad); } .gait { color: var(--accent); }
     img.plot { width: 100%; height: auto; border: 1px solid var(--line); background: #fff; }

@@ -153,8 +153,14 @@ extension WebSite {
             for a in step.results ?? [] {
                 notes.append("\(HTML.escape(a.identifier)): <b>\(HTML.escape(a.display ?? a.value.plainText ?? "–"))\(a.unit.map { " " + HTML.escape($0) } ?? "")</b>")
             }
-            for g in summaries where g.stepPath == step.stepPath { notes.append("<span class=\"gait\">\(HTML.escape(g.headline))</span>") }
-            html += "<tr><td>\(HTML.escape(step.stepPath))</td><td>\(length)</td><td>\(notes.joined(separator: "<br>"))</td></tr>\n"
+            for g in summaries where g.stepPath == step.stepPath {
+                // The headline starts with the step path, which the row already shows.
+                let headline = g.headline.hasPrefix(g.stepPath + ": ") ? String(g.headline.dropFirst(g.stepPath.count + 2)) : g.headline
+                notes.append("<span class=\"gait\">\(HTML.escape(g.identifier)): \(HTML.escape(headline))</span>")
+            }
+            let prefix = r.taskIdentifier + "/"
+            let name = step.stepPath.hasPrefix(prefix) ? String(step.stepPath.dropFirst(prefix.count)) : step.stepPath
+            html += "<tr><td title=\"\(HTML.escape(step.stepPath))\">\(HTML.escape(name))</td><td>\(length)</td><td>\(notes.joined(separator: "<br>"))</td></tr>\n"
         }
         html += "</tbody></table>\n<h2>Recordings</h2>\n<ul class=\"files\">\n"
         for result in r.asyncResults {

@@ -13,18 +13,7 @@ struct FakeGPSD {
 
     static let logs = Fixtures.root + "/gps"
 
-    static func freePort() -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
+    static func freePort() -> Int { LoopbackTCP.freePort() }
 
     /// Starts `gpsfake` on a free port (or `port`); `delay` seconds per sentence.
     static func start(log: String, delay: Double = 0.005, port: Int? = nil) throws -> FakeGPSD {
@@ -50,17 +39,7 @@ struct FakeGPSD {
     }
 
     /// True when something accepts connections on 127.0.0.1:`port`.
-    static func isListening(port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        } == 0
-    }
+    static func isListening(port: Int) -> Bool { LoopbackTCP.accepts(port: port) }
 
     /// PIDs of gpsd processes serving `port` (from /proc).
     static func gpsdPIDs(port: Int) -> [Int32] {

@@ -19,10 +19,10 @@ struct WebHarness {
 
     /// Starts recorderd listening on `host` (a free port) with `token`; returns once its control
     /// socket answers (the page follows within the same start-up).
-    static func start(host: String = "127.0.0.1", token: String? = nil) async throws -> WebHarness {
+    static func start(host: String = "127.0.0.1", token: String? = nil, port chosen: Int? = nil) async throws -> WebHarness {
         let directory = try Fixtures.temporaryDirectory()
         try writeTasks(in: directory + "/tasks")
-        let port = try freePort()
+        let port = chosen ?? LoopbackTCP.freePort()
         var http = "{\"listen\": \"\(host):\(port)\", \"taskDirectory\": \"tasks\""
         if let token { http += ", \"token\": \"\(token)\"" }
         http += "}"
@@ -70,28 +70,12 @@ struct WebHarness {
         return try JSONSerialization.data(withJSONObject: task, options: [.sortedKeys])
     }
 
-    /// A TCP port nothing listens on now (the kernel's pick for port 0).
-    static func freePort() throws -> Int {
-        let fd = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw POSIXError(.EADDRINUSE) }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     /// Runs check_web.py; the JSON object it printed last.
     func check(_ arguments: [String], timeout: Double = 240) async throws -> [String: Any] {
         let p = try ChildProcess("/usr/bin/env", ["python3", Self.checker] + arguments)
         let status = try await p.wait(timeout: timeout)
         let printed = p.printed
-        try #require(status == 0, "check_web.py \(arguments.first ?? ""): \(printed)\nrecorderd: \(daemon.printed)")
+        try #require(status == 0, "check_web.py \(arguments.first ?? ""): \(printed)")
         let line = try #require(printed.split(separator: "\n").last { $0.hasPrefix("{") }, "\(printed)")
         return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
     }

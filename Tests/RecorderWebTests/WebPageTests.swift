@@ -97,7 +97,7 @@ struct WebPageTests {
         let token = "test-token-" + UUID().uuidString.prefix(12)
         // 0.0.0.0 is not loopback: the token is required (the test reaches it through 127.0.0.1).
         let web = try await WebHarness.start(host: "0.0.0.0", token: String(token))
-        let found = try await web.check(["security", web.base, String(token), String(try WebHarness.freePort())])
+        let found = try await web.check(["security", web.base, String(token), String(LoopbackTCP.freePort())])
         for label in ["anonymous", "wrongToken"] {
             let answers = try #require(found[label] as? [String: [Any]])
             for (path, answer) in answers {
@@ -111,7 +111,7 @@ struct WebPageTests {
             }
             #expect(answers.count == 9)
         }
-        #expect(found["loginWrong"] as? Int == 401 && found["loginCrossSite"] as? Int == 403)
+        #expect(found["loginWrong"] as? Int == 401 && found["loginCrossSite"] as? Int == 403 && found["static"] as? Int == 200)
         #expect((found["login"] as? [Any])?.map { "\($0)" } == ["303", "/tasks", "1", "1", "1"], "\(found["login"] ?? "")")
         let withToken = try #require(found["withToken"] as? [String: Int])
         #expect(withToken == ["/devices": 200, "bearer /api/status": 200, "WS same origin": 101, "WS cross-site": withToken["WS cross-site"] ?? 101,
@@ -129,6 +129,27 @@ struct WebPageTests {
         let crossSitePost = try #require(found["crossSitePost"] as? String)
         #expect(crossSitePost.contains("refused") || crossSitePost.contains("token is required"), "\(crossSitePost)")
         #expect(try await web.stop() == 0)
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func aTakenAddressLeavesRecordingAloneAndIsTriedAgain() async throws {
+        // Something else listens on the page's port: recorderd still serves its control socket
+        // and says why the page is missing.
+        let port = LoopbackTCP.freePort()
+        let squatter = try LoopbackTCP.listen(port: port)
+        let web = try await WebHarness.start(port: port)
+        let client = try await RecorderClient.connect(socketPath: web.socket)
+        #expect(try await client.devices().map(\.name) == ["imu0"])
+        client.close()
+        // Once the address is free the page takes it (it tries every 5 s).
+        close(squatter)
+        let deadline = Deadline(seconds: 30)
+        while !LoopbackTCP.accepts(port: port), !deadline.hasPassed {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(LoopbackTCP.accepts(port: port))
+        #expect(try await web.stop() == 0)
+        #expect(web.daemon.printed.contains("web page cannot listen; trying again"), "\(web.daemon.printed)")
     }
 
     @Test(.enabled(if: Browser.testsEnabled("WebPageTests")), .timeLimit(.minutes(3)))

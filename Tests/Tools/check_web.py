@@ -249,12 +249,14 @@ def security(base, token, other_port):
     # Without a token (and with a wrong one): pages go to the login form, everything else is refused.
     for label, extra in [("anonymous", {}), ("wrongToken", {"Cookie": "recorderd_token=not-the-token-at-all"})]:
         r = found[label]
-        for path in ["/devices", "/tasks", "/runs", "/runs/ffffffff", "/tasks/gait-short", "/static/app.js"]:
+        for path in ["/devices", "/tasks", "/runs", "/runs/ffffffff", "/tasks/gait-short", "/runs/ffffffff/plot.png"]:
             status, headers, _ = request(base, "GET", path, dict(html, **extra))
             r[path] = [status, headers.get("Location", "")]
         r["/api/status"] = [request(base, "GET", "/api/status", extra)[0], ""]
         r["POST /api/tasks/gait-short/sessions"] = [request(base, "POST", "/api/tasks/gait-short/sessions", dict(same, **extra), "")[0], ""]
         r["WS /ws/live/imu0"] = [websocket_status(base, "/ws/live/imu0", dict(same, **extra)), ""]
+    # The style sheet and script (no data) are served to the login form.
+    found["static"] = request(base, "GET", "/static/app.css")[0]
     # The login form: a wrong token is refused, the right one sets the cookie.
     form = "token=%s&next=%%2Ftasks" % urllib.parse.quote("wrong-token-0000000")
     found["loginWrong"] = request(base, "POST", "/login", {"Content-Type": "application/x-www-form-urlencoded", **same}, form)[0]
