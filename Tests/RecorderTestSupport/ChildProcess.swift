@@ -18,13 +18,15 @@ public func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) asy
 /// that socket and hold it open — a long-lived one (jackd, gpsd) then hid an exit for ever and
 /// `waitUntilExit` spun.
 public final class ChildProcess: @unchecked Sendable {
-    // @unchecked: `status` is a LockedValue; the rest is immutable after init.
+    // @unchecked: `status` and `captured` are LockedValues; the rest is immutable after init.
     public let pid: Int32
     public let output = Pipe()
     /// A descriptor that polls readable once the child has exited (-1 where pidfds are missing).
     private let pidfd: Int32
     /// The exit status once reaped: the code, or the number of the signal that ended it.
     private let status = LockedValue<Int32?>(nil)
+    /// Output read before the end (`printedSoFar`).
+    private let captured = LockedValue<[UInt8]>([])
 
     /// `environment`: variables added to (or replacing) the test's own; `standardInput`: a file
     /// the child reads as its standard input (default `/dev/null`).
@@ -115,7 +117,28 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Everything the process printed (after it exited).
     public var printed: String {
-        String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let rest = output.fileHandleForReading.readDataToEndOfFile()
+        return captured.withLock { c in
+            c.append(contentsOf: rest)
+            return String(decoding: c, as: UTF8.self)
+        }
+    }
+
+    /// What the process has printed so far, while it runs: reads what waits on the pipe without
+    /// blocking (kept, so `printed` still returns everything).
+    public func printedSoFar() -> String {
+        let fd = output.fileHandleForReading.fileDescriptor
+        return captured.withLock { c in
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            while true {
+                var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard poll(&p, 1, 0) == 1, p.revents & Int16(POLLIN) != 0 else { break }
+                let n = read(fd, &buffer, buffer.count)
+                guard n > 0 else { break }
+                c.append(contentsOf: buffer[0..<n])
+            }
+            return String(decoding: c, as: UTF8.self)
+        }
     }
 
     deinit {
