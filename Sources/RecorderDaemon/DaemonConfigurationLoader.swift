@@ -25,7 +25,10 @@ public enum DaemonConfigurationLoader {
     /// Reads and checks the configuration at `path` without probing anything. A missing file is
     /// a problem only when `required` (the user named it); the default path may be absent.
     public static func check(path: String, required: Bool, socket: String? = nil, dataDirectory: String? = nil) -> Check {
-        let baseDirectory = ((path as NSString).standardizingPath as NSString).deletingLastPathComponent
+        // Absolute: a relative --config resolves against the working directory, so that the
+        // files it names (a replay device's, the web page's tasks) do too.
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        let baseDirectory = ((absolute as NSString).standardizingPath as NSString).deletingLastPathComponent
         var result = Check(path: path, configuration: DaemonConfiguration(), baseDirectory: baseDirectory, problems: [], warnings: [],
                            fileExists: FileManager.default.fileExists(atPath: path))
         if result.fileExists {

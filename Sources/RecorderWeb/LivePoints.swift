@@ -2,7 +2,7 @@ import Foundation
 import RecorderModel
 
 /// The live plot's messages as JSON text, written directly (one string a notification, no
-/// encoder per record): the points a plot draws, device states, errors.
+/// encoder per record): the points a plot draws.
 enum LivePoints {
     /// `{"type":"data","points":[["accelerometer",uptime,x,y,z],["gap",uptime],…]}`: one array a
     /// record, the values a plot draws (motion axes, sound level average and peak, GPS speed and
@@ -39,8 +39,9 @@ enum LivePoints {
             out.append(contentsOf: name.utf8)
             out.append(contentsOf: #"","#.utf8)
             append(uptime, to: &out)
-            for value in [values.0, values.1, values.2, values.3].prefix(count) {
+            for index in 0..<count {
                 out.append(UInt8(ascii: ","))
+                let value = index == 0 ? values.0 : index == 1 ? values.1 : index == 2 ? values.2 : values.3
                 if let value { append(value, to: &out) } else { out.append(contentsOf: "null".utf8) }
             }
             out.append(UInt8(ascii: "]"))
@@ -91,19 +92,5 @@ enum LivePoints {
         var out: [UInt8] = []
         append(value, to: &out)
         return String(decoding: out, as: UTF8.self)
-    }
-
-    static func state(_ d: DeviceInfo) -> String {
-        let error = d.error.map { "," + jsonString("error") + ":" + jsonString($0) } ?? ""
-        return #"{"type":"state","state":"# + jsonString(d.state.rawValue) + error + "}"
-    }
-
-    static func message(type: String, _ text: String) -> String {
-        "{\"type\":" + jsonString(type) + ",\"message\":" + jsonString(text) + "}"
-    }
-
-    /// A JSON string literal.
-    static func jsonString(_ text: String) -> String {
-        (try? JSONEncoder().encode(text)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
     }
 }

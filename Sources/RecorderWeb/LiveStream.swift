@@ -22,7 +22,7 @@ struct LiveStream: Sendable {
         do {
             client = try await site.connect()
         } catch {
-            try? await outbound.writeTextMessage(LivePoints.message(type: "error", error.message))
+            try? await outbound.writeTextMessage(WebMessage.error(error.message))
             return
         }
         defer { client.close() }
@@ -30,7 +30,7 @@ struct LiveStream: Sendable {
         do {
             records = try await client.subscribe(device: device, sensorTypes: sensorTypes, rate: Self.rate)
         } catch {
-            try? await outbound.writeTextMessage(LivePoints.message(type: "error", "cannot subscribe to \(device): \(error)"))
+            try? await outbound.writeTextMessage(WebMessage.error("cannot subscribe to \(device): \(error)"))
             try? await outbound.close(.normalClosure, reason: nil)
             return
         }
@@ -41,9 +41,9 @@ struct LiveStream: Sendable {
                     for try await batch in records {
                         try await outbound.writeTextMessage(LivePoints.encode(batch))
                     }
-                    try? await outbound.writeTextMessage(LivePoints.message(type: "error", "the live stream of \(device) ended (recorderd stopped or the device went away)"))
+                    try? await outbound.writeTextMessage(WebMessage.error("the live stream of \(device) ended (recorderd stopped or the device went away)"))
                 } catch {
-                    try? await outbound.writeTextMessage(LivePoints.message(type: "error", "the live stream of \(device) failed: \(error)"))
+                    try? await outbound.writeTextMessage(WebMessage.error("the live stream of \(device) failed: \(error)"))
                 }
             }
             group.addTask {
@@ -52,12 +52,12 @@ struct LiveStream: Sendable {
                     guard let status = try? await client.status(disk: false) else { break }
                     guard let d = status.devices.first(where: { $0.name == device }) else {
                         // Removed from the configuration (a reload): its stream ends here.
-                        try? await outbound.writeTextMessage(LivePoints.message(type: "error", "\(device) is no longer configured (the configuration was reloaded without it)"))
+                        try? await outbound.writeTextMessage(WebMessage.error("\(device) is no longer configured (the configuration was reloaded without it)"))
                         break
                     }
                     if last.map({ $0 != (d.state, d.error) }) ?? true {
                         last = (d.state, d.error)
-                        try? await outbound.writeTextMessage(LivePoints.state(d))
+                        try? await outbound.writeTextMessage(WebMessage.state(d))
                     }
                     try? await Task.sleep(for: Self.stateInterval)
                 }

@@ -25,7 +25,7 @@ struct TaskSession: Sendable {
         do {
             client = try await site.connect()
         } catch {
-            try? await outbound.writeTextMessage(WebPresenter.text(["type": .string("error"), "message": .string(error.message)]))
+            try? await outbound.writeTextMessage(WebMessage.error(error.message))
             try? await outbound.close(.normalClosure, reason: nil)
             return
         }
@@ -63,23 +63,16 @@ struct TaskSession: Sendable {
                 return .socketClosed
             }
             let first = await group.next() ?? .socketClosed
-            switch first {
-            case .runnerDone:
-                try? await outbound.close(.normalClosure, reason: nil)
-            case .cancelPressed:
-                group.cancelAll()
-                await inbox.close()
-                _ = await group.next()
-                try? await outbound.close(.normalClosure, reason: nil)
-            case .socketClosed:
+            if first == .socketClosed {
                 // The browser went: no cancel can reach the daemon once its connection is closed.
                 logger.notice("web page: task screen closed mid-task; the run is left to the orphan rules", metadata: ["task": "\(definition.identifier)"])
                 client.close()
-                group.cancelAll()
-                await inbox.close()
             }
+            // The runner stops at its next wait (Cancel: the run cancelled, files kept), or has stopped.
             group.cancelAll()
             await inbox.close()
+            if first == .cancelPressed { _ = await group.next() }  // its "cancelled" goes out first
+            if first != .socketClosed { try? await outbound.close(.normalClosure, reason: nil) }
         }
     }
 }

@@ -12,13 +12,7 @@ struct WebPresenter: TaskRunPresenter {
     let inbox: BrowserInbox
 
     func send(_ members: [String: JSONValue]) async {
-        try? await outbound.writeTextMessage(Self.text(members))
-    }
-
-    static func text(_ members: [String: JSONValue]) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(JSONValue.object(members))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        try? await outbound.writeTextMessage(WebMessage.text(members))
     }
 
     func taskStarted(_ run: TaskRun, definition: TaskDefinition) async {

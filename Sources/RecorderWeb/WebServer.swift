@@ -20,13 +20,12 @@ public struct WebServer: Service {
     let retryInterval: Double
     let logger: Logger
 
-    /// `baseDirectory` resolves a relative task folder (the configuration's folder).
+    /// `baseDirectory` (absolute: the configuration's folder) resolves a relative task folder.
     /// `connectionLimit`: the daemon's `limits.connections`; the page's WebSockets (each a control
     /// connection) take at most a quarter of them.
     public init(configuration: HTTPConfiguration, socketPath: String, dataDirectory: String, baseDirectory: String,
                 connectionLimit: Int = DaemonLimits().connections, retryInterval: Double = 5, logger: Logger) {
-        let base = baseDirectory.hasPrefix("/") ? baseDirectory : FileManager.default.currentDirectoryPath + (baseDirectory.isEmpty ? "" : "/" + baseDirectory)
-        let tasks = configuration.taskDirectory.hasPrefix("/") ? configuration.taskDirectory : base + "/" + configuration.taskDirectory
+        let tasks = configuration.taskDirectory.hasPrefix("/") ? configuration.taskDirectory : baseDirectory + "/" + configuration.taskDirectory
         site = WebSite(socketPath: socketPath, dataDirectory: dataDirectory, taskDirectory: (tasks as NSString).standardizingPath,
                        access: WebAccess(token: configuration.token, csrfToken: WebAccess.randomToken()),
                        socketLimit: max(1, connectionLimit / 4), logger: logger)

@@ -25,7 +25,7 @@ extension WebSite {
             let types = names.compactMap(SensorType.init(rawValue:))
             await withSocketPlace(outbound) {
                 guard types.count == names.count, names.count <= SensorType.allCases.count else {
-                    try? await outbound.writeTextMessage(LivePoints.message(type: "error", "types: expected sensor type names separated by commas"))
+                    try? await outbound.writeTextMessage(WebMessage.error("types: expected sensor type names separated by commas"))
                     return
                 }
                 await LiveStream(site: self, device: device, sensorTypes: types.isEmpty ? nil : types).run(inbound: inbound, outbound: outbound)

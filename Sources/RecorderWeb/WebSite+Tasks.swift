@@ -39,7 +39,7 @@ extension WebSite {
             return .upgrade()
         } onUpgrade: { inbound, outbound, context in
             guard let id = context.requestContext.parameters.get("id"), let definition = await sessions.take(id) else {
-                try? await outbound.writeTextMessage(WebPresenter.text(["type": .string("error"), "message": .string("this task screen has expired: start the task again")]))
+                try? await outbound.writeTextMessage(WebMessage.error("this task screen has expired: start the task again"))
                 try? await outbound.close(.normalClosure, reason: nil)
                 return
             }

@@ -44,7 +44,7 @@ struct WebSite: Sendable {
     func withSocketPlace(_ outbound: WebSocketOutboundWriter, _ body: () async -> Void) async {
         await sockets.withPlace(body) {
             let message = "too many live views and task screens are open (\(sockets.limit)): close one"
-            try? await outbound.writeTextMessage(WebPresenter.text(["type": .string("error"), "message": .string(message)]))
+            try? await outbound.writeTextMessage(WebMessage.error(message))
             try? await outbound.close(.policyViolation, reason: nil)
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import RecorderClient
+import RecorderDaemon
 import RecorderModel
 import RecorderTestSupport
 import Testing
@@ -44,6 +45,15 @@ struct CommandLineTests {
     static let typoWarnings = ["ringSecnds: unknown key; did you mean ringSeconds?",
                                "devices[0].frequncy: unknown key; did you mean frequency?",
                                "devices[0].fusion.proportinalGain: unknown key; did you mean proportionalGain?"]
+
+    @Test func aRelativeConfigurationPathResolvesItsFilesFromTheWorkingDirectory() {
+        // `recorderd --config recorderd.json`: the files it names (a replay device's, the web
+        // page's tasks) are beside it, not at the file system's root.
+        let cwd = FileManager.default.currentDirectoryPath
+        #expect(DaemonConfigurationLoader.check(path: "recorderd.json", required: false).baseDirectory == cwd)
+        #expect(DaemonConfigurationLoader.check(path: "config/../etc/recorderd.json", required: false).baseDirectory == cwd + "/etc")
+        #expect(DaemonConfigurationLoader.check(path: "/etc/recorderd/recorderd.json", required: false).baseDirectory == "/etc/recorderd")
+    }
 
     @Test func threeTyposGiveThreeWarningsWithTheKeyMeant() async throws {
         let directory = try Fixtures.temporaryDirectory()
