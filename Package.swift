@@ -119,6 +119,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The fleet link (mqtt in the configuration): libmosquitto, a client of the control socket.
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        .target(
+            name: "RecorderFleet",
+            dependencies: [
+                "RecorderModel", "RecorderClient", "CMosquitto",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .target(name: "CEarlySignals"),
         .executableTarget(
             name: "recorderd",
@@ -126,7 +136,9 @@ let package = Package(
                 "CEarlySignals",
                 "RecorderDaemon",
                 "RecorderWeb",
+                "RecorderFleet",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
@@ -137,6 +149,7 @@ let package = Package(
                 "RecorderExport",
                 "RecorderFHIR",
                 "RecorderPlot",
+                "RecorderFleet",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -149,13 +162,14 @@ let package = Package(
         .target(name: "CChildProcess", path: "Tests/CChildProcess"),
         .target(
             name: "RecorderTestSupport",
-            dependencies: ["RecorderEngine", "RecorderModel", "CChildProcess", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["RecorderEngine", "RecorderModel", "RecorderClient", "CChildProcess", .product(name: "Logging", package: "swift-log")],
             path: "Tests/RecorderTestSupport"
         ),
         .target(name: "FakeIIO", dependencies: ["RecorderModel"], path: "Tests/FakeIIO"),
         .executableTarget(name: "FakeIIOGenerator", dependencies: ["FakeIIO"], path: "Tests/FakeIIOGenerator"),
         .testTarget(name: "RecorderModelTests", dependencies: ["RecorderModel"]),
         .testTarget(name: "RecorderWebTests", dependencies: ["RecorderWeb", "RecorderClient", "RecorderModel", "RecorderTestSupport", "recorderd", "recorderctl"]),
+        .testTarget(name: "RecorderFleetTests", dependencies: ["RecorderFleet", "RecorderClient", "RecorderModel", "RecorderTestSupport", "recorderd", "recorderctl"]),
         .testTarget(name: "RecorderFHIRTests", dependencies: ["RecorderFHIR", "RecorderModel", "RecorderClient", "RecorderTestSupport"]),
         .testTarget(name: "MotionFusionTests", dependencies: ["MotionFusion", "RecorderModel", "RecorderEngine", "RecorderTestSupport", "FakeIIO"]),
         .testTarget(name: "RecorderExportTests", dependencies: ["RecorderExport", "RecorderPlot", "RecorderModel", "RecorderClient", "RecorderTestSupport"]),

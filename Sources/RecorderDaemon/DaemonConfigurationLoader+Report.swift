@@ -40,6 +40,12 @@ extension DaemonConfigurationLoader.Check {
         } else {
             lines.append("http            off")
         }
+        if let mqtt = c.mqtt {
+            lines.append("mqtt            \(mqtt.broker), site \(mqtt.site), device \(mqtt.device ?? "(host name)"), prefix \(mqtt.topicPrefix), "
+                + "remote control \(mqtt.remoteControl ? "on" : "off")")
+        } else {
+            lines.append("mqtt            off")
+        }
         lines.append("devices         \(c.devices.count)")
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -50,6 +50,7 @@ public enum DaemonConfigurationLoader {
             if let socket { result.configuration.socket = socket }
             if let dataDirectory { result.configuration.dataDirectory = dataDirectory }
             result.problems += deviceProblems(result.configuration, baseDirectory: baseDirectory, skipping: reading.setAsideDevices)
+            result.problems += mqttProblems(result.configuration, baseDirectory: baseDirectory)
         } else if required {
             result.problems = ["no such file"]
         } else {
@@ -83,6 +84,18 @@ public enum DaemonConfigurationLoader {
 
     /// Every device entry its backend cannot use (unknown kind, a key out of range), each with its
     /// JSON path: a file with any of them is refused as a whole. Probes nothing.
+    /// The `mqtt` files (TLS, password) that cannot be read, each naming its key.
+    public static func mqttProblems(_ configuration: DaemonConfiguration, baseDirectory: String) -> [String] {
+        guard let mqtt = configuration.mqtt else { return [] }
+        let files: [(String, String?)] = [("mqtt.tls.ca", mqtt.tls?.ca), ("mqtt.tls.certificate", mqtt.tls?.certificate),
+                                          ("mqtt.tls.key", mqtt.tls?.key), ("mqtt.passwordFile", mqtt.passwordFile)]
+        return files.compactMap { key, path in
+            guard let path else { return nil }
+            let resolved = path.hasPrefix("/") ? path : baseDirectory + "/" + path
+            return FileManager.default.isReadableFile(atPath: resolved) ? nil : "\(key): cannot read \(resolved)"
+        }
+    }
+
     public static func deviceProblems(_ configuration: DaemonConfiguration, baseDirectory: String, skipping: Set<Int> = []) -> [String] {
         let backends = RecorderDaemon.backends(retryInterval: configuration.retryInterval, logger: Logger(label: "recorderd.check"))
         var problems: [String] = []

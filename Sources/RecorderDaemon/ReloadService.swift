@@ -67,6 +67,7 @@ struct ReloadService: Service {
         if old.retryInterval != new.retryInterval { keys.append("retryInterval") }
         if old.stallTimeout != new.stallTimeout { keys.append("stallTimeout") }
         if old.http != new.http { keys.append("http") }
+        if old.mqtt != new.mqtt { keys.append("mqtt") }
         return keys
     }
 }

@@ -53,6 +53,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var devices: [DeviceConfiguration] = []
     /// The web page (nil: off).
     public var http: HTTPConfiguration?
+    /// The fleet link over an MQTT broker (nil: off).
+    public var mqtt: MQTTConfiguration?
 
     /// Allowed values of the numbers (checked when the file is read).
     public static let ringSecondsRange = NumberRange(greaterThan: 0, atMost: 3600, "seconds")
@@ -75,7 +77,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
 }
 
 extension DaemonConfiguration: Codable {
-    enum CodingKeys: String, CodingKey, CaseIterable { case socket, socketMode, dataDirectory, ringSeconds, orphanTimeout, retryInterval, stallTimeout, limits, devices, http }
+    enum CodingKeys: String, CodingKey, CaseIterable { case socket, socketMode, dataDirectory, ringSeconds, orphanTimeout, retryInterval, stallTimeout, limits, devices, http, mqtt }
 
     /// The keys of a configuration file, with each device kind's keys (`devices`).
     public static func keys(devices: [String: ConfigurationKeys]) -> ConfigurationKeys {
@@ -83,6 +85,7 @@ extension DaemonConfiguration: Codable {
         known[CodingKeys.limits.stringValue] = .keys(DaemonLimits.CodingKeys.allCases.map(\.stringValue))
         known[CodingKeys.devices.stringValue] = .tagged(by: "kind", devices)
         known[CodingKeys.http.stringValue] = .keys(HTTPConfiguration.CodingKeys.allCases.map(\.stringValue))
+        known[CodingKeys.mqtt.stringValue] = MQTTConfiguration.configurationKeys
         return .object(known)
     }
 
@@ -111,6 +114,7 @@ extension DaemonConfiguration: Codable {
         limits = try c.decodeIfPresent(DaemonLimits.self, forKey: .limits) ?? limits
         devices = try c.decodeIfPresent([DeviceConfiguration].self, forKey: .devices) ?? []
         http = try c.decodeIfPresent(HTTPConfiguration.self, forKey: .http)
+        mqtt = try c.decodeIfPresent(MQTTConfiguration.self, forKey: .mqtt)
         var seen = Set<String>()
         for (i, d) in devices.enumerated() where !seen.insert(d.name).inserted {
             throw DecodingError.dataCorrupted(.init(codingPath: [CodingKeys.devices, ArrayIndexKey(i)], debugDescription: "duplicate device name \(d.name.debugDescription)"))
@@ -129,6 +133,7 @@ extension DaemonConfiguration: Codable {
         try c.encode(limits, forKey: .limits)
         try c.encode(devices, forKey: .devices)
         try c.encodeIfPresent(http, forKey: .http)
+        try c.encodeIfPresent(mqtt, forKey: .mqtt)
     }
 }
 

@@ -4,7 +4,9 @@ import CEarlySignals
 import Logging
 import RecorderDaemon
 import RecorderModel
+import RecorderFleet
 import RecorderWeb
+import ServiceLifecycle
 
 /// `recorderd`: the sensor-recorder daemon.
 @main
@@ -85,8 +87,11 @@ struct RecorderdCommand: AsyncParsableCommand {
             WebServer(configuration: $0, socketPath: loaded.0.socket, dataDirectory: loaded.0.dataDirectory, baseDirectory: loaded.baseDirectory,
                       connectionLimit: loaded.0.limits.connections, logger: logger)
         }
+        let fleet = loaded.0.mqtt.map {
+            FleetAgent(configuration: $0, socketPath: loaded.0.socket, baseDirectory: loaded.baseDirectory, logger: logger)
+        }
         do {
-            try await daemon.run(additionalServices: web.map { [$0] } ?? [])
+            try await daemon.run(additionalServices: [web as (any Service)?, fleet].compactMap { $0 })
         } catch {
             // One line and a sysexits status: I/O (the data directory, the socket) or internal.
             let status = RecorderDaemon.exitStatus(for: error)

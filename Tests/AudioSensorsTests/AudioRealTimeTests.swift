@@ -66,13 +66,7 @@ import Testing
         let socket = directory + "/control.sock"
         let daemon = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", config, "--socket", socket, "--log-level", "error"],
                                       environment: jack.environment)
-        let deadline = Deadline(seconds: 20)
-        while !deadline.hasPassed, daemon.isRunning {
-            if let client = try? await RecorderClient.connect(socketPath: socket) { return (daemon, client) }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        _ = try await daemon.stop(signal: SIGKILL, timeout: 5)
-        throw POSIXError(.ETIMEDOUT)
+        return (daemon, try await daemon.connectWhenListening(socket, timeout: 20))
     }
 
     /// recorderd (as `daemon`) recording `voice`: a WAV and levels every 0.1 s.

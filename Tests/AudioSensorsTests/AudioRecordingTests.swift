@@ -15,13 +15,7 @@ import Testing
         let socket = fixture.directory + "/control.sock"
         let process = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", config, "--socket", socket, "--log-level", "error"],
                                        environment: fixture.environment)
-        let deadline = Deadline(seconds: 20)
-        while !deadline.hasPassed {
-            if let client = try? await RecorderClient.connect(socketPath: socket) { return (process, client) }
-            guard process.isRunning else { throw POSIXError(.ECHILD) }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw POSIXError(.ETIMEDOUT)
+        return (process, try await process.connectWhenListening(socket, timeout: 20))
     }
 
     @Test func capturedWAVIsTheInputFrameForFrameAndLevelsAreItsRMSAndPeak() async throws {

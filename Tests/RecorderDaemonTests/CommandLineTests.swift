@@ -20,13 +20,7 @@ struct CommandLineTests {
     /// Starts recorderd with `file` and connects once it listens (within 20 s).
     func startDaemon(_ file: String, socket: String, logLevel: String) async throws -> (ChildProcess, RecorderClient) {
         let daemon = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", file, "--log-level", logLevel])
-        let deadline = Deadline(seconds: 20)
-        while !deadline.hasPassed, daemon.isRunning {
-            if let client = try? await RecorderClient.connect(socketPath: socket) { return (daemon, client) }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        _ = try? await daemon.stop()
-        throw CommandLineTestError(description: "recorderd did not listen on \(socket): \(daemon.printed)")
+        return (daemon, try await daemon.connectWhenListening(socket, timeout: 20))
     }
 
     struct CommandLineTestError: Error, CustomStringConvertible { let description: String }
@@ -102,6 +96,22 @@ struct CommandLineTests {
         // The same file refused by the daemon itself, with every problem.
         let (daemonStatus, daemonLog) = try await run("recorderd", ["--config", bad])
         #expect(daemonStatus == 78 && daemonLog.contains("devices[2].fusion") && daemonLog.contains("ringSeconds"), "\(daemonLog)")
+
+        // The fleet link's files are read at the check (a relative one beside the file); its
+        // password is never printed.
+        let fleet = directory + "/fleet.json"
+        try "secret\n".write(toFile: directory + "/mqtt-password", atomically: true, encoding: .utf8)
+        try #"{"mqtt": {"broker": "mqtts://broker.lab", "site": "clinic-a", "username": "pi", "passwordFile": "mqtt-password", "tls": {"ca": "absent-ca.pem"}}}"#
+            .write(toFile: fleet, atomically: true, encoding: .utf8)
+        let (fleetStatus, fleetProblems) = try await run("recorderd", ["--check-config", fleet])
+        #expect(fleetStatus == 78 && fleetProblems.contains("\(fleet): mqtt.tls.ca: cannot read \(directory)/absent-ca.pem"), "\(fleetProblems)")
+        #expect(!fleetProblems.contains("passwordFile"), "the password file is readable: \(fleetProblems)")
+        try #"{"mqtt": {"broker": "mqtts://broker.lab", "site": "clinic-a", "username": "pi", "passwordFile": "mqtt-password"}}"#
+            .write(toFile: fleet, atomically: true, encoding: .utf8)
+        let (fleetOK, fleetText) = try await run("recorderd", ["--check-config", fleet])
+        #expect(fleetOK == 0 && fleetText.contains("mqtt            mqtts://broker.lab, site clinic-a, device (host name), prefix recorderd/v1, remote control off"),
+                "\(fleetText)")
+        #expect(!fleetText.contains("secret"))
 
         // A missing file named on the command line.
         let (missingStatus, missing) = try await run("recorderd", ["--check-config", directory + "/absent.json"])

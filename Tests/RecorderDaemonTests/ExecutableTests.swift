@@ -22,13 +22,7 @@ struct ExecutableTests {
 
     /// Connects once the daemon listens; fails if it exits first.
     func connect(_ socket: String, _ daemon: ChildProcess) async throws -> RecorderClient {
-        let deadline = Deadline(seconds: 20)
-        while !deadline.hasPassed {
-            if let client = try? await RecorderClient.connect(socketPath: socket) { return client }
-            guard daemon.isRunning else { throw POSIXError(.ECHILD) }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw POSIXError(.ETIMEDOUT)
+        try await daemon.connectWhenListening(socket, timeout: 20)
     }
 
     @Test func sigtermLeavesCompleteFilesAndAnInterruptedResult() async throws {

@@ -34,17 +34,8 @@ struct WebHarness {
         """
         try configuration.write(toFile: directory + "/recorderd.json", atomically: true, encoding: .utf8)
         let daemon = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", directory + "/recorderd.json", "--log-level", "warning"])
-        let deadline = Deadline(seconds: 30)
-        while !deadline.hasPassed {
-            if let client = try? await RecorderClient.connect(socketPath: directory + "/control.sock") {
-                client.close()
-                return WebHarness(daemon: daemon, directory: directory, port: port)
-            }
-            guard daemon.isRunning else { break }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        _ = try? await daemon.stop()
-        throw WebHarnessError(description: "recorderd did not start: \(daemon.printed)")
+        try await daemon.connectWhenListening(directory + "/control.sock").close()
+        return WebHarness(daemon: daemon, directory: directory, port: port)
     }
 
     struct WebHarnessError: Error, CustomStringConvertible { let description: String }

@@ -1,0 +1,236 @@
+import Foundation
+import Logging
+import RecorderClient
+import RecorderModel
+import ServiceLifecycle
+
+/// The Pi's link to its fleet (`mqtt` in the configuration): a `Service` beside the control
+/// server that connects to the broker with a Last Will, publishes the retained status and the
+/// events, and, when `remoteControl` is on, carries out JSON-RPC requests from `cmd`.
+///
+/// Like the web page it is a client of the control socket: what it publishes is what
+/// `daemon.status` answers, and a remote request is the socket's request. Nothing it meets (a
+/// broker away for days, refused credentials, a malformed command) stops recorderd or a
+/// recording: it logs and tries again.
+public struct FleetAgent: Service {
+    let configuration: MQTTConfiguration
+    let topics: FleetTopics
+    let deviceID: String
+    let socketPath: String
+    let baseDirectory: String
+    /// Seconds between looks at the daemon's state.
+    let pollInterval: Double
+    let logger: Logger
+
+    /// Remote requests carried out at once; beyond, a request is answered `limitReached`.
+    static let concurrentRequests = 8
+
+    public init(configuration: MQTTConfiguration, socketPath: String, baseDirectory: String,
+                hostName: String = ProcessInfo.processInfo.hostName, pollInterval: Double = 1, logger: Logger) {
+        self.configuration = configuration
+        deviceID = configuration.deviceID(hostName: hostName)
+        topics = FleetTopics(prefix: configuration.topicPrefix, site: configuration.site, device: deviceID)
+        self.socketPath = socketPath
+        self.baseDirectory = baseDirectory
+        self.pollInterval = pollInterval
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        let client: MQTTClient
+        do {
+            client = try MQTTClient(options: try options())
+        } catch {
+            // The configuration was checked when it was read; what fails here (a password file
+            // removed since) leaves recorderd recording without the fleet link.
+            logger.error("fleet link off: cannot set up the MQTT client", metadata: ["error": "\(error)"])
+            return
+        }
+        let control = ControlLink(socketPath: socketPath)
+        let rules = LockedRules(FleetStatusRules(site: configuration.site, device: deviceID, statusInterval: configuration.statusInterval))
+        client.start()
+        logger.notice("fleet link starting", metadata: ["broker": "\(configuration.broker)", "topics": "\(topics.base)/#",
+                                                       "remoteControl": "\(configuration.remoteControl)"])
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.followConnection(client, rules: rules, control: control) }
+            group.addTask { await self.watchDaemon(client, rules: rules, control: control) }
+            group.addTask { await self.serveCommands(client, control: control) }
+            // recorderd stopping: the offline status (the Will is for a silent end), then away.
+            try? await gracefulShutdown()
+            await self.publishOffline(client)
+            client.stop()
+            await control.close()
+        }
+    }
+
+    /// The client's options from the configuration (the password read now, its first line).
+    func options() throws -> MQTTClient.Options {
+        var o = MQTTClient.Options(clientID: "recorderd-\(configuration.site)-\(deviceID)", host: configuration.host, port: configuration.port)
+        o.keepalive = configuration.keepalive
+        o.useTLS = configuration.usesTLS
+        o.caFile = configuration.tls?.ca.map(resolve)
+        o.certificateFile = configuration.tls?.certificate.map(resolve)
+        o.keyFile = configuration.tls?.key.map(resolve)
+        o.username = configuration.username
+        if let file = configuration.passwordFile {
+            let text = try String(contentsOfFile: resolve(file), encoding: .utf8)
+            o.password = String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+        }
+        let will = FleetStatus(state: .offline, site: configuration.site, device: deviceID, reason: "connection lost")
+        o.will = MQTTClient.Will(topic: topics.status, payload: Self.encode(will), qos: 1, retain: true)
+        return o
+    }
+
+    func resolve(_ path: String) -> String {
+        path.hasPrefix("/") ? path : baseDirectory + "/" + path
+    }
+
+    // MARK: The connection
+
+    func followConnection(_ client: MQTTClient, rules: LockedRules, control: ControlLink) async {
+        var lastLogged: (event: MQTTClient.Event, at: ContinuousClock.Instant)?
+        for await event in client.events {
+            switch event {
+            case .connected:
+                logger.notice("fleet link connected", metadata: ["broker": "\(configuration.broker)"])
+                do {
+                    try client.subscribe(topics.command, qos: 1)
+                } catch {
+                    logger.error("fleet link cannot subscribe to its commands", metadata: ["error": "\(error)"])
+                }
+                perform(rules.withLock { $0.connected(now: Self.now(), time: Self.timestamp()) }, client)
+            case .refused(let why), .disconnected(let why):
+                let wasConnected = rules.withLock { r in
+                    defer { r.disconnected() }
+                    return r.isConnected
+                }
+                // A broker away for long: a line when the link drops, then one every 10 minutes.
+                let now = ContinuousClock.now
+                if wasConnected || lastLogged == nil || lastLogged!.event != event || now - lastLogged!.at > .seconds(600) {
+                    logger.warning("fleet link down; reconnecting", metadata: ["broker": "\(configuration.broker)", "reason": "\(why)"])
+                    lastLogged = (event, now)
+                }
+            }
+        }
+    }
+
+    /// Looks at the daemon every `pollInterval` and publishes what the rules say.
+    func watchDaemon(_ client: MQTTClient, rules: LockedRules, control: ControlLink) async {
+        while !Task.isCancelled, !Task.isShuttingDownGracefully {
+            let disk = rules.withLock { $0.wantsDisk(now: Self.now()) }
+            do {
+                let status = try await control.with { client throws(RecorderClientError) in try await client.status(disk: disk) }
+                perform(rules.withLock { $0.observed(status, now: Self.now(), time: Self.timestamp()) }, client)
+            } catch {
+                // recorderd is starting or stopping: the next look tries again.
+                logger.debug("fleet link cannot read the daemon's status", metadata: ["error": "\(error)"])
+            }
+            try? await Task.sleep(for: .seconds(pollInterval))
+        }
+    }
+
+    func perform(_ actions: [FleetStatusRules.Action], _ client: MQTTClient) {
+        for action in actions {
+            do {
+                switch action {
+                case .publishStatus(let status):
+                    try client.publish(topic: topics.status, payload: Self.encode(status), qos: 1, retain: true)
+                case .publishEvent(let event):
+                    try client.publish(topic: topics.events, payload: Self.encode(event), qos: 1)
+                    logger.info("fleet event", metadata: ["event": "\(event.event.rawValue)"])
+                }
+            } catch {
+                // Not connected: the status is published again on connecting.
+                logger.debug("fleet link cannot publish", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    func publishOffline(_ client: MQTTClient) async {
+        let offline = FleetStatus(state: .offline, site: configuration.site, device: deviceID, time: Self.timestamp(), reason: "stopped")
+        guard let mid = try? client.publish(topic: topics.status, payload: Self.encode(offline), qos: 1, retain: true) else { return }
+        if await client.waitPublished(mid, timeout: 2) {
+            logger.notice("fleet link: offline published")
+        } else {
+            logger.warning("fleet link: the broker did not acknowledge the offline status within 2 s (the Will follows)")
+        }
+    }
+
+    // MARK: Remote control
+
+    func serveCommands(_ client: MQTTClient, control: ControlLink) async {
+        let inFlight = LockedValue(0)
+        var ignored = 0
+        var lastIgnoredLog: ContinuousClock.Instant?
+        await withDiscardingTaskGroup { group in
+            for await message in client.messages where message.topic == topics.command {
+                guard configuration.remoteControl else {
+                    ignored += 1
+                    let now = ContinuousClock.now
+                    if lastIgnoredLog == nil || now - lastIgnoredLog! > .seconds(60) {
+                        logger.warning("fleet link: command ignored (mqtt.remoteControl is off)",
+                                       metadata: ["topic": "\(message.topic)", "bytes": "\(message.payload.count)", "ignoredSoFar": "\(ignored)"])
+                        lastIgnoredLog = now
+                    }
+                    continue
+                }
+                switch RemoteControl.decide(message.payload) {
+                case .reply(let response):
+                    logger.info("fleet link: command refused", metadata: ["error": "\(response.error?.message ?? "")"])
+                    publishReply(response, client)
+                case .forward(let id, let method, let params):
+                    let admitted = inFlight.withLock { n in
+                        guard n < Self.concurrentRequests else { return false }
+                        n += 1
+                        return true
+                    }
+                    guard admitted else {
+                        if let id { publishReply(JSONRPCResponse(id: id, error: RPCError(.limitReached, "limit reached: \(Self.concurrentRequests) remote requests at once")), client) }
+                        continue
+                    }
+                    logger.info("fleet link: command", metadata: ["method": "\(method)"])
+                    group.addTask {
+                        defer { inFlight.withLock { $0 -= 1 } }
+                        let response: JSONRPCResponse
+                        do {
+                            let message = try await control.with { c throws(RecorderClientError) in try await c.send(method: method, params: params) }
+                            response = RemoteControl.reply(to: id ?? .null, message)
+                        } catch {
+                            response = JSONRPCResponse(id: id ?? .null, error: RPCError(.internalError, "recorderd's control socket: \(error)"))
+                        }
+                        if id != nil { publishReply(response, client) }
+                    }
+                }
+            }
+        }
+    }
+
+    func publishReply(_ response: JSONRPCResponse, _ client: MQTTClient) {
+        do {
+            try client.publish(topic: topics.reply, payload: RemoteControl.encode(response), qos: 1)
+        } catch {
+            logger.warning("fleet link cannot publish a reply", metadata: ["error": "\(error)"])
+        }
+    }
+
+    // MARK: Helpers
+
+    static func encode<T: Encodable>(_ value: T) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? Array(encoder.encode(value))) ?? []
+    }
+
+    static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    static func timestamp() -> String {
+        Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+    }
+}
+
+/// The rules, shared by the connection's and the daemon's loops.
+typealias LockedRules = LockedValue<FleetStatusRules>

@@ -1,0 +1,99 @@
+import Foundation
+import RecorderModel
+
+/// When the fleet link publishes the Pi's status and events, from successive `daemon.status`
+/// answers: no I/O, tested alone.
+///
+/// The status is published on connecting, at once when something a fleet view shows changes (a
+/// device's state or error, the runs and their steps), and every `statusInterval` otherwise
+/// (uptime and disk space move all the time). Events are the differences between two answers:
+/// runs started and ended, devices failing and recovering.
+struct FleetStatusRules {
+    enum Action: Equatable {
+        case publishStatus(FleetStatus)
+        case publishEvent(FleetEvent)
+    }
+
+    let site: String
+    let device: String
+    let statusInterval: Double
+    private(set) var isConnected = false
+    private var previous: DaemonStatus?
+    private var published: (status: FleetStatus, at: Double)?
+
+    init(site: String, device: String, statusInterval: Double) {
+        self.site = site
+        self.device = device
+        self.statusInterval = statusInterval
+    }
+
+    /// Whether the next look should measure the disk (a walk over the runs' files): only when the
+    /// interval's status is due.
+    func wantsDisk(now: Double) -> Bool {
+        guard let published else { return true }
+        return now - published.at >= statusInterval
+    }
+
+    /// The broker accepted the connection: the status again (the link was down; the Will may have
+    /// replaced it) and an `online` event.
+    mutating func connected(now: Double, time: String) -> [Action] {
+        isConnected = true
+        var actions = [Action.publishEvent(FleetEvent(event: .online, time: time))]
+        if let previous {
+            let status = FleetStatus(site: site, device: device, time: time, daemon: previous)
+            published = (status, now)
+            actions.append(.publishStatus(status))
+        }
+        return actions
+    }
+
+    mutating func disconnected() {
+        isConnected = false
+    }
+
+    /// A new answer of the daemon.
+    mutating func observed(_ daemon: DaemonStatus, now: Double, time: String) -> [Action] {
+        var actions: [Action] = []
+        if let previous {
+            actions += Self.events(from: previous, to: daemon, time: time)
+        }
+        var current = daemon
+        // An answer without the disk keeps the last one measured.
+        if current.disk == nil { current.disk = previous?.disk }
+        previous = current
+        guard isConnected else { return actions }
+        let status = FleetStatus(site: site, device: device, time: time, daemon: current)
+        if let published, !Self.differs(published.status, status), now - published.at < statusInterval { return actions }
+        published = (status, now)
+        actions.append(.publishStatus(status))
+        return actions
+    }
+
+    /// Whether what a fleet view shows differs (not the time, uptime or disk).
+    static func differs(_ a: FleetStatus, _ b: FleetStatus) -> Bool {
+        a.devices != b.devices || a.taskRuns != b.taskRuns || a.version != b.version
+    }
+
+    static func events(from old: DaemonStatus, to new: DaemonStatus, time: String) -> [Action] {
+        var actions: [Action] = []
+        let oldRuns = Set(old.taskRuns.map(\.taskRunUUID))
+        let newRuns = Set(new.taskRuns.map(\.taskRunUUID))
+        for run in new.taskRuns where !oldRuns.contains(run.taskRunUUID) {
+            actions.append(.publishEvent(FleetEvent(event: .taskRunStarted, time: time, taskIdentifier: run.taskIdentifier, taskRunUUID: run.taskRunUUID)))
+        }
+        for run in old.taskRuns where !newRuns.contains(run.taskRunUUID) {
+            actions.append(.publishEvent(FleetEvent(event: .taskRunEnded, time: time, taskIdentifier: run.taskIdentifier, taskRunUUID: run.taskRunUUID)))
+        }
+        let oldDevices = Dictionary(old.devices.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        for d in new.devices {
+            let before = oldDevices[d.name]
+            let wasFaulty = before?.state == .unavailable
+            if d.state == .unavailable, !wasFaulty || before?.error != d.error {
+                actions.append(.publishEvent(FleetEvent(event: .deviceFault, time: time, device: d.name, error: d.error)))
+            } else if d.state != .unavailable, wasFaulty {
+                actions.append(.publishEvent(FleetEvent(event: .deviceRecovered, time: time, device: d.name)))
+            }
+        }
+        return actions
+    }
+}

@@ -1,0 +1,17 @@
+/// The topics of one Pi: `{prefix}/{site}/{device}/…`.
+public struct FleetTopics: Sendable, Equatable {
+    public let base: String
+
+    public init(prefix: String, site: String, device: String) {
+        base = "\(prefix)/\(site)/\(device)"
+    }
+
+    /// Retained: online (with what the Pi is doing) or offline (the Last Will).
+    public var status: String { base + "/status" }
+    /// Runs started and ended, device faults (QoS 1).
+    public var events: String { base + "/events" }
+    /// JSON-RPC requests (when `remoteControl` is on).
+    public var command: String { base + "/cmd" }
+    /// Their answers, with the request's id.
+    public var reply: String { base + "/reply" }
+}

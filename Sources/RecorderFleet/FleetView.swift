@@ -1,0 +1,52 @@
+import Foundation
+import RecorderModel
+
+/// The fleet as the broker holds it: every Pi's retained status under a topic prefix
+/// (`recorderctl fleet`).
+public enum FleetView {
+    /// Why the fleet could not be read.
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Connects, subscribes to `{prefix}/+/+/status`, and returns the statuses the broker holds.
+    /// All retained messages have arrived when a probe published after subscribing does (the
+    /// broker delivers one client's messages in order).
+    public static func statuses(options: MQTTClient.Options, prefix: String, site: String? = nil, timeout: Double = 10) async throws -> [FleetStatus] {
+        let client = try MQTTClient(options: options)
+        defer { client.stop() }
+        let probe = "\(prefix)/_probe/\(UUID().uuidString)"
+        client.start()
+        return try await withThrowingTaskGroup(of: [FleetStatus].self) { group in
+            group.addTask {
+                for await event in client.events {
+                    switch event {
+                    case .connected:
+                        try client.subscribe("\(prefix)/\(site ?? "+")/+/status", qos: 1)
+                        try client.subscribe(probe, qos: 1)
+                        try client.publish(topic: probe, payload: [], qos: 1)
+                        var statuses: [String: FleetStatus] = [:]
+                        for await message in client.messages {
+                            if message.topic == probe { return statuses.values.sorted { ($0.site, $0.device) < ($1.site, $1.device) } }
+                            if let status = try? JSONDecoder().decode(FleetStatus.self, from: Data(message.payload)) {
+                                statuses[message.topic] = status
+                            }
+                        }
+                        throw Failure(description: "the connection to \(options.host):\(options.port) ended")
+                    case .refused(let why):
+                        throw Failure(description: "the broker \(options.host):\(options.port) refused the connection: \(why)")
+                    case .disconnected:
+                        continue
+                    }
+                }
+                throw Failure(description: "the connection to \(options.host):\(options.port) ended")
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(timeout))
+                throw Failure(description: "no answer from the broker \(options.host):\(options.port) within \(Int(timeout)) s")
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? []
+        }
+    }
+}

@@ -1,0 +1,217 @@
+import CMosquitto
+import Foundation
+import RecorderModel
+
+/// A connection to an MQTT broker through libmosquitto (Eclipse Mosquitto's own client library,
+/// Debian's `libmosquitto-dev`: the same project as the broker the tests run, MQTT 3.1.1 and 5,
+/// TLS, Last Will, automatic reconnection).
+///
+/// libmosquitto runs the connection on a network thread of its own (`mosquitto_loop_start`):
+/// nothing here blocks the cooperative pool. Its callbacks arrive on that thread and are handed
+/// on through `events` (connection changes) and `messages` (received publications, bounded).
+public final class MQTTClient: Sendable {
+    /// What the connection did.
+    public enum Event: Sendable, Equatable {
+        case connected
+        /// The broker refused the connection (bad credentials, not authorised); retried.
+        case refused(String)
+        /// The connection dropped (or could not be made); libmosquitto reconnects.
+        case disconnected(String)
+    }
+
+    /// A received publication.
+    public struct Message: Sendable, Equatable {
+        public var topic: String
+        public var payload: [UInt8]
+    }
+
+    /// A Last Will: what the broker publishes when the client goes without a word.
+    public struct Will: Sendable {
+        public var topic: String
+        public var payload: [UInt8]
+        public var qos: Int32
+        public var retain: Bool
+
+        public init(topic: String, payload: [UInt8], qos: Int32 = 1, retain: Bool = true) {
+            self.topic = topic
+            self.payload = payload
+            self.qos = qos
+            self.retain = retain
+        }
+    }
+
+    /// How to reach the broker.
+    public struct Options: Sendable {
+        public var clientID: String
+        public var host: String
+        public var port: Int
+        public var keepalive: Int = 30
+        public var useTLS = false
+        /// PEM files; with TLS and no CA, the system's CAs are trusted.
+        public var caFile: String?
+        public var certificateFile: String?
+        public var keyFile: String?
+        public var username: String?
+        public var password: String?
+        public var will: Will?
+        /// Received publications held for the reader; beyond, new ones are dropped and counted.
+        public var messageBuffer = 256
+
+        public init(clientID: String, host: String, port: Int) {
+            self.clientID = clientID
+            self.host = host
+            self.port = port
+        }
+    }
+
+    /// The connection's events, in order.
+    public let events: AsyncStream<Event>
+    /// Received publications, in order (at most `Options.messageBuffer` waiting).
+    public let messages: AsyncStream<Message>
+    let handle: MQTTHandle
+    var callbacks: MQTTCallbacks { handle.callbacks }
+
+    private static let libraryInitialised: Bool = {
+        mosquitto_lib_init()
+        return true
+    }()
+
+    /// Prepares a client (nothing is sent until `start`).
+    public init(options: Options) throws(MQTTClientError) {
+        _ = Self.libraryInitialised
+        let (events, eventContinuation) = AsyncStream.makeStream(of: Event.self)
+        let (messages, messageContinuation) = AsyncStream.makeStream(of: Message.self, bufferingPolicy: .bufferingOldest(options.messageBuffer))
+        self.events = events
+        self.messages = messages
+        let callbacks = MQTTCallbacks(events: eventContinuation, messages: messageContinuation)
+        guard let mosq = mosquitto_new(options.clientID, true, Unmanaged.passUnretained(callbacks).toOpaque()) else {
+            throw .library("mosquitto_new", "out of memory or an invalid client id")
+        }
+        handle = MQTTHandle(mosq, callbacks: callbacks)
+        try configure(options)
+    }
+
+    private func configure(_ options: Options) throws(MQTTClientError) {
+        let mosq = handle.pointer
+        try check(mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5), "protocol version")
+        if let will = options.will {
+            let rc = will.payload.withUnsafeBytes {
+                mosquitto_will_set(mosq, will.topic, Int32($0.count), $0.baseAddress, will.qos, will.retain)
+            }
+            try check(rc, "will")
+        }
+        if let username = options.username {
+            try check(mosquitto_username_pw_set(mosq, username, options.password), "username")
+        }
+        if options.useTLS {
+            if options.caFile == nil { try check(mosquitto_int_option(mosq, MOSQ_OPT_TLS_USE_OS_CERTS, 1), "system CAs") }
+            try check(mosquitto_tls_set(mosq, options.caFile, options.caFile == nil ? "/etc/ssl/certs" : nil, options.certificateFile,
+                                        options.keyFile, nil), "TLS files")
+        }
+        try check(mosquitto_reconnect_delay_set(mosq, 1, 30, true), "reconnect delay")
+        mosquitto_connect_callback_set(mosq) { _, context, rc in
+            MQTTCallbacks.from(context).connected(rc)
+        }
+        mosquitto_disconnect_callback_set(mosq) { _, context, rc in
+            MQTTCallbacks.from(context).disconnected(rc)
+        }
+        mosquitto_message_callback_set(mosq) { _, context, message in
+            guard let message else { return }
+            MQTTCallbacks.from(context).received(message.pointee)
+        }
+        mosquitto_publish_callback_set(mosq) { _, context, mid in
+            MQTTCallbacks.from(context).published(mid)
+        }
+        handle.keepalive = Int32(options.keepalive)
+        handle.host = options.host
+        handle.port = Int32(options.port)
+    }
+
+    /// Starts the connection, made (and remade after any drop) in the background: libmosquitto's
+    /// network thread first, then the first attempt (its name lookup and connect) on a thread of
+    /// its own. In this order a first attempt that fails (the broker not up yet) is retried by the
+    /// network thread; the other order waits for ever (eclipse-mosquitto/mosquitto#1903).
+    public func start() {
+        let handle = self.handle
+        let thread = Thread {
+            let loop = mosquitto_loop_start(handle.pointer)
+            if loop != MOSQ_ERR_SUCCESS.rawValue { handle.callbacks.disconnected(loop) }
+            let rc = mosquitto_connect_async(handle.pointer, handle.host, handle.port, handle.keepalive)
+            if rc != MOSQ_ERR_SUCCESS.rawValue { handle.callbacks.disconnected(rc) }
+        }
+        thread.name = "recorderd.mqtt.connect"
+        thread.start()
+    }
+
+    /// Publishes; returns the message id (QoS 1 and 2: `waitPublished` tells when the broker has
+    /// it). Fails when not connected.
+    @discardableResult
+    public func publish(topic: String, payload: [UInt8], qos: Int32 = 0, retain: Bool = false) throws(MQTTClientError) -> Int32 {
+        var mid: Int32 = 0
+        let rc = payload.withUnsafeBytes {
+            mosquitto_publish(handle.pointer, &mid, topic, Int32($0.count), $0.baseAddress, qos, retain)
+        }
+        try check(rc, "publish")
+        return mid
+    }
+
+    /// Subscribes (again after each reconnection: call it on `.connected`).
+    public func subscribe(_ pattern: String, qos: Int32 = 1) throws(MQTTClientError) {
+        try check(mosquitto_subscribe(handle.pointer, nil, pattern, qos), "subscribe")
+    }
+
+    /// Waits until the broker has acknowledged message `mid` (QoS 1), or `timeout` seconds.
+    public func waitPublished(_ mid: Int32, timeout: Double) async -> Bool {
+        await callbacks.waitPublished(mid, timeout: timeout)
+    }
+
+    /// Disconnects (the broker does not publish the Will) and stops the network thread.
+    public func stop() {
+        mosquitto_disconnect(handle.pointer)
+        mosquitto_loop_stop(handle.pointer, false)
+        callbacks.finish()
+    }
+
+    /// Received publications dropped because the reader was behind.
+    public var droppedMessages: Int { callbacks.dropped.withLock { $0 } }
+
+    private func check(_ rc: Int32, _ what: String) throws(MQTTClientError) {
+        guard rc == MOSQ_ERR_SUCCESS.rawValue else {
+            if rc == MOSQ_ERR_NO_CONN.rawValue { throw .notConnected }
+            throw .library(what, Self.describe(rc))
+        }
+    }
+
+    /// libmosquitto's text for a result code (`MOSQ_ERR_ERRNO`: the system's).
+    static func describe(_ rc: Int32) -> String {
+        if rc == MOSQ_ERR_ERRNO.rawValue { return String(cString: strerror(errno)) }
+        return String(cString: mosquitto_strerror(rc))
+    }
+
+    /// libmosquitto's text for a CONNACK code.
+    static func describeConnack(_ rc: Int32) -> String {
+        String(cString: mosquitto_connack_string(rc))
+    }
+}
+
+/// The `struct mosquitto *`, destroyed with the client, and the callbacks' target, which lives
+/// as long (its pointer is libmosquitto's `obj`). `@unchecked Sendable`: libmosquitto's calls
+/// used here are thread-safe once its network thread runs (`mosquitto_loop_start` makes the
+/// handle threaded); the connection parameters are set once, before `start`.
+final class MQTTHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+    let callbacks: MQTTCallbacks
+    var host = ""
+    var port: Int32 = 0
+    var keepalive: Int32 = 30
+
+    init(_ pointer: OpaquePointer, callbacks: MQTTCallbacks) {
+        self.pointer = pointer
+        self.callbacks = callbacks
+    }
+
+    deinit {
+        mosquitto_loop_stop(pointer, true)
+        mosquitto_destroy(pointer)
+    }
+}

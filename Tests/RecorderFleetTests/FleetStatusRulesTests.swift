@@ -1,0 +1,74 @@
+import Foundation
+@testable import RecorderFleet
+import RecorderModel
+import Testing
+
+/// The fleet link's publishing rules without a broker.
+@Suite struct FleetStatusRulesTests {
+    let runA = UUID(uuidString: "00000000-0000-0000-0000-00000000000A")!
+
+    func status(runs: [ActiveTaskRun] = [], imu: DeviceState = .available, error: String? = nil, uptime: Double = 1, disk: DiskUsage? = nil) -> DaemonStatus {
+        DaemonStatus(version: "1", uptimeSeconds: uptime, pid: 1, dataDirectory: "/d",
+                     devices: [DeviceInfo(name: "imu0", kind: "iio", state: imu, sensorTypes: [.accelerometer], error: error)],
+                     taskRuns: runs, disk: disk)
+    }
+
+    func run(_ id: UUID, step: String? = nil) -> ActiveTaskRun {
+        ActiveTaskRun(taskIdentifier: "walk", taskRunUUID: id, runDirectory: "/d/runs/walk/x", currentStepPath: step, recording: ["motion"])
+    }
+
+    func published(_ actions: [FleetStatusRules.Action]) -> [FleetStatus] {
+        actions.compactMap { if case .publishStatus(let s) = $0 { s } else { nil } }
+    }
+
+    func events(_ actions: [FleetStatusRules.Action]) -> [FleetEvent] {
+        actions.compactMap { if case .publishEvent(let e) = $0 { e } else { nil } }
+    }
+
+    @Test func nothingIsPublishedBeforeTheBrokerAcceptsThenTheLastStatusAtOnce() {
+        var rules = FleetStatusRules(site: "s", device: "d", statusInterval: 60)
+        #expect(rules.observed(status(), now: 0, time: "t0").isEmpty)
+        let actions = rules.connected(now: 1, time: "t1")
+        #expect(events(actions).map(\.event) == [.online])
+        let s = published(actions)
+        #expect(s.count == 1 && s[0].state == .online && s[0].devices?.first?.name == "imu0" && s[0].time == "t1")
+    }
+
+    @Test func anUnchangedStatusWaitsForTheIntervalAChangeDoesNot() {
+        var rules = FleetStatusRules(site: "s", device: "d", statusInterval: 60)
+        _ = rules.connected(now: 0, time: "t")
+        #expect(published(rules.observed(status(uptime: 1), now: 0, time: "t")).count == 1)
+        // Uptime moves every second: not a change a fleet view needs at once.
+        #expect(published(rules.observed(status(uptime: 2), now: 1, time: "t")).isEmpty)
+        #expect(!rules.wantsDisk(now: 59))
+        #expect(rules.wantsDisk(now: 60))
+        #expect(published(rules.observed(status(uptime: 61), now: 60, time: "t")).count == 1)
+        // A run's step changing is published at once.
+        #expect(published(rules.observed(status(runs: [run(runA, step: "walk/a")]), now: 61, time: "t")).count == 1)
+        #expect(published(rules.observed(status(runs: [run(runA, step: "walk/b")]), now: 62, time: "t")).count == 1)
+        #expect(published(rules.observed(status(runs: [run(runA, step: "walk/b")]), now: 63, time: "t")).isEmpty)
+    }
+
+    @Test func runsAndDeviceFaultsBecomeEventsEvenWhileDisconnected() {
+        var rules = FleetStatusRules(site: "s", device: "d", statusInterval: 60)
+        _ = rules.observed(status(), now: 0, time: "t")
+        let started = rules.observed(status(runs: [run(runA)]), now: 1, time: "t")
+        #expect(events(started) == [FleetEvent(event: .taskRunStarted, time: "t", taskIdentifier: "walk", taskRunUUID: runA)])
+        #expect(published(started).isEmpty, "not connected: no status")
+        let fault = rules.observed(status(runs: [run(runA)], imu: .unavailable, error: "gone"), now: 2, time: "t")
+        #expect(events(fault) == [FleetEvent(event: .deviceFault, time: "t", device: "imu0", error: "gone")])
+        // The same fault again is no new event; another error is.
+        #expect(events(rules.observed(status(runs: [run(runA)], imu: .unavailable, error: "gone"), now: 3, time: "t")).isEmpty)
+        #expect(events(rules.observed(status(runs: [run(runA)], imu: .unavailable, error: "other"), now: 4, time: "t")).map(\.event) == [.deviceFault])
+        let ended = rules.observed(status(imu: .sampling), now: 5, time: "t")
+        #expect(events(ended).map(\.event).sorted { $0.rawValue < $1.rawValue } == [.deviceRecovered, .taskRunEnded])
+    }
+
+    @Test func anAnswerWithoutTheDiskKeepsTheLastMeasured() {
+        var rules = FleetStatusRules(site: "s", device: "d", statusInterval: 60)
+        _ = rules.connected(now: 0, time: "t")
+        let disk = DiskUsage(runsBytes: 1, freeBytes: 2, totalBytes: 3)
+        #expect(published(rules.observed(status(disk: disk), now: 0, time: "t")).first?.disk == disk)
+        #expect(published(rules.observed(status(runs: [run(runA)]), now: 1, time: "t")).first?.disk == disk)
+    }
+}

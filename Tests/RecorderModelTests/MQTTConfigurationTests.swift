@@ -1,0 +1,71 @@
+import Foundation
+import RecorderModel
+import Testing
+
+/// `mqtt` in the daemon's configuration: broker URLs, topic levels, TLS and credentials, errors
+/// naming the key.
+@Suite("MQTT configuration")
+struct MQTTConfigurationTests {
+    func decode(_ mqtt: String) -> Result<MQTTConfiguration?, ConfigurationError> {
+        Result { () throws(ConfigurationError) in try DaemonConfiguration.decode(Data(#"{"mqtt": \#(mqtt)}"#.utf8)).mqtt }
+    }
+
+    @Test func brokersDefaultsAndTheDeviceID() throws {
+        let plain = try #require(try decode(#"{"broker": "mqtt://broker.lab", "site": "clinic-a"}"#).get())
+        #expect(plain.host == "broker.lab" && plain.port == 1883 && !plain.usesTLS && plain.topicPrefix == "recorderd/v1")
+        #expect(plain.keepalive == 30 && plain.statusInterval == 60 && !plain.remoteControl && plain.device == nil)
+        #expect(plain.deviceID(hostName: "raspberrypi") == "raspberrypi")
+        #expect(plain.deviceID(hostName: "pi 7/#+") == "pi-7---", "a host name becomes one topic level")
+        let tls = try #require(try decode(#"""
+            {"broker": "mqtts://[::1]:18883/", "site": "s", "device": "pi-07", "topicPrefix": "study42/recorderd",
+             "tls": {"ca": "ca.pem", "certificate": "c.pem", "key": "k.pem"}, "username": "pi-07", "passwordFile": "pw",
+             "keepalive": 5, "statusInterval": 1, "remoteControl": true}
+            """#).get())
+        #expect(tls.host == "::1" && tls.port == 18883 && tls.usesTLS && tls.device == "pi-07" && tls.topicPrefix == "study42/recorderd")
+        #expect(tls.tls == MQTTTLSFiles(ca: "ca.pem", certificate: "c.pem", key: "k.pem") && tls.username == "pi-07" && tls.remoteControl)
+        #expect(try decode(#"{"broker": "mqtts://10.0.0.1", "site": "s"}"#).get()?.port == 8883)
+        #expect(try DaemonConfiguration.decode(Data("{}".utf8)).mqtt == nil)
+    }
+
+    @Test func badValuesNameTheKey() {
+        let cases: [(String, String)] = [
+            (#"{"site": "s"}"#, "mqtt.broker"),
+            (#"{"broker": "tcp://h:1883", "site": "s"}"#, "mqtt.broker: expected mqtt://host[:port] or mqtts://host[:port]: the scheme"),
+            (#"{"broker": "mqtt://h:0", "site": "s"}"#, "port \"0\" is not 1 to 65535"),
+            (#"{"broker": "mqtt://h:99999999999999999999", "site": "s"}"#, "is not 1 to 65535"),
+            (#"{"broker": "mqtt://user@h", "site": "s"}"#, "a path, user or query is not allowed"),
+            (#"{"broker": "mqtt://h/path", "site": "s"}"#, "a path, user or query is not allowed"),
+            (#"{"broker": "mqtt://", "site": "s"}"#, "no host"),
+            (#"{"broker": "mqtt://h_x", "site": "s"}"#, "is not a host name or address"),
+            (#"{"broker": "mqtt://[::1", "site": "s"}"#, "unclosed ["),
+            (#"{"broker": "mqtt://h a", "site": "s"}"#, "spaces or control characters"),
+            (#"{"broker": "mqtt://h"}"#, "mqtt.site"),
+            (#"{"broker": "mqtt://h", "site": "a/b"}"#, "mqtt.site: expected a topic level"),
+            (#"{"broker": "mqtt://h", "site": "+"}"#, "mqtt.site: expected a topic level"),
+            (##"{"broker": "mqtt://h", "site": "s", "device": "#"}"##, "mqtt.device: expected a topic level"),
+            (#"{"broker": "mqtt://h", "site": "s", "topicPrefix": "a//b"}"#, "mqtt.topicPrefix"),
+            (#"{"broker": "mqtt://h", "site": "s", "topicPrefix": "$SYS"}"#, "mqtt.topicPrefix"),
+            (#"{"broker": "mqtt://h", "site": "s", "tls": {"ca": "ca.pem"}}"#, "mqtt.tls: TLS files are set but the broker is mqtt://"),
+            (#"{"broker": "mqtts://h", "site": "s", "tls": {"certificate": "c.pem"}}"#, "mqtt.tls.key: a client certificate needs its key"),
+            (#"{"broker": "mqtts://h", "site": "s", "tls": {"ca": ""}}"#, "mqtt.tls.ca: expected a file path"),
+            (#"{"broker": "mqtt://h", "site": "s", "passwordFile": "pw"}"#, "mqtt.passwordFile: a password needs a username"),
+            (#"{"broker": "mqtt://h", "site": "s", "username": "a b"}"#, "mqtt.username"),
+            (#"{"broker": "mqtt://h", "site": "s", "keepalive": 4}"#, "mqtt.keepalive: expected seconds between 5 and 3600"),
+            (#"{"broker": "mqtt://h", "site": "s", "keepalive": 1e300}"#, "mqtt.keepalive"),
+            (#"{"broker": "mqtt://h", "site": "s", "statusInterval": 0}"#, "mqtt.statusInterval"),
+            (#"{"broker": "mqtt://h", "site": "s", "remoteControl": "yes"}"#, "mqtt.remoteControl"),
+        ]
+        for (json, expected) in cases {
+            switch decode(json) {
+            case .success: Issue.record("accepted \(json)")
+            case .failure(let error): #expect(error.message.contains(expected), "\(json): \(error.message)")
+            }
+        }
+    }
+
+    @Test func theEffectiveConfigurationRoundTrips() throws {
+        let c = try DaemonConfiguration.decode(Data(#"{"mqtt": {"broker": "mqtt://h", "site": "s", "username": "u", "passwordFile": "/p"}}"#.utf8))
+        let again = try DaemonConfiguration.decode(try JSONEncoder().encode(c))
+        #expect(again.mqtt == c.mqtt)
+    }
+}

@@ -1,0 +1,22 @@
+import Foundation
+import RecorderClient
+
+/// A recorderd started by a test.
+extension ChildProcess {
+    /// Why a daemon never listened.
+    public struct NotListening: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Connects to `socket` once this recorderd listens (within `timeout` s); when it exits first
+    /// or the time runs out, stops it and throws with what it printed.
+    public func connectWhenListening(_ socket: String, timeout: Double = 30) async throws -> RecorderClient {
+        let deadline = Deadline(seconds: timeout)
+        while !deadline.hasPassed, isRunning {
+            if let client = try? await RecorderClient.connect(socketPath: socket) { return client }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        _ = try? await stop(signal: SIGKILL, timeout: 5)
+        throw NotListening(description: "recorderd did not listen on \(socket): \(printed)")
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+
+/// A real mosquitto broker on a free loopback port, for one test: started with its own
+/// configuration file, stopped by its PID.
+public struct MosquittoBroker: Sendable {
+    public let process: ChildProcess
+    public let port: Int
+    public let directory: String
+    /// What mosquitto_sub and mosquitto_pub need to connect (TLS files).
+    public var clientArguments: [String] = []
+
+    /// Whether the broker tests run: always under CI (which installs mosquitto; missing, they
+    /// fail), elsewhere when mosquitto and its clients are installed (else a printed reason).
+    public static func testsEnabled(_ name: String) -> Bool {
+        if Privileges.isCI { return true }
+        let tools = ["/usr/sbin/mosquitto", "/usr/bin/mosquitto_sub", "/usr/bin/mosquitto_pub", "/usr/bin/openssl"]
+        guard tools.allSatisfy({ FileManager.default.isExecutableFile(atPath: $0) }) else {
+            print("SKIP \(name): needs Debian's mosquitto, mosquitto-clients and openssl (scripts/setup.sh); runs under CI")
+            return false
+        }
+        return true
+    }
+
+    /// Starts a broker; `listener` lines replace the plain one (TLS); returns once it accepts.
+    public static func start(port chosen: Int? = nil, extraConfiguration: String = "") async throws -> MosquittoBroker {
+        let directory = try Fixtures.temporaryDirectory()
+        let port = chosen ?? LoopbackTCP.freePort()
+        let configuration = extraConfiguration.isEmpty ? """
+        listener \(port) 127.0.0.1
+        allow_anonymous true
+
+        """ : extraConfiguration.replacingOccurrences(of: "$PORT", with: "\(port)")
+        // Run as root (CI), mosquitto would switch to its own user, which cannot read the test's files.
+        try (configuration + "user root\npersistence false\nlog_dest stderr\nlog_type all\n")
+            .write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
+        let process = try ChildProcess("/usr/sbin/mosquitto", ["-c", directory + "/mosquitto.conf"])
+        let deadline = Deadline(seconds: 20)
+        while !deadline.hasPassed {
+            if LoopbackTCP.accepts(port: port) { return MosquittoBroker(process: process, port: port, directory: directory) }
+            guard process.isRunning else { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        _ = try? await process.stop(signal: SIGKILL)
+        throw BrokerError(description: "mosquitto did not start on \(port): \(process.printed)")
+    }
+
+    struct BrokerError: Error, CustomStringConvertible { let description: String }
+
+    @discardableResult
+    public func stop() async throws -> Int32 {
+        try await process.stop()
+    }
+
+    /// `mosquitto_sub` on `topic`, printing `topic payload` per message until stopped or `count`
+    /// messages (`-C`); it stops itself after `timeout` s.
+    public func subscriber(_ topic: String, count: Int? = nil, timeout: Int = 60, arguments: [String] = []) throws -> ChildProcess {
+        var a = ["-h", "127.0.0.1", "-p", "\(port)", "-t", topic, "-v", "-q", "1", "-W", "\(timeout)"]
+        if let count { a += ["-C", "\(count)"] }
+        return try ChildProcess("/usr/bin/mosquitto_sub", a + clientArguments + arguments)
+    }
+
+    /// Publishes one message with `mosquitto_pub` (QoS 1) and waits for it to be sent.
+    public func publish(_ topic: String, _ payload: String, arguments: [String] = []) async throws {
+        let p = try ChildProcess("/usr/bin/mosquitto_pub", ["-h", "127.0.0.1", "-p", "\(port)", "-t", topic, "-q", "1", "-m", payload] + clientArguments + arguments)
+        let status = try await p.wait(timeout: 20)
+        #expect(status == 0, "mosquitto_pub: \(p.printed)")
+    }
+}
+
+/// Lines printed by a subscriber (`topic payload`), split into topic and payload.
+public func mqttMessages(_ printed: String) -> [(topic: String, payload: String)] {
+    printed.split(separator: "\n").compactMap { line -> (topic: String, payload: String)? in
+        let parts = line.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+        return (String(parts[0]), String(parts[1]))
+    }
+}
