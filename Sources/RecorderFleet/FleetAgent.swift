@@ -17,6 +17,7 @@ public struct FleetAgent: Service {
     let topics: FleetTopics
     let deviceID: String
     let socketPath: String
+    let dataDirectory: String
     let baseDirectory: String
     /// Seconds between looks at the daemon's state.
     let pollInterval: Double
@@ -25,12 +26,13 @@ public struct FleetAgent: Service {
     /// Remote requests carried out at once; beyond, a request is answered `limitReached`.
     static let concurrentRequests = 8
 
-    public init(configuration: MQTTConfiguration, socketPath: String, baseDirectory: String,
+    public init(configuration: MQTTConfiguration, socketPath: String, dataDirectory: String, baseDirectory: String,
                 hostName: String = ProcessInfo.processInfo.hostName, pollInterval: Double = 1, logger: Logger) {
         self.configuration = configuration
         deviceID = configuration.deviceID(hostName: hostName)
         topics = FleetTopics(prefix: configuration.topicPrefix, site: configuration.site, device: deviceID)
         self.socketPath = socketPath
+        self.dataDirectory = dataDirectory
         self.baseDirectory = baseDirectory
         self.pollInterval = pollInterval
         self.logger = logger
@@ -48,18 +50,35 @@ public struct FleetAgent: Service {
         }
         let control = ControlLink(socketPath: socketPath)
         let rules = LockedRules(FleetStatusRules(site: configuration.site, device: deviceID, statusInterval: configuration.statusInterval))
+        let (commands, commandInput) = AsyncStream.makeStream(of: MQTTClient.Message.self, bufferingPolicy: .bufferingOldest(64))
+        let wake = WakeSignal()
+        let acks = AckInbox()
+        let links = Links(client: client, control: control, rules: rules, wake: wake)
         client.start()
         logger.notice("fleet link starting", metadata: ["broker": "\(configuration.broker)", "topics": "\(topics.base)/#",
-                                                       "remoteControl": "\(configuration.remoteControl)"])
+                                                       "remoteControl": "\(configuration.remoteControl)", "upload": "\(configuration.upload)"])
         await withDiscardingTaskGroup { group in
-            group.addTask { await self.followConnection(client, rules: rules, control: control) }
-            group.addTask { await self.watchDaemon(client, rules: rules, control: control) }
-            group.addTask { await self.serveCommands(client, control: control) }
+            group.addTask { await self.followConnection(links) }
+            group.addTask { await self.watchDaemon(links) }
+            group.addTask { await self.dispatch(client.messages, commands: commandInput, acks: acks) }
+            group.addTask { await self.serveCommands(commands, client: client, control: control) }
+            if configuration.upload {
+                var uploader = RunUploader(client: client, control: control, outbox: RunOutbox(dataDirectory: dataDirectory), topics: topics, acks: acks,
+                                           isConnected: { rules.withLock { $0.isConnected } }, logger: logger)
+                uploader.bytesPerSecond = configuration.uploadBandwidth
+                uploader.deleteAfterUpload = configuration.deleteAfterUpload
+                uploader.keepFreeBytes = configuration.keepFreeBytes
+                group.addTask {
+                    await uploader.run(wake: wake) { pending in rules.withLock { $0.uploadsPending = pending } }
+                }
+            }
             // recorderd stopping: the offline status (the Will is for a silent end), then away.
             try? await gracefulShutdown()
             await self.publishOffline(client)
             client.stop()
             await control.close()
+            // The uploader may be waiting for an answer or a wake-up: end it too.
+            group.cancelAll()
         }
     }
 
@@ -87,7 +106,17 @@ public struct FleetAgent: Service {
 
     // MARK: The connection
 
-    func followConnection(_ client: MQTTClient, rules: LockedRules, control: ControlLink) async {
+    /// What the loops share.
+    struct Links: Sendable {
+        let client: MQTTClient
+        let control: ControlLink
+        let rules: LockedRules
+        /// Wakes the uploader (a run ended).
+        let wake: WakeSignal
+    }
+
+    func followConnection(_ links: Links) async {
+        let (client, rules) = (links.client, links.rules)
         var lastLogged: (event: MQTTClient.Event, at: ContinuousClock.Instant)?
         for await event in client.events {
             switch event {
@@ -95,10 +124,12 @@ public struct FleetAgent: Service {
                 logger.notice("fleet link connected", metadata: ["broker": "\(configuration.broker)"])
                 do {
                     try client.subscribe(topics.command, qos: 1)
+                    try client.subscribe(topics.acknowledgements, qos: 1)
                 } catch {
                     logger.error("fleet link cannot subscribe to its commands", metadata: ["error": "\(error)"])
                 }
-                perform(rules.withLock { $0.connected(now: Self.now(), time: Self.timestamp()) }, client)
+                perform(rules.withLock { $0.connected(now: Self.now(), time: Self.timestamp()) }, links)
+                links.wake.signal()
             case .refused(let why), .disconnected(let why):
                 let wasConnected = rules.withLock { r in
                     defer { r.disconnected() }
@@ -115,12 +146,13 @@ public struct FleetAgent: Service {
     }
 
     /// Looks at the daemon every `pollInterval` and publishes what the rules say.
-    func watchDaemon(_ client: MQTTClient, rules: LockedRules, control: ControlLink) async {
+    func watchDaemon(_ links: Links) async {
+        let (control, rules) = (links.control, links.rules)
         while !Task.isCancelled, !Task.isShuttingDownGracefully {
             let disk = rules.withLock { $0.wantsDisk(now: Self.now()) }
             do {
                 let status = try await control.with { client throws(RecorderClientError) in try await client.status(disk: disk) }
-                perform(rules.withLock { $0.observed(status, now: Self.now(), time: Self.timestamp()) }, client)
+                perform(rules.withLock { $0.observed(status, now: Self.now(), time: Self.timestamp()) }, links)
             } catch {
                 // recorderd is starting or stopping: the next look tries again.
                 logger.debug("fleet link cannot read the daemon's status", metadata: ["error": "\(error)"])
@@ -129,8 +161,10 @@ public struct FleetAgent: Service {
         }
     }
 
-    func perform(_ actions: [FleetStatusRules.Action], _ client: MQTTClient) {
+    func perform(_ actions: [FleetStatusRules.Action], _ links: Links) {
+        let client = links.client
         for action in actions {
+            if case .publishEvent(let event) = action, event.event == .taskRunEnded { links.wake.signal() }
             do {
                 switch action {
                 case .publishStatus(let status):
@@ -158,12 +192,25 @@ public struct FleetAgent: Service {
 
     // MARK: Remote control
 
-    func serveCommands(_ client: MQTTClient, control: ControlLink) async {
+    /// Hands each received message to its reader: commands, and the collectors' answers.
+    func dispatch(_ messages: AsyncStream<MQTTClient.Message>, commands: AsyncStream<MQTTClient.Message>.Continuation, acks: AckInbox) async {
+        for await message in messages {
+            if message.topic == topics.command {
+                if case .dropped = commands.yield(message) { logger.warning("fleet link: command dropped (64 waiting)") }
+            } else if message.topic.hasPrefix(topics.base + "/runs/"), message.topic.hasSuffix("/ack") {
+                guard let ack = try? JSONDecoder().decode(UploadAck.self, from: Data(message.payload)) else { continue }
+                acks.deliver(ack)
+            }
+        }
+        commands.finish()
+    }
+
+    func serveCommands(_ commands: AsyncStream<MQTTClient.Message>, client: MQTTClient, control: ControlLink) async {
         let inFlight = LockedValue(0)
         var ignored = 0
         var lastIgnoredLog: ContinuousClock.Instant?
         await withDiscardingTaskGroup { group in
-            for await message in client.messages where message.topic == topics.command {
+            for await message in commands {
                 guard configuration.remoteControl else {
                     ignored += 1
                     let now = ContinuousClock.now

@@ -18,6 +18,8 @@ struct FleetStatusRules {
     let device: String
     let statusInterval: Double
     private(set) var isConnected = false
+    /// Ended runs not yet acknowledged by a collector (the uploader says).
+    var uploadsPending: Int?
     private var previous: DaemonStatus?
     private var published: (status: FleetStatus, at: Double)?
 
@@ -40,7 +42,8 @@ struct FleetStatusRules {
         isConnected = true
         var actions = [Action.publishEvent(FleetEvent(event: .online, time: time))]
         if let previous {
-            let status = FleetStatus(site: site, device: device, time: time, daemon: previous)
+            var status = FleetStatus(site: site, device: device, time: time, daemon: previous)
+            status.uploadsPending = uploadsPending
             published = (status, now)
             actions.append(.publishStatus(status))
         }
@@ -62,7 +65,8 @@ struct FleetStatusRules {
         if current.disk == nil { current.disk = previous?.disk }
         previous = current
         guard isConnected else { return actions }
-        let status = FleetStatus(site: site, device: device, time: time, daemon: current)
+        var status = FleetStatus(site: site, device: device, time: time, daemon: current)
+        status.uploadsPending = uploadsPending
         if let published, !Self.differs(published.status, status), now - published.at < statusInterval { return actions }
         published = (status, now)
         actions.append(.publishStatus(status))
@@ -71,7 +75,7 @@ struct FleetStatusRules {
 
     /// Whether what a fleet view shows differs (not the time, uptime or disk).
     static func differs(_ a: FleetStatus, _ b: FleetStatus) -> Bool {
-        a.devices != b.devices || a.taskRuns != b.taskRuns || a.version != b.version
+        a.devices != b.devices || a.taskRuns != b.taskRuns || a.version != b.version || a.uploadsPending != b.uploadsPending
     }
 
     static func events(from old: DaemonStatus, to new: DaemonStatus, time: String) -> [Action] {

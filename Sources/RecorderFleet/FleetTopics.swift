@@ -1,3 +1,5 @@
+import Foundation
+
 /// The topics of one Pi: `{prefix}/{site}/{device}/…`.
 public struct FleetTopics: Sendable, Equatable {
     public let base: String
@@ -14,4 +16,9 @@ public struct FleetTopics: Sendable, Equatable {
     public var command: String { base + "/cmd" }
     /// Their answers, with the request's id.
     public var reply: String { base + "/reply" }
+    /// A run's upload: `runs/{uuid}/manifest` and `runs/{uuid}/chunk` (the Pi's), `runs/{uuid}/ack`
+    /// (the collector's).
+    public func run(_ run: UUID) -> String { "\(base)/runs/\(run.uuidString)" }
+    /// Every run's acknowledgements (the Pi subscribes).
+    public var acknowledgements: String { base + "/runs/+/ack" }
 }

@@ -67,7 +67,7 @@ final class MQTTCallbacks: Sendable {
             let removed = waiters.withLock { w in w.waiting[mid] === wait ? w.waiting.removeValue(forKey: mid) : nil }
             removed?.resolve(false)
         }
-        let result = await wait.value()
+        let result = await withTaskCancellationHandler { await wait.value() } onCancel: { wait.resolve(false) }
         timer.cancel()
         return result
     }

@@ -18,6 +18,8 @@ public struct FleetStatus: Sendable, Codable, Equatable {
     public var devices: [Device]?
     public var disk: DiskUsage?
     public var taskRuns: [TaskRun]?
+    /// Ended runs not yet acknowledged by a collector.
+    public var uploadsPending: Int?
 
     /// A configured sensor device, as `daemon.status` lists it.
     public struct Device: Sendable, Codable, Equatable {

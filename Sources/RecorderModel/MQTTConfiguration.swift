@@ -36,6 +36,15 @@ public struct MQTTConfiguration: Sendable, Equatable {
     public var statusInterval: Double = 60
     /// Whether JSON-RPC requests on `cmd` are carried out (authorisation is the broker's ACL).
     public var remoteControl: Bool = false
+    /// Whether ended runs are uploaded to the collectors.
+    public var upload: Bool = true
+    /// The upload's bandwidth cap in bytes per second (nil: none).
+    public var uploadBandwidth: Double?
+    /// Whether runs a collector acknowledged are deleted from the Pi: at once, or, with
+    /// `keepFreeBytes`, oldest first only while the data directory has less free space than that.
+    public var deleteAfterUpload: Bool = false
+    public var keepFreeBytes: Int64?
+    public static let uploadBandwidthRange = NumberRange(atLeast: 1000, atMost: 10_000_000_000, "bytes per second")
 
     public static let keepaliveRange = 5...3600
     public static let statusIntervalRange = NumberRange(atLeast: 1, atMost: 86_400, "seconds")
@@ -140,7 +149,7 @@ public struct MQTTTLSFiles: Sendable, Equatable, Codable {
 
 extension MQTTConfiguration: Codable {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case broker, site, device, topicPrefix, tls, username, passwordFile, keepalive, statusInterval, remoteControl
+        case broker, site, device, topicPrefix, tls, username, passwordFile, keepalive, statusInterval, remoteControl, upload, uploadBandwidth, deleteAfterUpload, keepFreeBytes
     }
 
     /// The keys of `mqtt`, with those of `mqtt.tls`.
@@ -188,6 +197,16 @@ extension MQTTConfiguration: Codable {
         keepalive = try c.decodeIfPresent(Int.self, forKey: .keepalive, in: Self.keepaliveRange, "seconds") ?? keepalive
         statusInterval = try c.decodeIfPresent(Double.self, forKey: .statusInterval, in: Self.statusIntervalRange) ?? statusInterval
         remoteControl = try c.decodeIfPresent(Bool.self, forKey: .remoteControl) ?? remoteControl
+        upload = try c.decodeIfPresent(Bool.self, forKey: .upload) ?? upload
+        uploadBandwidth = try c.decodeIfPresent(Double.self, forKey: .uploadBandwidth, in: Self.uploadBandwidthRange)
+        deleteAfterUpload = try c.decodeIfPresent(Bool.self, forKey: .deleteAfterUpload) ?? deleteAfterUpload
+        keepFreeBytes = try c.decodeIfPresent(Int.self, forKey: .keepFreeBytes, in: 0...(1 << 50), "bytes").map(Int64.init)
+        if keepFreeBytes != nil, !deleteAfterUpload {
+            throw DecodingError.dataCorruptedError(forKey: .keepFreeBytes, in: c, debugDescription: "keepFreeBytes applies to deleteAfterUpload: set it true, or remove keepFreeBytes")
+        }
+        if deleteAfterUpload, !upload {
+            throw DecodingError.dataCorruptedError(forKey: .deleteAfterUpload, in: c, debugDescription: "deleteAfterUpload needs upload")
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -202,5 +221,9 @@ extension MQTTConfiguration: Codable {
         try c.encode(keepalive, forKey: .keepalive)
         try c.encode(statusInterval, forKey: .statusInterval)
         try c.encode(remoteControl, forKey: .remoteControl)
+        try c.encode(upload, forKey: .upload)
+        try c.encodeIfPresent(uploadBandwidth, forKey: .uploadBandwidth)
+        try c.encode(deleteAfterUpload, forKey: .deleteAfterUpload)
+        try c.encodeIfPresent(keepFreeBytes, forKey: .keepFreeBytes)
     }
 }

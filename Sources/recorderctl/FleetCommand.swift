@@ -66,3 +66,34 @@ struct BrokerOptions: ParsableArguments {
         return o
     }
 }
+
+/// `recorderctl collect`: receives every Pi's ended runs into a folder.
+struct CollectCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "collect",
+        abstract: "Receive the fleet's runs: DIR/{site}/{device}/{task}/{run}/, each file checked against its SHA-256 before it is acknowledged.")
+    @OptionGroup var broker: BrokerOptions
+    @Option(help: "The folder the runs go to.") var dir: String
+    @Option(help: "Share the load with other collectors of this group (an MQTT shared subscription; they must share DIR).") var share: String?
+
+    func run() async throws {
+        if let share, !MQTTConfiguration.isTopicLevel(share) { throw ValidationError("--share: expected 1 to 64 of A-Z a-z 0-9 . _ -") }
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let directory = (dir as NSString).standardizingPath
+        let collector = Collector(options: try broker.options(clientPrefix: "recorderctl-collect"), prefix: broker.prefix, shareGroup: share,
+                                  directory: directory.hasPrefix("/") ? directory : FileManager.default.currentDirectoryPath + "/" + directory)
+        @Sendable func emit(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+        // Until it is stopped (Ctrl-C, SIGTERM): what it holds on disk is safe at any moment.
+        try await collector.run { report in
+            switch report {
+            case .connected: emit("collecting from \(broker.broker) into \(directory) (\(collector.patterns.joined(separator: ", ")))")
+            case .complete(let site, let device, let m):
+                let bytes = m.files.reduce(Int64(0)) { $0 + $1.size }
+                emit("run \(site)/\(device)/\(m.taskIdentifier)/\(m.directory): \(m.files.count) files, \(bytes) bytes, checked")
+            case .refused(let site, let device, let run, let reason): emit("refused \(site)/\(device) run \(run): \(reason)")
+            case .healed(let site, let device, let run, let file): emit("\(site)/\(device) run \(run): \(file) failed its SHA-256; asked for again")
+            case .failed(let what): FileHandle.standardError.write(Data(("collect: " + what + "\n").utf8))
+            }
+        }
+    }
+}

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RecorderClient
+import RecorderFleet
 import RecorderModel
 
 struct StatusCommand: AsyncParsableCommand {
@@ -21,6 +22,16 @@ struct StatusCommand: AsyncParsableCommand {
         print("task runs: \(status.taskRuns.isEmpty ? "none" : "")")
         for r in status.taskRuns {
             print("  \(r.taskIdentifier) \(r.taskRunUUID) step \(r.currentStepPath ?? "-") recording \(r.recording.joined(separator: ","))")
+        }
+        // The fleet link's upload queue (README, Fleet over MQTT), when it has one.
+        let outbox = RunOutbox(dataDirectory: status.dataDirectory)
+        if FileManager.default.fileExists(atPath: outbox.directory) {
+            let entries = outbox.entries()
+            let pending = entries.filter { $0.state == .pending }.sorted { $0.queued < $1.queued }
+            let refused = entries.filter { $0.state == .refused }
+            print("uploads: \(pending.count) pending, \(entries.count - pending.count - refused.count) acknowledged, \(refused.count) refused")
+            for e in pending.prefix(10) { print("  pending  \(e.taskIdentifier) \(e.taskRunUUID)") }
+            for e in refused { print("  refused  \(e.taskIdentifier) \(e.taskRunUUID): \(e.error ?? "")") }
         }
     }
 }

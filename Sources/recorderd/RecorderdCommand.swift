@@ -88,7 +88,8 @@ struct RecorderdCommand: AsyncParsableCommand {
                       connectionLimit: loaded.0.limits.connections, logger: logger)
         }
         let fleet = loaded.0.mqtt.map {
-            FleetAgent(configuration: $0, socketPath: loaded.0.socket, baseDirectory: loaded.baseDirectory, logger: logger)
+            FleetAgent(configuration: $0, socketPath: loaded.0.socket, dataDirectory: loaded.0.dataDirectory, baseDirectory: loaded.baseDirectory,
+                       logger: logger)
         }
         do {
             try await daemon.run(additionalServices: [web as (any Service)?, fleet].compactMap { $0 })

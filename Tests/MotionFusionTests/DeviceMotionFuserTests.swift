@@ -2,6 +2,7 @@ import FakeIIO
 import Foundation
 import MotionFusion
 import RecorderModel
+import RecorderTestSupport
 import Testing
 
 /// The fuser on the physics trajectory without I/O (the same trajectory goes through libiio in

@@ -2,6 +2,7 @@ import FakeIIO
 import Foundation
 @testable import MotionFusion
 import RecorderModel
+import RecorderTestSupport
 import Testing
 
 @Suite("Hard-iron estimation")
@@ -62,18 +63,4 @@ struct HardIronEstimatorTests {
         var singular: [[Double]] = [[1, 1, 0, 0, 1], [1, 1, 0, 0, 1], [0, 0, 1, 0, 1], [0, 0, 0, 1, 1]]
         #expect(HardIronEstimator.solve4(&singular) == nil)
     }
-}
-
-/// A small deterministic generator for test noise.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }

@@ -20,14 +20,14 @@ struct FleetHarness {
     /// Starts recorderd; `mqtt` members are added to the link's (broker, site, device, keepalive
     /// 5 s); returns once its control socket answers.
     static func start(broker: MosquittoBroker, port: Int? = nil, scheme: String = "mqtt", device: String = device, mqtt extra: String = "",
-                      directory chosen: String? = nil) async throws -> FleetHarness {
+                      speed: Double = 1, directory chosen: String? = nil) async throws -> FleetHarness {
         let directory = try chosen ?? Fixtures.temporaryDirectory()
         let configuration = """
         {"socket": "\(directory)/control.sock", "dataDirectory": "\(directory)/data",
          "mqtt": {"broker": "\(scheme)://127.0.0.1:\(port ?? broker.port)", "site": "\(site)", "device": "\(device)", "keepalive": 5\(extra)},
          "devices": [{"name": "imu0", "kind": "replay", "file": "\(Fixtures.shortWalk)",
                       "frequency": 100, "columns": {"accelerometer": ["acc_x","acc_y","acc_z"], "gyro": ["gyr_x","gyr_y","gyr_z"]},
-                      "units": {"accelerometer": "g", "gyro": "deg/s"}, "speed": 1.0, "loop": true}]}
+                      "units": {"accelerometer": "g", "gyro": "deg/s"}, "speed": \(speed), "loop": true}]}
         """
         try configuration.write(toFile: directory + "/recorderd.json", atomically: true, encoding: .utf8)
         let daemon = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", directory + "/recorderd.json", "--log-level", "info"])

@@ -14,6 +14,7 @@ struct MQTTConfigurationTests {
         let plain = try #require(try decode(#"{"broker": "mqtt://broker.lab", "site": "clinic-a"}"#).get())
         #expect(plain.host == "broker.lab" && plain.port == 1883 && !plain.usesTLS && plain.topicPrefix == "recorderd/v1")
         #expect(plain.keepalive == 30 && plain.statusInterval == 60 && !plain.remoteControl && plain.device == nil)
+        #expect(plain.upload && plain.uploadBandwidth == nil && !plain.deleteAfterUpload && plain.keepFreeBytes == nil)
         #expect(plain.deviceID(hostName: "raspberrypi") == "raspberrypi")
         #expect(plain.deviceID(hostName: "pi 7/#+") == "pi-7---", "a host name becomes one topic level")
         let tls = try #require(try decode(#"""
@@ -54,6 +55,10 @@ struct MQTTConfigurationTests {
             (#"{"broker": "mqtt://h", "site": "s", "keepalive": 1e300}"#, "mqtt.keepalive"),
             (#"{"broker": "mqtt://h", "site": "s", "statusInterval": 0}"#, "mqtt.statusInterval"),
             (#"{"broker": "mqtt://h", "site": "s", "remoteControl": "yes"}"#, "mqtt.remoteControl"),
+            (#"{"broker": "mqtt://h", "site": "s", "uploadBandwidth": 10}"#, "mqtt.uploadBandwidth: expected bytes per second"),
+            (#"{"broker": "mqtt://h", "site": "s", "keepFreeBytes": 1000}"#, "mqtt.keepFreeBytes: keepFreeBytes applies to deleteAfterUpload"),
+            (#"{"broker": "mqtt://h", "site": "s", "deleteAfterUpload": true, "keepFreeBytes": -1}"#, "mqtt.keepFreeBytes: expected bytes"),
+            (#"{"broker": "mqtt://h", "site": "s", "deleteAfterUpload": true, "upload": false}"#, "mqtt.deleteAfterUpload: deleteAfterUpload needs upload"),
         ]
         for (json, expected) in cases {
             switch decode(json) {

@@ -32,7 +32,9 @@ public struct MosquittoBroker: Sendable {
 
         """ : extraConfiguration.replacingOccurrences(of: "$PORT", with: "\(port)")
         // Run as root (CI), mosquitto would switch to its own user, which cannot read the test's files.
-        try (configuration + "user root\npersistence false\nlog_dest stderr\nlog_type all\n")
+        // Its log goes to a file: into the pipe, nobody reading, a busy broker would stop once the
+        // pipe is full.
+        try (configuration + "user root\npersistence false\nlog_dest file \(directory)/mosquitto.log\nlog_type all\n")
             .write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
         let process = try ChildProcess("/usr/sbin/mosquitto", ["-c", directory + "/mosquitto.conf"])
         let deadline = Deadline(seconds: 20)
@@ -42,10 +44,15 @@ public struct MosquittoBroker: Sendable {
             try await Task.sleep(for: .milliseconds(20))
         }
         _ = try? await process.stop(signal: SIGKILL)
-        throw BrokerError(description: "mosquitto did not start on \(port): \(process.printed)")
+        throw BrokerError(description: "mosquitto did not start on \(port): \(process.printed) \((try? String(contentsOfFile: directory + "/mosquitto.log", encoding: .utf8)) ?? "")")
     }
 
     struct BrokerError: Error, CustomStringConvertible { let description: String }
+
+    /// What the broker has logged so far.
+    public var log: String {
+        (try? String(contentsOfFile: directory + "/mosquitto.log", encoding: .utf8)) ?? ""
+    }
 
     @discardableResult
     public func stop() async throws -> Int32 {
@@ -62,7 +69,16 @@ public struct MosquittoBroker: Sendable {
 
     /// Publishes one message with `mosquitto_pub` (QoS 1) and waits for it to be sent.
     public func publish(_ topic: String, _ payload: String, arguments: [String] = []) async throws {
-        let p = try ChildProcess("/usr/bin/mosquitto_pub", ["-h", "127.0.0.1", "-p", "\(port)", "-t", topic, "-q", "1", "-m", payload] + clientArguments + arguments)
+        try await publish(topic, ["-m", payload] + arguments)
+    }
+
+    /// Publishes a file's bytes as one message.
+    public func publish(_ topic: String, file: String) async throws {
+        try await publish(topic, ["-f", file])
+    }
+
+    func publish(_ topic: String, _ arguments: [String]) async throws {
+        let p = try ChildProcess("/usr/bin/mosquitto_pub", ["-h", "127.0.0.1", "-p", "\(port)", "-t", topic, "-q", "1"] + clientArguments + arguments)
         let status = try await p.wait(timeout: 20)
         #expect(status == 0, "mosquitto_pub: \(p.printed)")
     }

@@ -1,0 +1,121 @@
+import Foundation
+import RecorderModel
+
+/// The central side of run uploads (`recorderctl collect`): subscribes to every Pi's manifests
+/// and chunks under a prefix, writes each run with a `CollectorStore`, and answers on the run's
+/// `ack` topic. Several collectors can share the load through an MQTT shared subscription
+/// (`$share/{group}/…`) when they share the folder.
+public struct Collector: Sendable {
+    /// One line of what happened (a run complete, a manifest refused).
+    public enum Report: Sendable {
+        case connected
+        case complete(site: String, device: String, manifest: RunManifest)
+        case refused(site: String, device: String, run: UUID, reason: String)
+        /// A file whose bytes were all there failed its SHA-256: emptied and asked for again.
+        case healed(site: String, device: String, run: UUID, file: String)
+        case failed(String)
+    }
+
+    let options: MQTTClient.Options
+    let prefix: String
+    let shareGroup: String?
+    let store: CollectorStore
+    /// Disk work runs here, off the cooperative pool, one message at a time.
+    let queue = DispatchQueue(label: "recorderd.collector.store")
+
+    public init(options: MQTTClient.Options, prefix: String, shareGroup: String?, directory: String) {
+        var options = options
+        // Chunks arrive faster than a disk may take them for a moment: room for a burst.
+        options.messageBuffer = 1024
+        self.options = options
+        self.prefix = prefix
+        self.shareGroup = shareGroup
+        store = CollectorStore(root: directory)
+    }
+
+    /// The topics it subscribes to.
+    public var patterns: [String] {
+        let share = shareGroup.map { "$share/\($0)/" } ?? ""
+        return ["\(share)\(prefix)/+/+/runs/+/manifest", "\(share)\(prefix)/+/+/runs/+/chunk"]
+    }
+
+    /// Collects until cancelled.
+    public func run(report: @escaping @Sendable (Report) -> Void) async throws {
+        let client = try MQTTClient(options: options)
+        defer { client.stop() }
+        client.start()
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                for await event in client.events {
+                    switch event {
+                    case .connected:
+                        do {
+                            for p in patterns { try client.subscribe(p, qos: 1) }
+                            report(.connected)
+                        } catch {
+                            report(.failed("cannot subscribe: \(error)"))
+                        }
+                    case .refused(let why): report(.failed("the broker refused the connection: \(why)"))
+                    case .disconnected(let why): report(.failed("disconnected (\(why)); reconnecting"))
+                    }
+                }
+            }
+            group.addTask {
+                for await message in client.messages {
+                    await handle(message, client: client, report: report)
+                }
+            }
+            group.addTask {
+                // Ends the loops when the caller cancels.
+                while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+                client.stop()
+            }
+        }
+    }
+
+    /// `{prefix}/{site}/{device}/runs/{uuid}/{manifest|chunk}`: the parts, or nil.
+    func parse(_ topic: String) -> (site: String, device: String, run: UUID, kind: String)? {
+        guard topic.hasPrefix(prefix + "/") else { return nil }
+        let levels = topic.dropFirst(prefix.count + 1).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard levels.count == 5, levels[2] == "runs", MQTTConfiguration.isTopicLevel(levels[0]), MQTTConfiguration.isTopicLevel(levels[1]),
+              let run = UUID(uuidString: levels[3]) else { return nil }
+        return (levels[0], levels[1], run, levels[4])
+    }
+
+    func handle(_ message: MQTTClient.Message, client: MQTTClient, report: @escaping @Sendable (Report) -> Void) async {
+        guard let (site, device, run, kind) = parse(message.topic) else { return }
+        let store = self.store
+        let answer: CollectorStore.Answer? = await withCheckedContinuation { continuation in
+            queue.async {
+                do {
+                    switch kind {
+                    case "manifest":
+                        guard let manifest = try? JSONDecoder().decode(RunManifest.self, from: Data(message.payload)), manifest.taskRunUUID == run else {
+                            continuation.resume(returning: .init(ack: UploadAck(taskRunUUID: run, state: .refused, error: "not a run manifest")))
+                            return
+                        }
+                        continuation.resume(returning: try store.receive(manifest: manifest, site: site, device: device))
+                    case "chunk":
+                        guard let chunk = UploadChunk.decode(message.payload) else {
+                            continuation.resume(returning: nil)
+                            return
+                        }
+                        continuation.resume(returning: try store.receive(chunk: chunk, run: run, site: site, device: device))
+                    default:
+                        continuation.resume(returning: nil)
+                    }
+                } catch {
+                    report(.failed("\(site)/\(device) run \(run): \(error)"))
+                    continuation.resume(returning: nil)
+                }
+            }
+        }
+        guard let answer else { return }
+        let ack = answer.ack
+        if let manifest = answer.completed { report(.complete(site: site, device: device, manifest: manifest)) }
+        for file in answer.healed { report(.healed(site: site, device: device, run: run, file: file)) }
+        if ack.state == .refused { report(.refused(site: site, device: device, run: run, reason: ack.error ?? "")) }
+        let topic = "\(prefix)/\(site)/\(device)/runs/\(run.uuidString)/ack"
+        _ = try? client.publish(topic: topic, payload: FleetAgent.encode(ack), qos: 1)
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import RecorderModel
+
+/// What a Pi uploads of one ended run (`runs/{uuid}/manifest`): the run, and each of its files
+/// with its size and SHA-256. The collector writes the files under `{site}/{device}/{task}/
+/// {directory}/`, exactly as on the Pi, and acknowledges the run when every file matches.
+public struct RunManifest: Sendable, Codable, Equatable {
+    public struct File: Sendable, Codable, Equatable {
+        /// The path inside the run directory (`motion.jsonl`; `/`-separated, no `..`).
+        public var path: String
+        public var size: Int64
+        public var sha256: String
+
+        public init(path: String, size: Int64, sha256: String) {
+            self.path = path
+            self.size = size
+            self.sha256 = sha256
+        }
+    }
+
+    public var taskRunUUID: UUID
+    public var taskIdentifier: String
+    /// The run directory's own name (`20261123T185738Z-<uuid>`).
+    public var directory: String
+    public var status: TaskRunStatus?
+    public var files: [File]
+
+    public init(taskRunUUID: UUID, taskIdentifier: String, directory: String, status: TaskRunStatus?, files: [File]) {
+        self.taskRunUUID = taskRunUUID
+        self.taskIdentifier = taskIdentifier
+        self.directory = directory
+        self.status = status
+        self.files = files
+    }
+
+    /// The largest manifest and the most files a run may have (a collector refuses more).
+    public static let maximumFiles = 10_000
+    public static let maximumFileSize: Int64 = 1 << 40
+
+    /// Why a manifest cannot be written to disk safely (nil: it can): every name a single
+    /// relative path of plain components, the task and directory names plain too.
+    public func problem() -> String? {
+        guard RecorderIdentifier.isValid(taskIdentifier) else { return "taskIdentifier \(taskIdentifier.debugDescription) is not an identifier" }
+        guard Self.isPlainName(directory), directory.contains(taskRunUUID.uuidString) else { return "directory \(directory.debugDescription) is not a run directory name" }
+        guard files.count <= Self.maximumFiles else { return "\(files.count) files (at most \(Self.maximumFiles))" }
+        var seen = Set<String>()
+        for f in files {
+            let parts = f.path.split(separator: "/", omittingEmptySubsequences: false)
+            guard !f.path.isEmpty, f.path.utf8.count <= 1024, parts.allSatisfy({ Self.isPlainName(String($0)) }) else {
+                return "file path \(f.path.debugDescription) is not a relative path of plain names"
+            }
+            guard (0...Self.maximumFileSize).contains(f.size) else { return "\(f.path): size \(f.size) out of range" }
+            guard f.sha256.utf8.count == 64, f.sha256.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
+                return "\(f.path): sha256 is not 64 lower-case hex digits"
+            }
+            guard seen.insert(f.path).inserted else { return "\(f.path) listed twice" }
+        }
+        return nil
+    }
+
+    /// A file or folder name with no separators, not `.`/`..`, not hidden, printable.
+    static func isPlainName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 255 && !name.hasPrefix(".") && !name.contains("/") && !name.contains("\0")
+            && !name.unicodeScalars.contains(where: ControlCharacters.isControl)
+    }
+}
+
+/// The collector's answer about one run (`runs/{uuid}/ack`).
+public struct UploadAck: Sendable, Codable, Equatable {
+    public enum State: String, Sendable, Codable {
+        /// Every file is on the collector's disk and matches its SHA-256: the run is uploaded.
+        case complete
+        /// Send the rest: `have` is each file's bytes held from its start.
+        case need
+        /// The collector does not know the run (no manifest yet): announce it again.
+        case unknown
+        /// The manifest cannot be accepted (`error` says why); the Pi does not retry it.
+        case refused
+    }
+
+    public var taskRunUUID: UUID
+    public var state: State
+    public var have: [String: Int64]?
+    public var error: String?
+
+    public init(taskRunUUID: UUID, state: State, have: [String: Int64]? = nil, error: String? = nil) {
+        self.taskRunUUID = taskRunUUID
+        self.state = state
+        self.have = have
+        self.error = error
+    }
+}
+
+/// One chunk of a file (`runs/{uuid}/chunk`): a JSON header line, then the bytes.
+public struct UploadChunk: Sendable, Equatable {
+    public struct Header: Sendable, Codable, Equatable {
+        public var file: String
+        public var offset: Int64
+        /// The whole file's size and SHA-256 (the collector checks the file once it is whole).
+        public var size: Int64
+        public var sha256: String
+    }
+
+    public var header: Header
+    public var bytes: [UInt8]
+
+    public init(header: Header, bytes: [UInt8]) {
+        self.header = header
+        self.bytes = bytes
+    }
+
+    public func encoded() -> [UInt8] {
+        var out = (try? Array(JSONEncoder().encode(header))) ?? []
+        out.append(UInt8(ascii: "\n"))
+        out.append(contentsOf: bytes)
+        return out
+    }
+
+    /// Decodes a payload; nil when it is not a chunk whose numbers are in range.
+    public static func decode(_ payload: [UInt8]) -> UploadChunk? {
+        guard let newline = payload.prefix(4096).firstIndex(of: UInt8(ascii: "\n")),
+              let header = try? JSONDecoder().decode(Header.self, from: Data(payload[..<newline])) else { return nil }
+        let bytes = Array(payload[(newline + 1)...])
+        guard header.offset >= 0, header.size >= 0, header.size <= RunManifest.maximumFileSize,
+              header.offset <= header.size - Int64(bytes.count) else { return nil }
+        return UploadChunk(header: header, bytes: bytes)
+    }
+}

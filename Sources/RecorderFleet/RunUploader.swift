@@ -1,0 +1,210 @@
+import Foundation
+import Logging
+import RecorderClient
+import RecorderModel
+
+/// Uploads every ended run to the collectors, one run at a time, losslessly: the manifest (each
+/// file's size and SHA-256), then the bytes the collector does not hold yet in QoS 1 chunks
+/// (offset and the file's SHA-256 in each), until the collector acknowledges the whole run; only
+/// then is the run marked uploaded in the outbox. A broker away, a collector restarted, recorderd
+/// killed: the next attempt announces the run again and the collector says what it holds, so
+/// nothing acknowledged is sent again and nothing is lost.
+struct RunUploader: Sendable {
+    let client: MQTTClient
+    let control: ControlLink
+    let outbox: RunOutbox
+    let topics: FleetTopics
+    let acks: AckInbox
+    let isConnected: @Sendable () -> Bool
+    let logger: Logger
+    /// Bytes per chunk, chunks unacknowledged by the broker at once, and a bandwidth cap (bytes/s).
+    var chunkBytes = 256 * 1024
+    var window = 8
+    var bytesPerSecond: Double?
+    /// Seconds to wait for the collector's answer before announcing the run again.
+    var ackTimeout: Double = 15
+    /// Seconds between looks for ended runs when nothing wakes the uploader.
+    var discoverInterval: Double = 60
+    /// Attempts at one run before the next is tried (it is tried again in the next round): a run
+    /// that cannot be read or is never answered does not hold up the others.
+    var attemptsPerRound = 5
+    /// `deleteAfterUpload` and `keepFreeBytes`.
+    var deleteAfterUpload = false
+    var keepFreeBytes: Int64?
+
+    /// Runs until cancelled: finds ended runs, uploads the pending ones, waits for a wake-up.
+    func run(wake: WakeSignal, pendingChanged: @escaping @Sendable (Int) -> Void) async {
+        while !Task.isCancelled, !Task.isShuttingDownGracefully {
+            await discover()
+            var pending = outbox.entries().filter { $0.state == .pending }.sorted { $0.queued < $1.queued }
+            pendingChanged(pending.count)
+            while let next = pending.first, !Task.isCancelled {
+                await upload(next)
+                pending.removeFirst()
+                pendingChanged(outbox.entries().filter { $0.state == .pending }.count)
+                if deleteAfterUpload { await deleteUploaded() }
+            }
+            // A run ending wakes the uploader; otherwise it looks again now and then.
+            _ = await wake.wait(timeout: discoverInterval)
+        }
+    }
+
+    /// Queues every ended run the outbox does not know (all pages of `runs.list`).
+    func discover() async {
+        var offset = 0
+        while true {
+            let page: RunsListResult
+            let params = RunsListParams(limit: RunsListParams.largestLimit, offset: offset)
+            do {
+                page = try await control.with { c throws(RecorderClientError) in try await c.runs(params) }
+            } catch {
+                logger.debug("fleet upload cannot list the runs", metadata: ["error": "\(error)"])
+                return
+            }
+            for run in page.runs where run.status != .recording && outbox.entry(run.taskRunUUID) == nil {
+                let entry = RunOutbox.Entry(taskRunUUID: run.taskRunUUID, taskIdentifier: run.taskIdentifier, runDirectory: run.runDirectory,
+                                            state: .pending, queued: Date())
+                do {
+                    try outbox.save(entry)
+                    logger.info("fleet upload queued", metadata: ["taskRun": "\(run.taskRunUUID)", "task": "\(run.taskIdentifier)"])
+                } catch {
+                    logger.error("fleet upload cannot queue a run", metadata: ["taskRun": "\(run.taskRunUUID)", "error": "\(error)"])
+                }
+            }
+            offset += page.runs.count
+            if page.runs.count < RunsListParams.largestLimit { return }
+        }
+    }
+
+    /// Uploads one run until a collector acknowledges or refuses it (or recorderd stops).
+    func upload(_ entry: RunOutbox.Entry) async {
+        let run = entry.taskRunUUID
+        let base = topics.run(run)
+        var attempt = 0
+        while !Task.isCancelled, !Task.isShuttingDownGracefully {
+            // Not connected: look again shortly (not an attempt; libmosquitto reconnects).
+            guard isConnected() else {
+                try? await Task.sleep(for: .milliseconds(200))
+                continue
+            }
+            attempt += 1
+            if attempt > attemptsPerRound {
+                logger.warning("fleet upload: no progress after \(attemptsPerRound) attempts; the run is tried again later", metadata: ["taskRun": "\(run)"])
+                return
+            }
+            if attempt > 1 { try? await Task.sleep(for: .seconds(min(30, Double(attempt)))) }
+            guard FileManager.default.fileExists(atPath: entry.runDirectory + "/taskResult.json") else {
+                logger.warning("fleet upload: the run is gone; dropped from the queue", metadata: ["taskRun": "\(run)"])
+                outbox.remove(run)
+                return
+            }
+            let manifest: RunManifest
+            do {
+                let status = try? TaskResult.makeDecoder().decode(TaskResult.self, from: Data(contentsOf: URL(fileURLWithPath: entry.runDirectory + "/taskResult.json"))).status
+                manifest = try RunOutbox.manifest(runDirectory: entry.runDirectory, taskRunUUID: run, taskIdentifier: entry.taskIdentifier, status: status)
+            } catch {
+                logger.error("fleet upload cannot read the run", metadata: ["taskRun": "\(run)", "error": "\(error)"])
+                continue
+            }
+            acks.clear(run)
+            guard (try? client.publish(topic: base + "/manifest", payload: FleetAgent.encode(manifest), qos: 1)) != nil else { continue }
+            var answer = await acks.next(run, timeout: ackTimeout)
+            while let ack = answer {
+                switch ack.state {
+                case .complete:
+                    var done = entry
+                    done.state = .acknowledged
+                    done.acknowledged = Date()
+                    do {
+                        try outbox.save(done)
+                    } catch {
+                        logger.error("fleet upload cannot mark a run uploaded (it will be announced again)", metadata: ["taskRun": "\(run)", "error": "\(error)"])
+                        return
+                    }
+                    let bytes = manifest.files.reduce(Int64(0)) { $0 + $1.size }
+                    logger.notice("fleet upload: run acknowledged", metadata: ["taskRun": "\(run)", "files": "\(manifest.files.count)", "bytes": "\(bytes)"])
+                    return
+                case .refused:
+                    var refused = entry
+                    refused.state = .refused
+                    refused.error = ack.error
+                    try? outbox.save(refused)
+                    logger.error("fleet upload: the collector refused the run", metadata: ["taskRun": "\(run)", "error": "\(ack.error ?? "")"])
+                    return
+                case .unknown:
+                    answer = nil
+                case .need:
+                    let held = (ack.have ?? [:]).values.reduce(Int64(0), +)
+                    let total = manifest.files.reduce(Int64(0)) { $0 + $1.size }
+                    logger.info("fleet upload: sending", metadata: ["taskRun": "\(run)", "bytes": "\(total - min(total, held))", "collectorHas": "\(held)"])
+                    let sent = await send(manifest, runDirectory: entry.runDirectory, have: ack.have ?? [:], to: base + "/chunk")
+                    answer = sent ? await acks.next(run, timeout: ackTimeout) : nil
+                }
+            }
+        }
+    }
+
+    /// Deletes acknowledged runs still on the Pi (through `runs.delete`): all, or with
+    /// `keepFreeBytes` the oldest only while free space is below it.
+    func deleteUploaded() async {
+        let uploaded = outbox.entries().filter { $0.state == .acknowledged && FileManager.default.fileExists(atPath: $0.runDirectory) }
+            .sorted { $0.queued < $1.queued }
+        for entry in uploaded {
+            if let keepFreeBytes {
+                guard let free = try? await control.with({ c throws(RecorderClientError) in try await c.status(disk: true).disk?.freeBytes }),
+                      free < keepFreeBytes else { return }
+            }
+            do {
+                let deleted = try await control.with { c throws(RecorderClientError) in try await c.deleteRun(entry.taskRunUUID.uuidString) }
+                logger.notice("fleet upload: uploaded run deleted from the Pi", metadata: ["taskRun": "\(entry.taskRunUUID)", "freedBytes": "\(deleted.freedBytes)"])
+            } catch {
+                logger.warning("fleet upload cannot delete an uploaded run", metadata: ["taskRun": "\(entry.taskRunUUID)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// Sends what the collector lacks; false when the connection dropped.
+    func send(_ manifest: RunManifest, runDirectory: String, have: [String: Int64], to topic: String) async -> Bool {
+        var inFlight: [Int32] = []
+        let started = ContinuousClock.now
+        var sentBytes: Int64 = 0
+        for file in manifest.files {
+            // An empty file is made by the collector from the manifest.
+            var offset = max(0, min(file.size, have[file.path] ?? 0))
+            if offset >= file.size { continue }
+            guard let handle = FileHandle(forReadingAtPath: runDirectory + "/" + file.path) else {
+                return false
+            }
+            defer { try? handle.close() }
+            repeat {
+                let length = Int(min(Int64(chunkBytes), file.size - offset))
+                let bytes: [UInt8]
+                do {
+                    try handle.seek(toOffset: UInt64(offset))
+                    bytes = [UInt8](try handle.read(upToCount: length) ?? Data())
+                } catch {
+                    return false
+                }
+                // The file changed since the manifest: the next attempt reads it again.
+                guard bytes.count == length else { return false }
+                let chunk = UploadChunk(header: .init(file: file.path, offset: offset, size: file.size, sha256: file.sha256), bytes: bytes)
+                guard let mid = try? client.publish(topic: topic, payload: chunk.encoded(), qos: 1) else { return false }
+                inFlight.append(mid)
+                if inFlight.count >= window {
+                    guard await client.waitPublished(inFlight.removeFirst(), timeout: ackTimeout) else { return false }
+                }
+                offset += Int64(length)
+                sentBytes += Int64(length)
+                if let bytesPerSecond, bytesPerSecond > 0 {
+                    let due = Double(sentBytes) / bytesPerSecond
+                    let elapsed = Double((ContinuousClock.now - started) / .milliseconds(1)) / 1000
+                    if due > elapsed { try? await Task.sleep(for: .seconds(due - elapsed)) }
+                }
+            } while offset < file.size
+        }
+        for mid in inFlight {
+            guard await client.waitPublished(mid, timeout: ackTimeout) else { return false }
+        }
+        return true
+    }
+}
