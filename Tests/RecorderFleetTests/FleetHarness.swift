@@ -4,6 +4,10 @@ import RecorderModel
 import RecorderTestSupport
 import Testing
 
+/// The broker tests, one at a time: each starts its own broker, recorderd instances, collectors
+/// (fifty MQTT clients in one), and the other suites' real-time tests share the two CPUs with them.
+@Suite(.serialized) struct FleetTests {}
+
 /// The real recorderd executable with its fleet link on, a replay device, and a real mosquitto
 /// broker; `mosquitto_sub` and `mosquitto_pub` are the independent peers.
 struct FleetHarness {

@@ -4,208 +4,210 @@ import RecorderModel
 import RecorderTestSupport
 import Testing
 
-/// recorderd's fleet link against a real mosquitto broker: the retained status and its Last Will,
-/// events, and remote control, each read back by mosquitto's own clients.
-@Suite(.enabled(if: MosquittoBroker.testsEnabled("FleetLinkTests"), "needs mosquitto (scripts/setup.sh)"))
-struct FleetLinkTests {
-    /// Runs recorderctl; its output (a failure is an issue).
-    static func recorderctl(_ arguments: [String]) async throws -> String {
-        let p = try ChildProcess(ChildProcess.executable("recorderctl"), arguments)
-        let status = try await p.wait(timeout: 30)
-        let printed = p.printed
-        #expect(status == 0, "recorderctl \(arguments): \(printed)")
-        return printed
-    }
-
-    @Test(.timeLimit(.minutes(2)))
-    func theRetainedStatusIsOnlineThenOfflineWhenRecorderdStops() async throws {
-        let broker = try await MosquittoBroker.start()
-        let pi = try await FleetHarness.start(broker: broker)
-        let online = try await pi.retainedStatus { $0.state == .online }
-        #expect(online.site == "lab" && online.device == "pi-1" && online.version == RecorderVersion.string, "\(online)")
-        #expect(online.devices?.map(\.name) == ["imu0"] && online.devices?.first?.kind == "replay", "\(online)")
-        #expect(online.taskRuns == [] && online.time != nil)
-        #expect(try #require(online.disk).totalBytes > 0, "the first status measures the disk")
-        // recorderctl fleet: what the broker holds.
-        let fleet = try await Self.recorderctl(["fleet", "--broker", "mqtt://127.0.0.1:\(broker.port)", "--json"])
-        let listed = try JSONDecoder().decode([FleetStatus].self, from: Data(fleet.utf8))
-        #expect(listed.map(\.device) == ["pi-1"] && listed.first?.state == .online, "\(fleet)")
-        #expect(try await pi.daemon.stop() == 0)
-        let offline = try await pi.retainedStatus { $0.state == .offline }
-        #expect(offline.reason == "stopped" && offline.device == "pi-1", "\(offline)")
-        #expect(pi.daemon.printed.contains("offline published"))
-        let table = try await Self.recorderctl(["fleet", "--broker", "mqtt://127.0.0.1:\(broker.port)"])
-        #expect(table.contains("lab          pi-1         offline (stopped)"), "\(table)")
-        let none = try await Self.recorderctl(["fleet", "--broker", "mqtt://127.0.0.1:\(broker.port)", "--site", "elsewhere"])
-        #expect(none.contains("no recorderd under recorderd/v1/"), "\(none)")
-        try await broker.stop()
-    }
-
-    /// kill -9: the kernel closes the connection and the broker publishes the Will at once.
-    /// A Pi that goes silent with its connection open (frozen here with SIGSTOP, as after a power
-    /// cut or a lost network): the Will within 1.5 keepalives (5 s here) and the broker's 5 s
-    /// keepalive sweep; woken, it reconnects and is online again.
-    @Test(.timeLimit(.minutes(2)))
-    func theLastWillTurnsTheStatusOfflineWhenRecorderdIsKilledOrSilent() async throws {
-        let broker = try await MosquittoBroker.start()
-        let pi = try await FleetHarness.start(broker: broker)
-        _ = try await pi.retainedStatus { $0.state == .online }
-        let watcher = try await pi.readySubscriber(pi.topics + "/status")
-        let frozen = ContinuousClock.now
-        kill(pi.daemon.pid, SIGSTOP)
-        let silent = try await pi.message(on: watcher, topic: pi.topics + "/status", timeout: 20) { $0.contains("\"offline\"") }
-        let seconds = Double((ContinuousClock.now - frozen) / .milliseconds(1)) / 1000
-        #expect(try JSONDecoder().decode(FleetStatus.self, from: Data(silent.utf8)).reason == "connection lost")
-        // 1.5 keepalives after the Pi's last packet, which was at most a keepalive before it went
-        // silent (so not before 2.5 s: not the closed connection of a kill); and mosquitto 2.0
-        // looks at keepalives every 5 s (its keepalive.c).
-        #expect(seconds >= 2.5 && seconds <= 5 * 1.5 + 5 + 1, "the Will came \(seconds) s after the Pi went silent (keepalive 5 s)")
-        print("FLEET will: offline \(seconds) s after the Pi went silent (keepalive 5 s)")
-        kill(pi.daemon.pid, SIGCONT)
-        let back = try await pi.retainedStatus { $0.state == .online }
-        #expect(back.devices?.map(\.name) == ["imu0"])
-
-        let killed = ContinuousClock.now
-        try await pi.daemon.stop(signal: SIGKILL)
-        let will = try await pi.retainedStatus(timeout: 20) { $0.state == .offline }
-        let afterKill = Double((ContinuousClock.now - killed) / .milliseconds(1)) / 1000
-        #expect(will.reason == "connection lost" && will.time == nil, "\(will)")
-        #expect(afterKill <= 5 * 1.5 + 2, "the Will came \(afterKill) s after kill -9")
-        _ = try await watcher.stop()
-        try await broker.stop()
-    }
-
-    /// A broker that is not there yet: recorderd starts and records anyway, and its status
-    /// appears once the broker does.
-    @Test(.timeLimit(.minutes(2)))
-    func recorderdStartsWithoutItsBrokerAndConnectsWhenItComes() async throws {
-        let port = LoopbackTCP.freePort()
-        let placeholder = try await MosquittoBroker.start()
-        try await placeholder.stop()
-        let pi = try await FleetHarness.start(broker: placeholder, port: port)
-        try await pi.logged("fleet link down; reconnecting")
-        let client = try await RecorderClient.connect(socketPath: pi.socket)
-        let run = try await client.startTask(identifier: "offline", asyncActions: [.motion("motion")])
-        let broker = try await MosquittoBroker.start(port: port)
-        let late = FleetHarness(daemon: pi.daemon, directory: pi.directory, broker: broker, topics: pi.topics)
-        let online = try await late.retainedStatus(timeout: 60) { $0.state == .online && $0.taskRuns?.count == 1 }
-        #expect(online.taskRuns?.first?.taskIdentifier == "offline")
-        _ = try await run.finish()
-        client.close()
-        #expect(try await pi.daemon.stop() == 0)
-        try await broker.stop()
-    }
-
-    @Test(.timeLimit(.minutes(3)))
-    func aTaskRunOverMQTTWritesWhatTheSameRunOverTheSocketWrites() async throws {
-        let broker = try await MosquittoBroker.start()
-        let pi = try await FleetHarness.start(broker: broker, mqtt: #", "remoteControl": true"#)
-        _ = try await pi.retainedStatus { $0.state == .online }
-        let replies = try await pi.readySubscriber(pi.topics + "/reply")
-        let events = try await pi.readySubscriber(pi.topics + "/events")
-        var nextID = 1
-        func call(_ method: String, _ params: String) async throws -> [String: Any] {
-            let id = "r\(nextID)"
-            nextID += 1
-            try await broker.publish(pi.topics + "/cmd", #"{"jsonrpc": "2.0", "id": "\#(id)", "method": "\#(method)", "params": \#(params)}"#)
-            let reply = try await pi.message(on: replies, topic: pi.topics + "/reply") { $0.contains("\"id\":\"\(id)\"") }
-            return try #require(try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any])
+extension FleetTests {
+    /// recorderd's fleet link against a real mosquitto broker: the retained status and its Last Will,
+    /// events, and remote control, each read back by mosquitto's own clients.
+    @Suite(.enabled(if: MosquittoBroker.testsEnabled("FleetLinkTests"), "needs mosquitto (scripts/setup.sh)"))
+    struct FleetLinkTests {
+        /// Runs recorderctl; its output (a failure is an issue).
+        static func recorderctl(_ arguments: [String]) async throws -> String {
+            let p = try ChildProcess(ChildProcess.executable("recorderctl"), arguments)
+            let status = try await p.wait(timeout: 30)
+            let printed = p.printed
+            #expect(status == 0, "recorderctl \(arguments): \(printed)")
+            return printed
         }
-        let actions = #"[{"identifier": "motion", "type": "motion", "startStepIdentifier": "walk", "stopStepIdentifier": "walk"}]"#
-        let started = try #require(try await call("task.start", #"{"taskIdentifier": "remote", "asyncActions": \#(actions)}"#)["result"] as? [String: Any])
-        let uuid = try #require(started["taskRunUUID"] as? String)
-        let remoteDirectory = try #require(started["runDirectory"] as? String)
-        _ = try await call("step.start", #"{"taskRunUUID": "\#(uuid)", "stepPath": "remote/walk"}"#)
-        // The fleet view sees the step at once (a change publishes the status).
-        _ = try await pi.retainedStatus { $0.taskRuns?.first?.taskRunUUID.uuidString == uuid && $0.taskRuns?.first?.currentStepPath == "remote/walk" }
-        let finished = try await call("step.finish", #"{"taskRunUUID": "\#(uuid)", "stepPath": "remote/walk"}"#)
-        #expect((finished["result"] as? [String: Any])?["stoppedRecorders"] as? [String] == ["motion"], "\(finished)")
-        let result = try #require(try await call("task.finish", #"{"taskRunUUID": "\#(uuid)"}"#)["result"] as? [String: Any])
-        #expect(result["taskRunUUID"] as? String == uuid)
-        // The socket's errors, with the request's id.
-        let wrong = try await call("step.start", #"{"taskRunUUID": "\#(uuid)", "stepPath": "remote/walk"}"#)
-        #expect((wrong["error"] as? [String: Any])?["code"] as? Int == RPCErrorCode.unknownTaskRun.rawValue, "\(wrong)")
-        let unknown = try await call("no.such", "{}")
-        #expect((unknown["error"] as? [String: Any])?["code"] as? Int == RPCErrorCode.methodNotFound.rawValue)
-        let live = try await call("stream.subscribe", #"{"device": "imu0"}"#)
-        #expect(((live["error"] as? [String: Any])?["message"] as? String)?.contains("not available over MQTT") == true, "\(live)")
-        // Not a request: the socket's parse error, id null.
-        try await broker.publish(pi.topics + "/cmd", "{not json")
-        let parse = try await pi.message(on: replies, topic: pi.topics + "/reply") { $0.contains("\"id\":null") }
-        #expect(parse.contains("\(RPCErrorCode.parseError.rawValue)"), "\(parse)")
 
-        // The same run over the socket.
-        let client = try await RecorderClient.connect(socketPath: pi.socket)
-        let run = try await client.startTask(identifier: "remote", asyncActions: [
-            AsyncActionConfiguration.motion("motion", startStepIdentifier: "walk", stopStepIdentifier: "walk"),
-        ])
-        _ = try await run.startStep("remote/walk")
-        _ = try await pi.retainedStatus { $0.taskRuns?.first?.taskRunUUID == run.taskRunUUID && $0.taskRuns?.first?.currentStepPath == "remote/walk" }
-        _ = try await run.finishStep("remote/walk")
-        let socketResult = try await run.finish()
-        client.close()
-
-        let remoteFiles = try FileManager.default.contentsOfDirectory(atPath: remoteDirectory).sorted()
-        let socketFiles = try FileManager.default.contentsOfDirectory(atPath: run.runDirectory).sorted()
-        #expect(remoteFiles == socketFiles && remoteFiles.contains("motion.jsonl") && remoteFiles.contains("taskResult.json"), "\(remoteFiles) vs \(socketFiles)")
-        let remoteResult = try TaskResult.makeDecoder().decode(TaskResult.self, from: Data(contentsOf: URL(fileURLWithPath: remoteDirectory + "/taskResult.json")))
-        #expect(remoteResult.asyncResults.compactMap(\.file?.identifier) == socketResult.asyncResults.compactMap(\.file?.identifier))
-        #expect(remoteResult.status == socketResult.status && remoteResult.status == .finished)
-        #expect(try Fixtures.records(remoteDirectory + "/motion.jsonl").contains(where: \.isSample))
-
-        // The events of both runs.
-        for identifier in [uuid, socketResult.taskRunUUID.uuidString] {
-            _ = try await pi.message(on: events, topic: pi.topics + "/events") { $0.contains("taskRunStarted") && $0.contains(identifier) }
-            _ = try await pi.message(on: events, topic: pi.topics + "/events") { $0.contains("taskRunEnded") && $0.contains(identifier) }
+        @Test(.timeLimit(.minutes(2)))
+        func theRetainedStatusIsOnlineThenOfflineWhenRecorderdStops() async throws {
+            let broker = try await MosquittoBroker.start()
+            let pi = try await FleetHarness.start(broker: broker)
+            let online = try await pi.retainedStatus { $0.state == .online }
+            #expect(online.site == "lab" && online.device == "pi-1" && online.version == RecorderVersion.string, "\(online)")
+            #expect(online.devices?.map(\.name) == ["imu0"] && online.devices?.first?.kind == "replay", "\(online)")
+            #expect(online.taskRuns == [] && online.time != nil)
+            #expect(try #require(online.disk).totalBytes > 0, "the first status measures the disk")
+            // recorderctl fleet: what the broker holds.
+            let fleet = try await Self.recorderctl(["fleet", "--broker", "mqtt://127.0.0.1:\(broker.port)", "--json"])
+            let listed = try JSONDecoder().decode([FleetStatus].self, from: Data(fleet.utf8))
+            #expect(listed.map(\.device) == ["pi-1"] && listed.first?.state == .online, "\(fleet)")
+            #expect(try await pi.daemon.stop() == 0)
+            let offline = try await pi.retainedStatus { $0.state == .offline }
+            #expect(offline.reason == "stopped" && offline.device == "pi-1", "\(offline)")
+            #expect(pi.daemon.printed.contains("offline published"))
+            let table = try await Self.recorderctl(["fleet", "--broker", "mqtt://127.0.0.1:\(broker.port)"])
+            #expect(table.contains("lab          pi-1         offline (stopped)"), "\(table)")
+            let none = try await Self.recorderctl(["fleet", "--broker", "mqtt://127.0.0.1:\(broker.port)", "--site", "elsewhere"])
+            #expect(none.contains("no recorderd under recorderd/v1/"), "\(none)")
+            try await broker.stop()
         }
-        _ = try await replies.stop()
-        _ = try await events.stop()
-        #expect(try await pi.daemon.stop() == 0)
-        try await broker.stop()
-    }
 
-    /// mqtts with a test CA: a client certificate of that CA connects; one of another CA is
-    /// refused by the broker (and recorderd keeps recording, retrying).
-    @Test(.timeLimit(.minutes(2)))
-    func tlsWithTheStudyCAConnectsAndAForeignCertificateIsRefused() async throws {
-        let certificates = try await TestCertificates.make()
-        var broker = try await MosquittoBroker.start(extraConfiguration: certificates.brokerConfiguration)
-        broker.clientArguments = certificates.clientArguments
-        let tls = #", "tls": {"ca": "\#(certificates.ca)", "certificate": "\#(certificates.clientCertificate)", "key": "\#(certificates.clientKey)"}"#
-        let pi = try await FleetHarness.start(broker: broker, scheme: "mqtts", mqtt: tls)
-        let online = try await pi.retainedStatus { $0.state == .online }
-        #expect(online.devices?.map(\.name) == ["imu0"])
-        #expect(try await pi.daemon.stop() == 0)
+        /// kill -9: the kernel closes the connection and the broker publishes the Will at once.
+        /// A Pi that goes silent with its connection open (frozen here with SIGSTOP, as after a power
+        /// cut or a lost network): the Will within 1.5 keepalives (5 s here) and the broker's 5 s
+        /// keepalive sweep; woken, it reconnects and is online again.
+        @Test(.timeLimit(.minutes(2)))
+        func theLastWillTurnsTheStatusOfflineWhenRecorderdIsKilledOrSilent() async throws {
+            let broker = try await MosquittoBroker.start()
+            let pi = try await FleetHarness.start(broker: broker)
+            _ = try await pi.retainedStatus { $0.state == .online }
+            let watcher = try await pi.readySubscriber(pi.topics + "/status")
+            let frozen = ContinuousClock.now
+            kill(pi.daemon.pid, SIGSTOP)
+            let silent = try await pi.message(on: watcher, topic: pi.topics + "/status", timeout: 20) { $0.contains("\"offline\"") }
+            let seconds = Double((ContinuousClock.now - frozen) / .milliseconds(1)) / 1000
+            #expect(try JSONDecoder().decode(FleetStatus.self, from: Data(silent.utf8)).reason == "connection lost")
+            // 1.5 keepalives after the Pi's last packet, which was at most a keepalive before it went
+            // silent (so not before 2.5 s: not the closed connection of a kill); and mosquitto 2.0
+            // looks at keepalives every 5 s (its keepalive.c).
+            #expect(seconds >= 2.5 && seconds <= 5 * 1.5 + 5 + 1, "the Will came \(seconds) s after the Pi went silent (keepalive 5 s)")
+            print("FLEET will: offline \(seconds) s after the Pi went silent (keepalive 5 s)")
+            kill(pi.daemon.pid, SIGCONT)
+            let back = try await pi.retainedStatus { $0.state == .online }
+            #expect(back.devices?.map(\.name) == ["imu0"])
 
-        let rogueTLS = #", "tls": {"ca": "\#(certificates.ca)", "certificate": "\#(certificates.rogueCertificate)", "key": "\#(certificates.rogueKey)"}"#
-        let rogue = try await FleetHarness.start(broker: broker, scheme: "mqtts", device: "pi-rogue", mqtt: rogueTLS)
-        try await rogue.logged("fleet link down; reconnecting")
-        let client = try await RecorderClient.connect(socketPath: rogue.socket)
-        #expect(try await client.status(disk: false).devices.count == 1, "recorderd serves its socket without its broker")
-        client.close()
-        // Nothing of pi-rogue reached the broker: no retained status (a new subscriber gets none).
-        let sub = try broker.subscriber(rogue.topics + "/status", count: 1, timeout: 2)
-        _ = try await sub.wait(timeout: 10)
-        #expect(mqttMessages(sub.printed).filter { $0.topic.hasPrefix(rogue.topics) }.isEmpty, "\(sub.printed)")
-        #expect(try await rogue.daemon.stop() == 0)
-        #expect(broker.log.contains("certificate"), "the broker logged the refused certificate")
-        try await broker.stop()
-    }
+            let killed = ContinuousClock.now
+            try await pi.daemon.stop(signal: SIGKILL)
+            let will = try await pi.retainedStatus(timeout: 20) { $0.state == .offline }
+            let afterKill = Double((ContinuousClock.now - killed) / .milliseconds(1)) / 1000
+            #expect(will.reason == "connection lost" && will.time == nil, "\(will)")
+            #expect(afterKill <= 5 * 1.5 + 2, "the Will came \(afterKill) s after kill -9")
+            _ = try await watcher.stop()
+            try await broker.stop()
+        }
 
-    @Test(.timeLimit(.minutes(2)))
-    func withRemoteControlOffCommandsAreIgnoredAndLogged() async throws {
-        let broker = try await MosquittoBroker.start()
-        let pi = try await FleetHarness.start(broker: broker)
-        _ = try await pi.retainedStatus { $0.state == .online }
-        let replies = try await pi.readySubscriber(pi.topics + "/reply")
-        try await broker.publish(pi.topics + "/cmd", #"{"jsonrpc": "2.0", "id": 1, "method": "task.start", "params": {"taskIdentifier": "x", "asyncActions": []}}"#)
-        try await pi.logged("command ignored (mqtt.remoteControl is off)")
-        #expect(mqttMessages(replies.printedSoFar()).filter { $0.topic == pi.topics + "/reply" }.isEmpty)
-        let client = try await RecorderClient.connect(socketPath: pi.socket)
-        #expect(try await client.status(disk: false).taskRuns.isEmpty, "no run was started")
-        client.close()
-        _ = try await replies.stop()
-        #expect(try await pi.daemon.stop() == 0)
-        try await broker.stop()
+        /// A broker that is not there yet: recorderd starts and records anyway, and its status
+        /// appears once the broker does.
+        @Test(.timeLimit(.minutes(2)))
+        func recorderdStartsWithoutItsBrokerAndConnectsWhenItComes() async throws {
+            let port = LoopbackTCP.freePort()
+            let placeholder = try await MosquittoBroker.start()
+            try await placeholder.stop()
+            let pi = try await FleetHarness.start(broker: placeholder, port: port)
+            try await pi.logged("fleet link down; reconnecting")
+            let client = try await RecorderClient.connect(socketPath: pi.socket)
+            let run = try await client.startTask(identifier: "offline", asyncActions: [.motion("motion")])
+            let broker = try await MosquittoBroker.start(port: port)
+            let late = FleetHarness(daemon: pi.daemon, directory: pi.directory, broker: broker, topics: pi.topics)
+            let online = try await late.retainedStatus(timeout: 60) { $0.state == .online && $0.taskRuns?.count == 1 }
+            #expect(online.taskRuns?.first?.taskIdentifier == "offline")
+            _ = try await run.finish()
+            client.close()
+            #expect(try await pi.daemon.stop() == 0)
+            try await broker.stop()
+        }
+
+        @Test(.timeLimit(.minutes(3)))
+        func aTaskRunOverMQTTWritesWhatTheSameRunOverTheSocketWrites() async throws {
+            let broker = try await MosquittoBroker.start()
+            let pi = try await FleetHarness.start(broker: broker, mqtt: #", "remoteControl": true"#)
+            _ = try await pi.retainedStatus { $0.state == .online }
+            let replies = try await pi.readySubscriber(pi.topics + "/reply")
+            let events = try await pi.readySubscriber(pi.topics + "/events")
+            var nextID = 1
+            func call(_ method: String, _ params: String) async throws -> [String: Any] {
+                let id = "r\(nextID)"
+                nextID += 1
+                try await broker.publish(pi.topics + "/cmd", #"{"jsonrpc": "2.0", "id": "\#(id)", "method": "\#(method)", "params": \#(params)}"#)
+                let reply = try await pi.message(on: replies, topic: pi.topics + "/reply") { $0.contains("\"id\":\"\(id)\"") }
+                return try #require(try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any])
+            }
+            let actions = #"[{"identifier": "motion", "type": "motion", "startStepIdentifier": "walk", "stopStepIdentifier": "walk"}]"#
+            let started = try #require(try await call("task.start", #"{"taskIdentifier": "remote", "asyncActions": \#(actions)}"#)["result"] as? [String: Any])
+            let uuid = try #require(started["taskRunUUID"] as? String)
+            let remoteDirectory = try #require(started["runDirectory"] as? String)
+            _ = try await call("step.start", #"{"taskRunUUID": "\#(uuid)", "stepPath": "remote/walk"}"#)
+            // The fleet view sees the step at once (a change publishes the status).
+            _ = try await pi.retainedStatus { $0.taskRuns?.first?.taskRunUUID.uuidString == uuid && $0.taskRuns?.first?.currentStepPath == "remote/walk" }
+            let finished = try await call("step.finish", #"{"taskRunUUID": "\#(uuid)", "stepPath": "remote/walk"}"#)
+            #expect((finished["result"] as? [String: Any])?["stoppedRecorders"] as? [String] == ["motion"], "\(finished)")
+            let result = try #require(try await call("task.finish", #"{"taskRunUUID": "\#(uuid)"}"#)["result"] as? [String: Any])
+            #expect(result["taskRunUUID"] as? String == uuid)
+            // The socket's errors, with the request's id.
+            let wrong = try await call("step.start", #"{"taskRunUUID": "\#(uuid)", "stepPath": "remote/walk"}"#)
+            #expect((wrong["error"] as? [String: Any])?["code"] as? Int == RPCErrorCode.unknownTaskRun.rawValue, "\(wrong)")
+            let unknown = try await call("no.such", "{}")
+            #expect((unknown["error"] as? [String: Any])?["code"] as? Int == RPCErrorCode.methodNotFound.rawValue)
+            let live = try await call("stream.subscribe", #"{"device": "imu0"}"#)
+            #expect(((live["error"] as? [String: Any])?["message"] as? String)?.contains("not available over MQTT") == true, "\(live)")
+            // Not a request: the socket's parse error, id null.
+            try await broker.publish(pi.topics + "/cmd", "{not json")
+            let parse = try await pi.message(on: replies, topic: pi.topics + "/reply") { $0.contains("\"id\":null") }
+            #expect(parse.contains("\(RPCErrorCode.parseError.rawValue)"), "\(parse)")
+
+            // The same run over the socket.
+            let client = try await RecorderClient.connect(socketPath: pi.socket)
+            let run = try await client.startTask(identifier: "remote", asyncActions: [
+                AsyncActionConfiguration.motion("motion", startStepIdentifier: "walk", stopStepIdentifier: "walk"),
+            ])
+            _ = try await run.startStep("remote/walk")
+            _ = try await pi.retainedStatus { $0.taskRuns?.first?.taskRunUUID == run.taskRunUUID && $0.taskRuns?.first?.currentStepPath == "remote/walk" }
+            _ = try await run.finishStep("remote/walk")
+            let socketResult = try await run.finish()
+            client.close()
+
+            let remoteFiles = try FileManager.default.contentsOfDirectory(atPath: remoteDirectory).sorted()
+            let socketFiles = try FileManager.default.contentsOfDirectory(atPath: run.runDirectory).sorted()
+            #expect(remoteFiles == socketFiles && remoteFiles.contains("motion.jsonl") && remoteFiles.contains("taskResult.json"), "\(remoteFiles) vs \(socketFiles)")
+            let remoteResult = try TaskResult.makeDecoder().decode(TaskResult.self, from: Data(contentsOf: URL(fileURLWithPath: remoteDirectory + "/taskResult.json")))
+            #expect(remoteResult.asyncResults.compactMap(\.file?.identifier) == socketResult.asyncResults.compactMap(\.file?.identifier))
+            #expect(remoteResult.status == socketResult.status && remoteResult.status == .finished)
+            #expect(try Fixtures.records(remoteDirectory + "/motion.jsonl").contains(where: \.isSample))
+
+            // The events of both runs.
+            for identifier in [uuid, socketResult.taskRunUUID.uuidString] {
+                _ = try await pi.message(on: events, topic: pi.topics + "/events") { $0.contains("taskRunStarted") && $0.contains(identifier) }
+                _ = try await pi.message(on: events, topic: pi.topics + "/events") { $0.contains("taskRunEnded") && $0.contains(identifier) }
+            }
+            _ = try await replies.stop()
+            _ = try await events.stop()
+            #expect(try await pi.daemon.stop() == 0)
+            try await broker.stop()
+        }
+
+        /// mqtts with a test CA: a client certificate of that CA connects; one of another CA is
+        /// refused by the broker (and recorderd keeps recording, retrying).
+        @Test(.timeLimit(.minutes(2)))
+        func tlsWithTheStudyCAConnectsAndAForeignCertificateIsRefused() async throws {
+            let certificates = try await TestCertificates.make()
+            var broker = try await MosquittoBroker.start(extraConfiguration: certificates.brokerConfiguration)
+            broker.clientArguments = certificates.clientArguments
+            let tls = #", "tls": {"ca": "\#(certificates.ca)", "certificate": "\#(certificates.clientCertificate)", "key": "\#(certificates.clientKey)"}"#
+            let pi = try await FleetHarness.start(broker: broker, scheme: "mqtts", mqtt: tls)
+            let online = try await pi.retainedStatus { $0.state == .online }
+            #expect(online.devices?.map(\.name) == ["imu0"])
+            #expect(try await pi.daemon.stop() == 0)
+
+            let rogueTLS = #", "tls": {"ca": "\#(certificates.ca)", "certificate": "\#(certificates.rogueCertificate)", "key": "\#(certificates.rogueKey)"}"#
+            let rogue = try await FleetHarness.start(broker: broker, scheme: "mqtts", device: "pi-rogue", mqtt: rogueTLS)
+            try await rogue.logged("fleet link down; reconnecting")
+            let client = try await RecorderClient.connect(socketPath: rogue.socket)
+            #expect(try await client.status(disk: false).devices.count == 1, "recorderd serves its socket without its broker")
+            client.close()
+            // Nothing of pi-rogue reached the broker: no retained status (a new subscriber gets none).
+            let sub = try broker.subscriber(rogue.topics + "/status", count: 1, timeout: 2)
+            _ = try await sub.wait(timeout: 10)
+            #expect(mqttMessages(sub.printed).filter { $0.topic.hasPrefix(rogue.topics) }.isEmpty, "\(sub.printed)")
+            #expect(try await rogue.daemon.stop() == 0)
+            #expect(broker.log.contains("certificate"), "the broker logged the refused certificate")
+            try await broker.stop()
+        }
+
+        @Test(.timeLimit(.minutes(2)))
+        func withRemoteControlOffCommandsAreIgnoredAndLogged() async throws {
+            let broker = try await MosquittoBroker.start()
+            let pi = try await FleetHarness.start(broker: broker)
+            _ = try await pi.retainedStatus { $0.state == .online }
+            let replies = try await pi.readySubscriber(pi.topics + "/reply")
+            try await broker.publish(pi.topics + "/cmd", #"{"jsonrpc": "2.0", "id": 1, "method": "task.start", "params": {"taskIdentifier": "x", "asyncActions": []}}"#)
+            try await pi.logged("command ignored (mqtt.remoteControl is off)")
+            #expect(mqttMessages(replies.printedSoFar()).filter { $0.topic == pi.topics + "/reply" }.isEmpty)
+            let client = try await RecorderClient.connect(socketPath: pi.socket)
+            #expect(try await client.status(disk: false).taskRuns.isEmpty, "no run was started")
+            client.close()
+            _ = try await replies.stop()
+            #expect(try await pi.daemon.stop() == 0)
+            try await broker.stop()
+        }
     }
 }
