@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import RecorderClient
+import RecorderEngine
 import RecorderModel
 import ServiceLifecycle
 
@@ -128,7 +129,7 @@ public struct FleetAgent: Service {
                 } catch {
                     logger.error("fleet link cannot subscribe to its commands", metadata: ["error": "\(error)"])
                 }
-                perform(rules.withLock { $0.connected(now: Self.now(), time: Self.timestamp()) }, links)
+                perform(rules.withLock { $0.connected(now: SystemClock.monotonicUptime(), time: Self.timestamp()) }, links)
                 links.wake.signal()
             case .refused(let why), .disconnected(let why):
                 let wasConnected = rules.withLock { r in
@@ -149,10 +150,10 @@ public struct FleetAgent: Service {
     func watchDaemon(_ links: Links) async {
         let (control, rules) = (links.control, links.rules)
         while !Task.isCancelled, !Task.isShuttingDownGracefully {
-            let disk = rules.withLock { $0.wantsDisk(now: Self.now()) }
+            let disk = rules.withLock { $0.wantsDisk(now: SystemClock.monotonicUptime()) }
             do {
                 let status = try await control.with { client throws(RecorderClientError) in try await client.status(disk: disk) }
-                perform(rules.withLock { $0.observed(status, now: Self.now(), time: Self.timestamp()) }, links)
+                perform(rules.withLock { $0.observed(status, now: SystemClock.monotonicUptime(), time: Self.timestamp()) }, links)
             } catch {
                 // recorderd is starting or stopping: the next look tries again.
                 logger.debug("fleet link cannot read the daemon's status", metadata: ["error": "\(error)"])
@@ -266,12 +267,6 @@ public struct FleetAgent: Service {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? Array(encoder.encode(value))) ?? []
-    }
-
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
     static func timestamp() -> String {
