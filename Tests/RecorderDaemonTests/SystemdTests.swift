@@ -219,43 +219,6 @@ struct SystemdTests {
     }
 }
 
-/// A datagram socket standing in for systemd's notify socket.
-final class NotifySocket: @unchecked Sendable {
-    // @unchecked: read by one test task at a time; the fd is closed in deinit.
-    let path: String
-    let fd: Int32
-
-    init(path: String) throws {
-        self.path = path
-        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, b) in path.utf8.enumerated() where i < raw.count - 1 { raw[i] = b }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
-    }
-
-    deinit {
-        close(fd)
-        unlink(path)
-    }
-
-    /// The next message, or nil after `timeout` seconds (poll, off the cooperative pool).
-    func next(timeout: Double) async throws -> String? {
-        try await offPool {
-            var p = pollfd(fd: self.fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&p, 1, Int32(timeout * 1000)) == 1 else { return nil }
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            let n = recv(self.fd, &buffer, buffer.count, 0)
-            return n > 0 ? String(decoding: buffer[0..<n], as: UTF8.self) : nil
-        }
-    }
-}
-
 /// A sensor source of our own whose thread can be wedged on purpose.
 final class StubSource: SensorSource, @unchecked Sendable {
     // @unchecked: the semaphores and atomics below are the only shared state.

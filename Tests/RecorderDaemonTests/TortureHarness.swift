@@ -84,20 +84,20 @@ struct TortureError: Error, CustomStringConvertible {
 }
 
 enum Torture {
-    /// The quickest of up to ten `daemon.status` round trips on `client`, in seconds: the daemon
-    /// must answer one of them within 100 ms. (Not only the first: the test machine runs other
-    /// suites at the same time, and a round trip can wait for a CPU however idle the daemon is; a
-    /// daemon that is stalled or busy with a backlog answers none of them in time.)
+    /// The quickest of up to forty `daemon.status` round trips on `client`, spread over about two
+    /// seconds: the daemon must answer one of them within `latencyBound`. (Not only the first: the
+    /// test machine runs other suites at the same time — brokers, fifty MQTT clients, browsers — and
+    /// on two cores a round trip can wait for a CPU however idle the daemon is; CI's loaded plain run
+    /// once went half a second without a quick answer. A daemon that is stalled or busy with a
+    /// backlog answers none of them in time.)
     static func statusLatency(_ client: RecorderClient) async throws -> Double {
         var best = Double.infinity
-        // Up to 20 tries spread over ~0.5 s: a burst of load from other tests in the same run
-        // (the suites run in parallel) must not be mistaken for a daemon that stopped answering.
-        for attempt in 0..<20 {
+        for attempt in 0..<40 {
             let began = SystemClock.monotonicUptime()
             _ = try await client.status()
             best = min(best, SystemClock.monotonicUptime() - began)
             if best < latencyBound / 2 { break }
-            if attempt < 19 { try await Task.sleep(for: .milliseconds(25)) }
+            if attempt < 39 { try await Task.sleep(for: .milliseconds(50)) }
         }
         return best
     }
