@@ -42,7 +42,8 @@ extension DaemonConfigurationLoader.Check {
         }
         if let mqtt = c.mqtt {
             lines.append("mqtt            \(mqtt.broker), site \(mqtt.site), device \(mqtt.device ?? "(host name)"), prefix \(mqtt.topicPrefix), "
-                + "remote control \(mqtt.remoteControl ? "on" : "off")")
+                + "remote control \(mqtt.remoteControl ? "on" : "off")"
+                + (mqtt.live.isEmpty ? "" : ", live " + mqtt.live.map { "\($0.device) at \(Self.number($0.rate)) Hz" }.joined(separator: ", ")))
         } else {
             lines.append("mqtt            off")
         }

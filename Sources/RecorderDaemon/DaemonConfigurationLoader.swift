@@ -82,20 +82,27 @@ public enum DaemonConfigurationLoader {
         return DaemonConfiguration.keys(devices: kinds)
     }
 
-    /// Every device entry its backend cannot use (unknown kind, a key out of range), each with its
-    /// JSON path: a file with any of them is refused as a whole. Probes nothing.
-    /// The `mqtt` files (TLS, password) that cannot be read, each naming its key.
+    /// The `mqtt` files (TLS, password) that cannot be read, and live streams of devices the file
+    /// does not have, each naming its key.
     public static func mqttProblems(_ configuration: DaemonConfiguration, baseDirectory: String) -> [String] {
         guard let mqtt = configuration.mqtt else { return [] }
         let files: [(String, String?)] = [("mqtt.tls.ca", mqtt.tls?.ca), ("mqtt.tls.certificate", mqtt.tls?.certificate),
                                           ("mqtt.tls.key", mqtt.tls?.key), ("mqtt.passwordFile", mqtt.passwordFile)]
-        return files.compactMap { key, path in
+        let unreadable = files.compactMap { key, path -> String? in
             guard let path else { return nil }
             let resolved = path.hasPrefix("/") ? path : baseDirectory + "/" + path
             return FileManager.default.isReadableFile(atPath: resolved) ? nil : "\(key): cannot read \(resolved)"
         }
+        let names = configuration.devices.map(\.name)
+        let unknown = mqtt.live.enumerated().compactMap { index, stream -> String? in
+            names.contains(stream.device) ? nil
+                : "mqtt.live[\(index)].device: no device named \(stream.device.debugDescription) (devices: \(names.joined(separator: ", ")))"
+        }
+        return unreadable + unknown
     }
 
+    /// Every device entry its backend cannot use (unknown kind, a key out of range), each with its
+    /// JSON path: a file with any of them is refused as a whole. Probes nothing.
     public static func deviceProblems(_ configuration: DaemonConfiguration, baseDirectory: String, skipping: Set<Int> = []) -> [String] {
         let backends = RecorderDaemon.backends(retryInterval: configuration.retryInterval, logger: Logger(label: "recorderd.check"))
         var problems: [String] = []

@@ -38,7 +38,8 @@ struct RequestRouter: Sendable {
             let disk = params.disk == false ? nil : await SupervisorService.onBlockingQueue { [runs] in runs.catalog.diskUsage() }
             let status = DaemonStatus(
                 version: RecorderVersion.string, uptimeSeconds: clock.uptime() - startUptime,
-                pid: getpid(), dataDirectory: runs.dataDirectory, devices: devices.infos, taskRuns: runs.active(), disk: disk)
+                pid: getpid(), dataDirectory: runs.dataDirectory, devices: devices.infos, taskRuns: runs.active(), disk: disk,
+                recentlyEnded: runs.recentlyEnded())
             return try ResponseEncoding.success(id: id, result: status)
         case .runsList:
             let params = try Self.params(RunsListParams.self, request.params)

@@ -12,6 +12,8 @@ public final class TaskRunRegistry: Sendable {
     let clock: any RecorderClock
     let logger: Logger
     private let runs = LockedValue<[UUID: TaskRun]>([:])
+    /// The newest runs that ended, oldest first (`daemon.status`'s `recentlyEnded`).
+    private let ended = LockedValue<[EndedTaskRun]>([])
     private let closing = Atomic<Bool>(false)
     /// Every run UUID in the data directory: none may be used again.
     let index: RunIndex
@@ -135,7 +137,13 @@ public final class TaskRunRegistry: Sendable {
                 run.end(status: status) { deliver(($0, $1)) }
             }
         }
+        let record = EndedTaskRun(taskRunUUID: run.uuid, taskIdentifier: run.taskIdentifier, status: status,
+                                  ended: ISO8601Timestamp.string(from: clock.now()))
         runs.withLock { $0[run.uuid] = nil }
+        ended.withLock { e in
+            e.append(record)
+            if e.count > EndedTaskRun.kept { e.removeFirst(e.count - EndedTaskRun.kept) }
+        }
         logger.info("task run ended", metadata: ["taskRun": "\(run.uuid)", "status": "\(status.rawValue)"])
         return outcome
     }
@@ -194,6 +202,11 @@ public final class TaskRunRegistry: Sendable {
     public func active() -> [ActiveTaskRun] {
         let all = runs.withLock { Array($0.values) }
         return all.map { $0.published.withLock { $0 } }.sorted { $0.taskRunUUID.uuidString < $1.taskRunUUID.uuidString }
+    }
+
+    /// The newest runs that ended since recorderd started, oldest first.
+    public func recentlyEnded() -> [EndedTaskRun] {
+        ended.withLock { $0 }
     }
 
     /// Task runs recording now.

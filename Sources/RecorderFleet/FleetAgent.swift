@@ -7,7 +7,8 @@ import ServiceLifecycle
 
 /// The Pi's link to its fleet (`mqtt` in the configuration): a `Service` beside the control
 /// server that connects to the broker with a Last Will, publishes the retained status and the
-/// events, and, when `remoteControl` is on, carries out JSON-RPC requests from `cmd`.
+/// events, uploads ended runs, publishes the `live` devices' records, and, when `remoteControl` is
+/// on, carries out JSON-RPC requests from `cmd`.
 ///
 /// Like the web page it is a client of the control socket: what it publishes is what
 /// `daemon.status` answers, and a remote request is the socket's request. Nothing it meets (a
@@ -72,6 +73,11 @@ public struct FleetAgent: Service {
                 group.addTask {
                     await uploader.run(wake: wake) { pending in rules.withLock { $0.uploadsPending = pending } }
                 }
+            }
+            if !configuration.live.isEmpty {
+                let live = LivePublisher(streams: configuration.live, topics: topics, socketPath: socketPath, client: client,
+                                         isConnected: { rules.withLock { $0.isConnected } }, logger: logger)
+                group.addTask { await live.run() }
             }
             // recorderd stopping: the offline status (the Will is for a silent end), then away.
             try? await gracefulShutdown()
@@ -138,7 +144,9 @@ public struct FleetAgent: Service {
                 }
                 // A broker away for long: a line when the link drops, then one every 10 minutes.
                 let now = ContinuousClock.now
-                if wasConnected || lastLogged == nil || lastLogged!.event != event || now - lastLogged!.at > .seconds(600) {
+                if Task.isShuttingDownGracefully {
+                    // recorderd stopping: the link was closed on purpose.
+                } else if wasConnected || lastLogged == nil || lastLogged!.event != event || now - lastLogged!.at > .seconds(600) {
                     logger.warning("fleet link down; reconnecting", metadata: ["broker": "\(configuration.broker)", "reason": "\(why)"])
                     lastLogged = (event, now)
                 }

@@ -85,7 +85,20 @@ struct FleetStatusRules {
         for run in new.taskRuns where !oldRuns.contains(run.taskRunUUID) {
             actions.append(.publishEvent(FleetEvent(event: .taskRunStarted, time: time, taskIdentifier: run.taskIdentifier, taskRunUUID: run.taskRunUUID)))
         }
-        for run in old.taskRuns where !newRuns.contains(run.taskRunUUID) {
+        // Runs that ended since the last look, with how: also those that started after it (a run
+        // shorter than the look's interval gets both events).
+        let endedBefore = Set((old.recentlyEnded ?? []).map(\.taskRunUUID))
+        var endedNow = Set<UUID>()
+        for run in new.recentlyEnded ?? [] where !endedBefore.contains(run.taskRunUUID) {
+            endedNow.insert(run.taskRunUUID)
+            if !oldRuns.contains(run.taskRunUUID) {
+                actions.append(.publishEvent(FleetEvent(event: .taskRunStarted, time: time, taskIdentifier: run.taskIdentifier, taskRunUUID: run.taskRunUUID)))
+            }
+            actions.append(.publishEvent(FleetEvent(event: .taskRunEnded, time: run.ended, taskIdentifier: run.taskIdentifier, taskRunUUID: run.taskRunUUID,
+                                                    status: run.status)))
+        }
+        // A recorderd without the list (or more ended in one look than it keeps): ended, how unknown.
+        for run in old.taskRuns where !newRuns.contains(run.taskRunUUID) && !endedNow.contains(run.taskRunUUID) {
             actions.append(.publishEvent(FleetEvent(event: .taskRunEnded, time: time, taskIdentifier: run.taskIdentifier, taskRunUUID: run.taskRunUUID)))
         }
         let oldDevices = Dictionary(old.devices.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })

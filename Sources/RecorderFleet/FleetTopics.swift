@@ -19,6 +19,8 @@ public struct FleetTopics: Sendable, Equatable {
     /// A run's upload: `runs/{uuid}/manifest` and `runs/{uuid}/chunk` (the Pi's), `runs/{uuid}/ack`
     /// (the collector's).
     public func run(_ run: UUID) -> String { "\(base)/runs/\(run.uuidString)" }
+    /// A device's live records of one sensor type (QoS 0, decimated; `mqtt.live`).
+    public func live(device: String, sensorType: String) -> String { "\(base)/live/\(device)/\(sensorType)" }
     /// Every run's acknowledgements (the Pi subscribes).
     public var acknowledgements: String { base + "/runs/+/ack" }
 }

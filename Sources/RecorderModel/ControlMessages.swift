@@ -285,10 +285,13 @@ public struct DaemonStatus: Sendable, Codable, Equatable {
     public var taskRuns: [ActiveTaskRun]
     /// The data directory's disk use and free space (nil when it cannot be measured).
     public var disk: DiskUsage?
+    /// The last `EndedTaskRun.kept` runs that ended since recorderd started, oldest first.
+    public var recentlyEnded: [EndedTaskRun]?
 
     public init(version: String, uptimeSeconds: Double, pid: Int32, dataDirectory: String, devices: [DeviceInfo], taskRuns: [ActiveTaskRun],
-                disk: DiskUsage? = nil) {
+                disk: DiskUsage? = nil, recentlyEnded: [EndedTaskRun]? = nil) {
         self.disk = disk
+        self.recentlyEnded = recentlyEnded
         self.version = version
         self.uptimeSeconds = uptimeSeconds
         self.pid = pid

@@ -85,7 +85,8 @@ public struct FleetEvent: Sendable, Codable, Equatable {
         /// recorderd connected to the broker (after starting, or after the link was down).
         case online
         case taskRunStarted
-        /// A run is no longer recording (finished, cancelled, abandoned).
+        /// A run is no longer recording: `status` says how it ended (finished, cancelled,
+        /// interrupted, abandoned).
         case taskRunEnded
         /// A device became unavailable, or its error changed.
         case deviceFault
@@ -99,8 +100,12 @@ public struct FleetEvent: Sendable, Codable, Equatable {
     public var taskRunUUID: UUID?
     public var device: String?
     public var error: String?
+    /// `taskRunEnded`: how it ended (finished, cancelled, interrupted, abandoned).
+    public var status: TaskRunStatus?
 
-    public init(event: Kind, time: String, taskIdentifier: String? = nil, taskRunUUID: UUID? = nil, device: String? = nil, error: String? = nil) {
+    public init(event: Kind, time: String, taskIdentifier: String? = nil, taskRunUUID: UUID? = nil, device: String? = nil, error: String? = nil,
+                status: TaskRunStatus? = nil) {
+        self.status = status
         self.event = event
         self.time = time
         self.taskIdentifier = taskIdentifier

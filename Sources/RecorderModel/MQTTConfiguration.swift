@@ -9,7 +9,8 @@ import Foundation
 ///          "username": "pi-07", "passwordFile": "/etc/recorderd/mqtt-password",
 ///          "remoteControl": false}
 /// ```
-/// Topics are `{topicPrefix}/{site}/{device}/…` (`status`, `events`, `cmd`, `reply`). Relative
+/// Topics are `{topicPrefix}/{site}/{device}/…` (`status`, `events`, `cmd`, `reply`, `runs/…`,
+/// `live/{deviceName}/{sensorType}`). Relative
 /// file paths are relative to the configuration's folder.
 public struct MQTTConfiguration: Sendable, Equatable {
     /// `mqtt://host[:port]` (1883) or `mqtts://host[:port]` (8883, TLS).
@@ -44,6 +45,8 @@ public struct MQTTConfiguration: Sendable, Equatable {
     /// `keepFreeBytes`, oldest first only while the data directory has less free space than that.
     public var deleteAfterUpload: Bool = false
     public var keepFreeBytes: Int64?
+    /// Devices whose live records are published (QoS 0, decimated); empty: none.
+    public var live: [MQTTLiveStream] = []
     public static let uploadBandwidthRange = NumberRange(atLeast: 1000, atMost: 10_000_000_000, "bytes per second")
 
     public static let keepaliveRange = 5...3600
@@ -149,13 +152,14 @@ public struct MQTTTLSFiles: Sendable, Equatable, Codable {
 
 extension MQTTConfiguration: Codable {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case broker, site, device, topicPrefix, tls, username, passwordFile, keepalive, statusInterval, remoteControl, upload, uploadBandwidth, deleteAfterUpload, keepFreeBytes
+        case broker, site, device, topicPrefix, tls, username, passwordFile, keepalive, statusInterval, remoteControl, upload, uploadBandwidth, deleteAfterUpload, keepFreeBytes, live
     }
 
     /// The keys of `mqtt`, with those of `mqtt.tls`.
     public static var configurationKeys: ConfigurationKeys {
         var known = Dictionary(uniqueKeysWithValues: CodingKeys.allCases.map { ($0.stringValue, ConfigurationKeys.any) })
         known[CodingKeys.tls.stringValue] = .keys(MQTTTLSFiles.CodingKeys.allCases.map(\.stringValue))
+        known[CodingKeys.live.stringValue] = .array(.keys(MQTTLiveStream.CodingKeys.allCases.map(\.stringValue)))
         return .object(known)
     }
 
@@ -204,6 +208,14 @@ extension MQTTConfiguration: Codable {
         if keepFreeBytes != nil, !deleteAfterUpload {
             throw DecodingError.dataCorruptedError(forKey: .keepFreeBytes, in: c, debugDescription: "keepFreeBytes applies to deleteAfterUpload: set it true, or remove keepFreeBytes")
         }
+        live = try c.decodeIfPresent([MQTTLiveStream].self, forKey: .live) ?? []
+        if live.count > MQTTLiveStream.maximumCount {
+            throw DecodingError.dataCorruptedError(forKey: .live, in: c, debugDescription: "at most \(MQTTLiveStream.maximumCount) live streams")
+        }
+        if let repeated = Dictionary(grouping: live, by: \.device).first(where: { $0.value.count > 1 })?.key {
+            throw DecodingError.dataCorruptedError(forKey: .live, in: c, debugDescription:
+                "device \(repeated) is listed twice: give one entry its sensorTypes")
+        }
         if deleteAfterUpload, !upload {
             throw DecodingError.dataCorruptedError(forKey: .deleteAfterUpload, in: c, debugDescription: "deleteAfterUpload needs upload")
         }
@@ -225,5 +237,6 @@ extension MQTTConfiguration: Codable {
         try c.encodeIfPresent(uploadBandwidth, forKey: .uploadBandwidth)
         try c.encode(deleteAfterUpload, forKey: .deleteAfterUpload)
         try c.encodeIfPresent(keepFreeBytes, forKey: .keepFreeBytes)
+        if !live.isEmpty { try c.encode(live, forKey: .live) }
     }
 }

@@ -6,7 +6,7 @@ import RecorderModel
 /// `recorderctl fleet`: every Pi's status as the broker holds it.
 struct FleetCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "fleet", abstract: "Show the fleet: each Pi's retained status on an MQTT broker (online, last seen, runs, faults).")
+        commandName: "fleet", abstract: "Show the fleet: each Pi's retained status on an MQTT broker (online, last seen, runs recording, runs pending upload, faults).")
     @OptionGroup var broker: BrokerOptions
     @Option(help: "Only this site.") var site: String?
     @Flag(help: "Print JSON.") var json = false
@@ -20,12 +20,13 @@ struct FleetCommand: AsyncParsableCommand {
         }
         if json { return try Output.json(statuses) }
         if statuses.isEmpty { return print("no recorderd under \(broker.prefix)/ on \(broker.broker)") }
-        print("SITE         DEVICE       STATE    LAST SEEN                 RUNS  DEVICES")
+        print("SITE         DEVICE       STATE    LAST SEEN                 RUNS  UPLOADS  DEVICES")
         for s in statuses {
             let faulty = (s.devices ?? []).filter { $0.state == .unavailable }.map(\.name)
             let devices = "\((s.devices ?? []).count)" + (faulty.isEmpty ? "" : " (unavailable: \(faulty.joined(separator: ", ")))")
             let state = s.state == .offline ? "offline" + (s.reason.map { " (\($0))" } ?? "") : "online"
-            print([pad(s.site, 12), pad(s.device, 12), pad(state, 8), pad(s.time ?? "-", 25), pad("\((s.taskRuns ?? []).count)", 5), devices].joined(separator: " "))
+            print([pad(s.site, 12), pad(s.device, 12), pad(state, 8), pad(s.time ?? "-", 25), pad("\((s.taskRuns ?? []).count)", 5),
+                   pad(s.uploadsPending.map { "\($0)" } ?? "-", 8), devices].joined(separator: " "))
         }
     }
 

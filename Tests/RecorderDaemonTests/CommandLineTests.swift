@@ -112,6 +112,11 @@ struct CommandLineTests {
         #expect(fleetOK == 0 && fleetText.contains("mqtt            mqtts://broker.lab, site clinic-a, device (host name), prefix recorderd/v1, remote control off"),
                 "\(fleetText)")
         #expect(!fleetText.contains("secret"))
+        // A live stream of a device the file does not have.
+        try #"{"mqtt": {"broker": "mqtt://broker.lab", "site": "clinic-a", "live": [{"device": "imu9"}]}, "devices": [{"name": "imu0", "kind": "iio", "device": "lsm6dsox"}]}"#
+            .write(toFile: fleet, atomically: true, encoding: .utf8)
+        let (liveStatus, liveProblems) = try await run("recorderd", ["--check-config", fleet])
+        #expect(liveStatus == 78 && liveProblems.contains(#"mqtt.live[0].device: no device named "imu9" (devices: imu0)"#), "\(liveProblems)")
 
         // A missing file named on the command line.
         let (missingStatus, missing) = try await run("recorderd", ["--check-config", directory + "/absent.json"])

@@ -144,7 +144,6 @@ extension FleetTests {
             _ = try await pi.retainedStatus { $0.taskRuns?.first?.taskRunUUID == run.taskRunUUID && $0.taskRuns?.first?.currentStepPath == "remote/walk" }
             _ = try await run.finishStep("remote/walk")
             let socketResult = try await run.finish()
-            client.close()
 
             let remoteFiles = try FileManager.default.contentsOfDirectory(atPath: remoteDirectory).sorted()
             let socketFiles = try FileManager.default.contentsOfDirectory(atPath: run.runDirectory).sorted()
@@ -154,10 +153,17 @@ extension FleetTests {
             #expect(remoteResult.status == socketResult.status && remoteResult.status == .finished)
             #expect(try Fixtures.records(remoteDirectory + "/motion.jsonl").contains(where: \.isSample))
 
-            // The events of both runs.
-            for identifier in [uuid, socketResult.taskRunUUID.uuidString] {
+            // A run started and cancelled at once, most likely between two of the link's looks at
+            // the daemon (one a second).
+            let quick = try await client.startTask(identifier: "quick", asyncActions: [.motion("motion")])
+            _ = try await quick.cancel()
+            client.close()
+
+            // The events of the three runs, the end with how each ended.
+            for (identifier, how) in [(uuid, "finished"), (socketResult.taskRunUUID.uuidString, "finished"), (quick.taskRunUUID.uuidString, "cancelled")] {
                 _ = try await pi.message(on: events, topic: pi.topics + "/events") { $0.contains("taskRunStarted") && $0.contains(identifier) }
-                _ = try await pi.message(on: events, topic: pi.topics + "/events") { $0.contains("taskRunEnded") && $0.contains(identifier) }
+                let ended = try await pi.message(on: events, topic: pi.topics + "/events") { $0.contains("taskRunEnded") && $0.contains(identifier) }
+                #expect(try JSONDecoder().decode(FleetEvent.self, from: Data(ended.utf8)).status?.rawValue == how, "\(ended)")
             }
             _ = try await replies.stop()
             _ = try await events.stop()
@@ -209,5 +215,55 @@ extension FleetTests {
             #expect(try await pi.daemon.stop() == 0)
             try await broker.stop()
         }
+    }
+}
+
+extension FleetTests.FleetLinkTests {
+    /// `mqtt.live`: the replayed accelerometer at 10 Hz on `live/imu0/accelerometer` and nothing
+    /// else under `live/`; every record is a row of the replayed CSV, ten rows apart (the 100 Hz
+    /// device decimated), in order.
+    @Test(.timeLimit(.minutes(2)))
+    func liveRecordsArriveDecimatedOnTheirOwnTopic() async throws {
+        let broker = try await MosquittoBroker.start()
+        let pi = try await FleetHarness.start(broker: broker, mqtt: #", "live": [{"device": "imu0", "sensorTypes": ["accelerometer"], "rate": 10}]"#)
+        let watcher = try await pi.readySubscriber(pi.topics + "/live/#")
+        let topic = pi.topics + "/live/imu0/accelerometer"
+        var records: [Record] = []
+        let deadline = Deadline(seconds: 60)
+        while records.count < 40, !deadline.hasPassed {
+            records = try mqttMessages(watcher.printedSoFar()).filter { $0.topic == topic }.flatMap {
+                try JSONDecoder().decode([Record].self, from: Data($0.payload.utf8))
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(records.count >= 40, "\(records.count) live records in 60 s: \(watcher.printedSoFar().prefix(2000))\n\(pi.daemon.printedSoFar())")
+        let others = Set(mqttMessages(watcher.printedSoFar()).map(\.topic)).subtracting([topic]).filter { $0.contains("/live/") }
+        #expect(others.isEmpty, "only the configured sensor type is published: \(others)")
+        let rows = try Fixtures.rows(Fixtures.shortWalk)
+        var rowOf: [String: [Int]] = [:]
+        for (i, row) in rows.enumerated() { rowOf["\(row.acc)", default: []].append(i) }
+        var previous: (row: Int, uptime: Double)?
+        var intervals: [Double] = []
+        for record in records {
+            #expect(record.sensorType == "accelerometer" && record.event == nil, "\(record)")
+            let candidates = rowOf["\([record.x ?? .nan, record.y ?? .nan, record.z ?? .nan])"] ?? []
+            guard !candidates.isEmpty else {
+                Issue.record("no CSV row has the live record's acceleration: \(record)")
+                continue
+            }
+            let uptime = try #require(record.uptime)
+            let expected = previous.map { ($0.row + 10) % rows.count }
+            if let previous, let expected {
+                #expect(candidates.contains(expected), "row \(candidates) after row \(previous.row): not one in ten")
+                intervals.append(uptime - previous.uptime)
+            }
+            previous = (expected.flatMap { candidates.contains($0) ? $0 : nil } ?? candidates[0], uptime)
+        }
+        let median = intervals.sorted()[intervals.count / 2]
+        #expect(intervals.allSatisfy { $0 > 0 } && abs(median - 0.1) < 0.01, "uptimes \(median) s apart (median)")
+        _ = try await watcher.stop()
+        #expect(try await pi.daemon.stop() == 0)
+        #expect(!pi.daemon.printed.contains("live stream unavailable"), "\(pi.daemon.printed)")
+        try await broker.stop()
     }
 }

@@ -7,10 +7,13 @@ import Testing
 @Suite struct FleetStatusRulesTests {
     let runA = UUID(uuidString: "00000000-0000-0000-0000-00000000000A")!
 
-    func status(runs: [ActiveTaskRun] = [], imu: DeviceState = .available, error: String? = nil, uptime: Double = 1, disk: DiskUsage? = nil) -> DaemonStatus {
+    let runB = UUID(uuidString: "00000000-0000-0000-0000-00000000000B")!
+
+    func status(runs: [ActiveTaskRun] = [], imu: DeviceState = .available, error: String? = nil, uptime: Double = 1, disk: DiskUsage? = nil,
+                ended: [EndedTaskRun]? = nil) -> DaemonStatus {
         DaemonStatus(version: "1", uptimeSeconds: uptime, pid: 1, dataDirectory: "/d",
                      devices: [DeviceInfo(name: "imu0", kind: "iio", state: imu, sensorTypes: [.accelerometer], error: error)],
-                     taskRuns: runs, disk: disk)
+                     taskRuns: runs, disk: disk, recentlyEnded: ended)
     }
 
     func run(_ id: UUID, step: String? = nil) -> ActiveTaskRun {
@@ -62,6 +65,25 @@ import Testing
         #expect(events(rules.observed(status(runs: [run(runA)], imu: .unavailable, error: "other"), now: 4, time: "t")).map(\.event) == [.deviceFault])
         let ended = rules.observed(status(imu: .sampling), now: 5, time: "t")
         #expect(events(ended).map(\.event).sorted { $0.rawValue < $1.rawValue } == [.deviceRecovered, .taskRunEnded])
+    }
+
+    /// A run that began and ended between two looks still gets both events, the end with how it
+    /// ended and when; a run seen recording gets its end once, from the list.
+    @Test func runsShorterThanALookGetTheirEventsFromTheEndedList() {
+        var rules = FleetStatusRules(site: "s", device: "d", statusInterval: 60)
+        _ = rules.observed(status(runs: [run(runA)], ended: []), now: 0, time: "t0")
+        let quickB = EndedTaskRun(taskRunUUID: runB, taskIdentifier: "tap", status: .cancelled, ended: "tB")
+        let endedA = EndedTaskRun(taskRunUUID: runA, taskIdentifier: "walk", status: .finished, ended: "tA")
+        let actions = rules.observed(status(ended: [quickB, endedA]), now: 1, time: "t1")
+        #expect(events(actions) == [
+            FleetEvent(event: .taskRunStarted, time: "t1", taskIdentifier: "tap", taskRunUUID: runB),
+            FleetEvent(event: .taskRunEnded, time: "tB", taskIdentifier: "tap", taskRunUUID: runB, status: .cancelled),
+            FleetEvent(event: .taskRunEnded, time: "tA", taskIdentifier: "walk", taskRunUUID: runA, status: .finished),
+        ])
+        // Looked at again: nothing new.
+        #expect(events(rules.observed(status(ended: [quickB, endedA]), now: 2, time: "t2")).isEmpty)
+        // A recorderd started again (its list begins empty): no event from the list shrinking.
+        #expect(events(rules.observed(status(ended: []), now: 3, time: "t3")).isEmpty)
     }
 
     @Test func anAnswerWithoutTheDiskKeepsTheLastMeasured() {

@@ -139,6 +139,11 @@ extension FleetTests {
             while !deadline.hasPassed, Self.outboxState(pi, run) != "pending" { try await Task.sleep(for: .milliseconds(50)) }
             let waiting = try await FleetLinkTests.recorderctl(["status", "--socket", pi.socket])
             #expect(waiting.contains("uploads: 1 pending, 0 acknowledged, 0 refused") && waiting.contains("pending  walk \(run)"), "\(waiting)")
+            // The fleet view shows it too (the retained status's count).
+            _ = try await pi.retainedStatus { $0.uploadsPending == 1 }
+            let fleet = try await FleetLinkTests.recorderctl(["fleet", "--broker", "mqtt://127.0.0.1:\(broker.port)"])
+            let row = fleet.split(separator: "\n").first { $0.hasPrefix("lab ") }?.split(separator: " ")
+            #expect(fleet.contains("RUNS  UPLOADS  DEVICES") && row?.count == 7 && row?[5] == "1", "\(fleet)")
             let collector = try await Self.collector(broker, root)
             let copy = try await Self.collected(root, runDirectory: directory, while: [collector, pi.daemon])
             #expect(try await Self.sums(copy) == original)

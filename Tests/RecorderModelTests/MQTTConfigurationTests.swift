@@ -26,6 +26,9 @@ struct MQTTConfigurationTests {
         #expect(tls.tls == MQTTTLSFiles(ca: "ca.pem", certificate: "c.pem", key: "k.pem") && tls.username == "pi-07" && tls.remoteControl)
         #expect(try decode(#"{"broker": "mqtts://10.0.0.1", "site": "s"}"#).get()?.port == 8883)
         #expect(try DaemonConfiguration.decode(Data("{}".utf8)).mqtt == nil)
+        #expect(plain.live.isEmpty)
+        let live = try #require(try decode(#"{"broker": "mqtt://h", "site": "s", "live": [{"device": "imu0"}, {"device": "gps0", "sensorTypes": ["location"], "rate": 0.5}]}"#).get())
+        #expect(live.live == [MQTTLiveStream(device: "imu0", rate: 10), MQTTLiveStream(device: "gps0", sensorTypes: [.location], rate: 0.5)])
     }
 
     @Test func badValuesNameTheKey() {
@@ -59,6 +62,14 @@ struct MQTTConfigurationTests {
             (#"{"broker": "mqtt://h", "site": "s", "keepFreeBytes": 1000}"#, "mqtt.keepFreeBytes: keepFreeBytes applies to deleteAfterUpload"),
             (#"{"broker": "mqtt://h", "site": "s", "deleteAfterUpload": true, "keepFreeBytes": -1}"#, "mqtt.keepFreeBytes: expected bytes"),
             (#"{"broker": "mqtt://h", "site": "s", "deleteAfterUpload": true, "upload": false}"#, "mqtt.deleteAfterUpload: deleteAfterUpload needs upload"),
+            (#"{"broker": "mqtt://h", "site": "s", "live": [{"rate": 5}]}"#, "mqtt.live[0].device"),
+            (#"{"broker": "mqtt://h", "site": "s", "live": [{"device": "imu/0"}]}"#, "mqtt.live[0].device: expected a device name"),
+            (#"{"broker": "mqtt://h", "site": "s", "live": [{"device": "imu0", "rate": 0}]}"#, "mqtt.live[0].rate: expected records per second"),
+            (#"{"broker": "mqtt://h", "site": "s", "live": [{"device": "imu0", "rate": 1e300}]}"#, "mqtt.live[0].rate"),
+            (#"{"broker": "mqtt://h", "site": "s", "live": [{"device": "imu0", "sensorTypes": []}]}"#, "mqtt.live[0].sensorTypes: expected at least one"),
+            (#"{"broker": "mqtt://h", "site": "s", "live": [{"device": "imu0", "sensorTypes": ["smell"]}]}"#, "mqtt.live[0].sensorTypes"),
+            (#"{"broker": "mqtt://h", "site": "s", "live": [{"device": "a"}, {"device": "a"}]}"#, "mqtt.live: device a is listed twice"),
+            (#"{"broker": "mqtt://h", "site": "s", "live": [{"device": "d0"}, {"device": "d1"}, {"device": "d2"}, {"device": "d3"}, {"device": "d4"}, {"device": "d5"}, {"device": "d6"}, {"device": "d7"}, {"device": "d8"}, {"device": "d9"}, {"device": "d10"}, {"device": "d11"}, {"device": "d12"}, {"device": "d13"}, {"device": "d14"}, {"device": "d15"}, {"device": "d16"}, {"device": "d17"}, {"device": "d18"}, {"device": "d19"}, {"device": "d20"}, {"device": "d21"}, {"device": "d22"}, {"device": "d23"}, {"device": "d24"}, {"device": "d25"}, {"device": "d26"}, {"device": "d27"}, {"device": "d28"}, {"device": "d29"}, {"device": "d30"}, {"device": "d31"}, {"device": "d32"}]}"#, "mqtt.live: at most 32 live streams"),
         ]
         for (json, expected) in cases {
             switch decode(json) {
@@ -69,7 +80,7 @@ struct MQTTConfigurationTests {
     }
 
     @Test func theEffectiveConfigurationRoundTrips() throws {
-        let c = try DaemonConfiguration.decode(Data(#"{"mqtt": {"broker": "mqtt://h", "site": "s", "username": "u", "passwordFile": "/p"}}"#.utf8))
+        let c = try DaemonConfiguration.decode(Data(#"{"mqtt": {"broker": "mqtt://h", "site": "s", "username": "u", "passwordFile": "/p", "live": [{"device": "imu0", "rate": 2}]}}"#.utf8))
         let again = try DaemonConfiguration.decode(try JSONEncoder().encode(c))
         #expect(again.mqtt == c.mqtt)
     }

@@ -1,0 +1,99 @@
+import Foundation
+import Logging
+import RecorderClient
+import RecorderModel
+import ServiceLifecycle
+
+/// `mqtt.live`: each listed device's records, decimated by the daemon's own `stream.subscribe`
+/// (`rate` records per second per sensor type), published at QoS 0 on
+/// `{base}/live/{deviceName}/{sensorType}`: one message per sensor type per notification, a JSON
+/// array of records with the fields of the recording's lines.
+///
+/// Live topics are for dashboards: a message the broker cannot take now (the link is down) is
+/// not kept — recordings reach the collectors by the lossless upload. A device that is missing or
+/// a daemon that restarts is tried again every `retryInterval` seconds, with a log line when the
+/// stream stops and one when it is back (never one per message).
+struct LivePublisher: Sendable {
+    let streams: [MQTTLiveStream]
+    let topics: FleetTopics
+    let socketPath: String
+    let client: MQTTClient
+    let isConnected: @Sendable () -> Bool
+    var retryInterval: Double = 2
+    let logger: Logger
+
+    func run() async {
+        await withDiscardingTaskGroup { group in
+            for stream in streams {
+                group.addTask { await self.follow(stream) }
+            }
+        }
+    }
+
+    /// Subscribes to `stream`'s device over a connection of its own and publishes until cancelled.
+    /// At start the control socket may not listen yet: a few quick tries come before a warning.
+    func follow(_ stream: MQTTLiveStream) async {
+        var encoder = LiveEncoder()
+        var failures = 0
+        let metadata: Logger.Metadata = ["device": "\(stream.device)", "rate": "\(stream.rate)"]
+        while !Task.isCancelled, !Task.isShuttingDownGracefully {
+            var connection: RecorderClient?
+            do {
+                let made = try await RecorderClient.connect(socketPath: socketPath)
+                connection = made
+                let records = try await made.subscribe(device: stream.device, sensorTypes: stream.sensorTypes, rate: stream.rate)
+                if failures >= Self.quietFailures { logger.notice("live stream back", metadata: metadata) }
+                failures = 0
+                logger.info("live stream publishing", metadata: metadata.merging(["topics": "\(topics.base)/live/\(stream.device)/…"]) { a, _ in a })
+                for try await batch in records {
+                    publish(batch, device: stream.device, encoder: &encoder)
+                }
+                if !Task.isCancelled, !Task.isShuttingDownGracefully {
+                    logger.warning("live stream ended; subscribing again", metadata: metadata)
+                    failures = Self.quietFailures
+                }
+            } catch {
+                failures += 1
+                if failures == Self.quietFailures, !Task.isCancelled, !Task.isShuttingDownGracefully {
+                    logger.warning("live stream unavailable; trying again", metadata: metadata.merging(["error": "\(error)"]) { a, _ in a })
+                }
+            }
+            connection?.close()
+            try? await Task.sleep(for: .seconds(failures < Self.quietFailures ? 0.2 : retryInterval))
+        }
+    }
+
+    /// Failed tries (0.2 s apart) before the warning.
+    static let quietFailures = 10
+
+    /// One message per sensor type of `records`, in their order (records without a sensor type,
+    /// the step markers, are the events topic's business).
+    func publish(_ records: [Record], device: String, encoder: inout LiveEncoder) {
+        guard isConnected() else { return }
+        var order: [String] = []
+        var byType: [String: [Record]] = [:]
+        for record in records {
+            guard let type = record.sensorType else { continue }
+            if byType[type] == nil { order.append(type) }
+            byType[type, default: []].append(record)
+        }
+        for type in order {
+            // QoS 0: a message the link cannot send now is not kept.
+            _ = try? client.publish(topic: topics.live(device: device, sensorType: type), payload: encoder.encode(byType[type]!), qos: 0)
+        }
+    }
+}
+
+/// One JSON encoder per live stream, reused for every message (sorted keys: stable payloads).
+struct LiveEncoder {
+    private let encoder: JSONEncoder
+
+    init() {
+        encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    }
+
+    func encode(_ records: [Record]) -> [UInt8] {
+        (try? Array(encoder.encode(records))) ?? []
+    }
+}
