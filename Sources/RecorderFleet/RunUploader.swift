@@ -36,12 +36,14 @@ struct RunUploader: Sendable {
     func run(wake: WakeSignal, pendingChanged: @escaping @Sendable (Int) -> Void) async {
         while !Task.isCancelled, !Task.isShuttingDownGracefully {
             await discover()
-            var pending = outbox.entries().filter { $0.state == .pending }.sorted { $0.queued < $1.queued }
+            let outbox = outbox
+            var pending = await QueueHandOff.blocking { outbox.entries() }.filter { $0.state == .pending }.sorted { $0.queued < $1.queued }
             pendingChanged(pending.count)
             while let next = pending.first, !Task.isCancelled {
                 await upload(next)
                 pending.removeFirst()
-                pendingChanged(outbox.entries().filter { $0.state == .pending }.count)
+                // Runs that end meanwhile are queued at the next round (a run ending wakes it).
+                pendingChanged(pending.count)
                 if deleteAfterUpload { await deleteUploaded() }
             }
             // A run ending wakes the uploader; otherwise it looks again now and then.
@@ -61,14 +63,26 @@ struct RunUploader: Sendable {
                 logger.debug("fleet upload cannot list the runs", metadata: ["error": "\(error)"])
                 return
             }
-            for run in page.runs where run.status != .recording && outbox.entry(run.taskRunUUID) == nil {
-                let entry = RunOutbox.Entry(taskRunUUID: run.taskRunUUID, taskIdentifier: run.taskIdentifier, runDirectory: run.runDirectory,
-                                            state: .pending, queued: Date())
-                do {
-                    try outbox.save(entry)
-                    logger.info("fleet upload queued", metadata: ["taskRun": "\(run.taskRunUUID)", "task": "\(run.taskIdentifier)"])
-                } catch {
-                    logger.error("fleet upload cannot queue a run", metadata: ["taskRun": "\(run.taskRunUUID)", "error": "\(error)"])
+            let ended = page.runs.filter { $0.status != .recording }
+            let outbox = outbox
+            // Reading and writing the outbox (fsync) off the cooperative pool.
+            let queued = await QueueHandOff.blocking { () -> [(RunOutbox.Entry, String?)] in
+                ended.filter { outbox.entry($0.taskRunUUID) == nil }.map { run in
+                    let entry = RunOutbox.Entry(taskRunUUID: run.taskRunUUID, taskIdentifier: run.taskIdentifier, runDirectory: run.runDirectory,
+                                                state: .pending, queued: Date())
+                    do {
+                        try outbox.save(entry)
+                        return (entry, nil)
+                    } catch {
+                        return (entry, "\(error)")
+                    }
+                }
+            }
+            for (entry, error) in queued {
+                if let error {
+                    logger.error("fleet upload cannot queue a run", metadata: ["taskRun": "\(entry.taskRunUUID)", "error": "\(error)"])
+                } else {
+                    logger.info("fleet upload queued", metadata: ["taskRun": "\(entry.taskRunUUID)", "task": "\(entry.taskIdentifier)"])
                 }
             }
             offset += page.runs.count
@@ -93,18 +107,34 @@ struct RunUploader: Sendable {
                 return
             }
             if attempt > 1 { try? await Task.sleep(for: .seconds(min(30, Double(attempt)))) }
-            guard FileManager.default.fileExists(atPath: entry.runDirectory + "/taskResult.json") else {
-                logger.warning("fleet upload: the run is gone; dropped from the queue", metadata: ["taskRun": "\(run)"])
-                outbox.remove(run)
-                return
+            // The run's files read and hashed off the cooperative pool (a 1-hour run is 100+ MB).
+            let outbox = outbox
+            let read = await QueueHandOff.blocking { () -> Result<RunManifest, CollectorStore.StoreError>? in
+                guard FileManager.default.fileExists(atPath: entry.runDirectory + "/taskResult.json") else {
+                    outbox.remove(run)
+                    return nil
+                }
+                return Result { () throws(CollectorStore.StoreError) -> RunManifest in
+                    let status = try? TaskResult.makeDecoder().decode(TaskResult.self, from: Data(contentsOf: URL(fileURLWithPath: entry.runDirectory + "/taskResult.json"))).status
+                    do {
+                        return try RunOutbox.manifest(runDirectory: entry.runDirectory, taskRunUUID: run, taskIdentifier: entry.taskIdentifier, status: status)
+                    } catch let error as CollectorStore.StoreError {
+                        throw error
+                    } catch {
+                        throw .io("\(error)")
+                    }
+                }
             }
             let manifest: RunManifest
-            do {
-                let status = try? TaskResult.makeDecoder().decode(TaskResult.self, from: Data(contentsOf: URL(fileURLWithPath: entry.runDirectory + "/taskResult.json"))).status
-                manifest = try RunOutbox.manifest(runDirectory: entry.runDirectory, taskRunUUID: run, taskIdentifier: entry.taskIdentifier, status: status)
-            } catch {
+            switch read {
+            case nil:
+                logger.warning("fleet upload: the run is gone; dropped from the queue", metadata: ["taskRun": "\(run)"])
+                return
+            case .failure(let error):
                 logger.error("fleet upload cannot read the run", metadata: ["taskRun": "\(run)", "error": "\(error)"])
                 continue
+            case .success(let read):
+                manifest = read
             }
             acks.clear(run)
             guard (try? client.publish(topic: base + "/manifest", payload: FleetAgent.encode(manifest), qos: 1)) != nil else { continue }
@@ -115,8 +145,9 @@ struct RunUploader: Sendable {
                     var done = entry
                     done.state = .acknowledged
                     done.acknowledged = Date()
+                    let saved = await QueueHandOff.blocking { [done] in Result { try outbox.save(done) } }
                     do {
-                        try outbox.save(done)
+                        try saved.get()
                     } catch {
                         logger.error("fleet upload cannot mark a run uploaded (it will be announced again)", metadata: ["taskRun": "\(run)", "error": "\(error)"])
                         return
@@ -128,7 +159,7 @@ struct RunUploader: Sendable {
                     var refused = entry
                     refused.state = .refused
                     refused.error = ack.error
-                    try? outbox.save(refused)
+                    _ = await QueueHandOff.blocking { [refused] in Result { try outbox.save(refused) } }
                     logger.error("fleet upload: the collector refused the run", metadata: ["taskRun": "\(run)", "error": "\(ack.error ?? "")"])
                     return
                 case .unknown:
@@ -147,8 +178,10 @@ struct RunUploader: Sendable {
     /// Deletes acknowledged runs still on the Pi (through `runs.delete`): all, or with
     /// `keepFreeBytes` the oldest only while free space is below it.
     func deleteUploaded() async {
-        let uploaded = outbox.entries().filter { $0.state == .acknowledged && FileManager.default.fileExists(atPath: $0.runDirectory) }
-            .sorted { $0.queued < $1.queued }
+        let outbox = outbox
+        let uploaded = await QueueHandOff.blocking {
+            outbox.entries().filter { $0.state == .acknowledged && FileManager.default.fileExists(atPath: $0.runDirectory) }
+        }.sorted { $0.queued < $1.queued }
         for entry in uploaded {
             if let keepFreeBytes {
                 guard let free = try? await control.with({ c throws(RecorderClientError) in try await c.status(disk: true).disk?.freeBytes }),
@@ -172,21 +205,16 @@ struct RunUploader: Sendable {
             // An empty file is made by the collector from the manifest.
             var offset = max(0, min(file.size, have[file.path] ?? 0))
             if offset >= file.size { continue }
-            guard let handle = FileHandle(forReadingAtPath: runDirectory + "/" + file.path) else {
-                return false
-            }
-            defer { try? handle.close() }
+            let path = runDirectory + "/" + file.path
+            let fd = await QueueHandOff.blocking { open(path, O_RDONLY | O_CLOEXEC) }
+            guard fd >= 0 else { return false }
+            defer { close(fd) }
             repeat {
                 let length = Int(min(Int64(chunkBytes), file.size - offset))
-                let bytes: [UInt8]
-                do {
-                    try handle.seek(toOffset: UInt64(offset))
-                    bytes = [UInt8](try handle.read(upToCount: length) ?? Data())
-                } catch {
-                    return false
-                }
-                // The file changed since the manifest: the next attempt reads it again.
-                guard bytes.count == length else { return false }
+                // Read off the cooperative pool; a file shorter than the manifest said (changed
+                // since) fails the attempt, and the next reads it again.
+                let at = offset
+                guard let bytes = await QueueHandOff.blocking({ Self.read(fd, length, at: at) }) else { return false }
                 let chunk = UploadChunk(header: .init(file: file.path, offset: offset, size: file.size, sha256: file.sha256), bytes: bytes)
                 guard let mid = try? client.publish(topic: topic, payload: chunk.encoded(), qos: 1) else { return false }
                 inFlight.append(mid)
@@ -206,5 +234,18 @@ struct RunUploader: Sendable {
             guard await client.waitPublished(mid, timeout: ackTimeout) else { return false }
         }
         return true
+    }
+
+    /// `length` bytes of `fd` at `offset` (pread), or nil when fewer are there.
+    static func read(_ fd: Int32, _ length: Int, at offset: Int64) -> [UInt8]? {
+        var bytes = [UInt8](repeating: 0, count: length)
+        var done = 0
+        while done < length {
+            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, length - done, off_t(offset) + off_t(done)) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { return nil }
+            done += n
+        }
+        return bytes
     }
 }
