@@ -159,6 +159,7 @@ let package = Package(
             path: "Benchmarks/RecorderBenchmarks"
         ),
         .executableTarget(name: "ExportCount", dependencies: ["RecorderExport"], path: "Benchmarks/ExportCount"),
+        .executableTarget(name: "UploadCount", dependencies: ["RecorderFleet"], path: "Benchmarks/UploadCount"),
         .target(name: "CChildProcess", path: "Tests/CChildProcess"),
         .target(
             name: "RecorderTestSupport",

@@ -11,7 +11,10 @@
 # - live: one record written into the web page's live plot messages (LivePoints), against
 #   Foundation's JSONEncoder writing the same values.
 # The difference between a long and a short run is that many iterations' worth, without start-up.
-# Usage: scripts/count-instructions.sh [parse|fusion|gait|export|live]...
+# - upload: one MB of a run through the fleet upload without the network (the release UploadCount
+#   program: the Pi's manifest and chunks, the collector's store and SHA-256 checks), against
+#   mosquitto_pub + mosquitto_sub moving the same file through a broker.
+# Usage: scripts/count-instructions.sh [parse|fusion|gait|export|live|upload]...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp -d)
@@ -19,7 +22,7 @@ trap 'rm -rf "$out"' EXIT
 instructions() {
   local options=()
   while [[ $1 == --* ]]; do options+=("$1"); shift; done
-  valgrind --tool=callgrind "${options[@]}" --callgrind-out-file="$out/cg" "$@" > /dev/null 2> "$out/log"
+  valgrind --tool=callgrind "${options[@]}" --callgrind-out-file="$out/cg" "$@" > /dev/null 2> "$out/log" || { echo "failed: $*" >&2; tail -3 "$out/log" >&2; }
   grep -o 'Collected : [0-9]*' "$out/log" | grep -o '[0-9]*'
 }
 parts=("${@:-parse}")
@@ -110,6 +113,55 @@ for part in "${parts[@]}"; do
       large=$(peer "$format" "$out/large" "$out/peer-large.$format")
       echo "export $format Python peer: $(( (large - small) / records )) instructions per record"
     done
+    ;;
+  upload)
+    swift build -c release --product UploadCount >/dev/null 2>&1
+    # Stripped: valgrind 3.19 cannot read this toolchain's DWARF 5 (libcrypto's and glibc's symbols remain).
+    strip -o "$out/UploadCount" "$(swift build -c release --show-bin-path)/UploadCount"
+    # Two runs of a real walk's motion lines, 2 MB and 18 MB (16 MB apart), with a task result.
+    for size in small:2000000 large:18000000; do
+      name=${size%%:*} bytes=${size#*:}
+      run="$out/$name/runs/walk/20261123T120000Z-$(cat /proc/sys/kernel/random/uuid | tr a-z A-Z)"
+      mkdir -p "$run"
+      python3 - "$run" "$bytes" <<'PY'
+import sys
+run, size = sys.argv[1], int(sys.argv[2])
+rows = open("Tests/Fixtures/imu/mobgap/HA/001/TimeMeasure1_Test11_Trial1.csv").read().splitlines()[1:]
+with open(f"{run}/motion.jsonl", "w") as f:
+    written, uptime, i = 0, 0.0, 0
+    while written < size:
+        v = rows[i % len(rows)].split(",")
+        line = f'{{"uptime":{uptime:.6f},"timestamp":{uptime:.6f},"sensorType":"accelerometer","x":{v[1]},"y":{v[2]},"z":{v[3]}}}\n'
+        f.write(line)
+        written, uptime, i = written + len(line), uptime + 0.01, i + 1
+open(f"{run}/taskResult.json", "w").write('{"taskIdentifier":"walk","status":"finished"}\n')
+PY
+      eval "${name}_run=\$run"
+    done
+    small=$(instructions "$out/UploadCount" "$small_run" "$out/collected-small")
+    large=$(instructions "$out/UploadCount" "$large_run" "$out/collected-large")
+    echo "upload recorderd (Pi: manifest + chunks; collector: store + check): $(( (large - small) / 16 )) instructions per MB"
+    # The peer: mosquitto's own clients moving the motion file through a broker (QoS 1, retained):
+    # mosquitto_pub reading and sending it, mosquitto_sub receiving and writing it.
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    { echo "listener $port 127.0.0.1"; echo "allow_anonymous true"; echo "persistence false"; [ "$(id -u)" = 0 ] && echo "user root"; } > "$out/broker.conf"
+    mosquitto -c "$out/broker.conf" > /dev/null 2>&1 &
+    broker=$!
+    for _ in $(seq 100); do (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.05; done
+    for name in small large; do
+      eval "run=\$${name}_run"
+      pub=$(instructions mosquitto_pub -p "$port" -q 1 -r -t "count/$name" -f "$run/motion.jsonl")
+      sub=$(instructions mosquitto_sub -p "$port" -q 1 -t "count/$name" -C 1 -N)
+      eval "${name}_peer=$(( pub + sub ))"
+    done
+    kill "$broker"; wait "$broker" 2>/dev/null || true
+    # mosquitto's clients hand the bytes to the kernel: their user-space count barely grows with
+    # the size (it can even shrink: start-up varies by more than the 16 MB cost).
+    echo "upload peer (mosquitto_pub + mosquitto_sub): $small_peer for 2 MB, $large_peer for 18 MB: $(( (large_peer - small_peer) / 16 )) instructions per MB"
+    # The floor of a checked transfer: one SHA-256 pass on each side (coreutils' sha256sum).
+    one=$(instructions sha256sum "$small_run/motion.jsonl")
+    two=$(instructions sha256sum "$large_run/motion.jsonl")
+    echo "upload floor (sha256sum, one pass): $(( (two - one) / 16 )) instructions per MB; two passes (the Pi's manifest, the collector's check): $(( (two - one) / 8 ))"
     ;;
   esac
 done

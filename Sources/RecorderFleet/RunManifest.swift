@@ -99,6 +99,13 @@ public struct UploadChunk: Sendable, Equatable {
         /// The whole file's size and SHA-256 (the collector checks the file once it is whole).
         public var size: Int64
         public var sha256: String
+
+        public init(file: String, offset: Int64, size: Int64, sha256: String) {
+            self.file = file
+            self.offset = offset
+            self.size = size
+            self.sha256 = sha256
+        }
     }
 
     public var header: Header

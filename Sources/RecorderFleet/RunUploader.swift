@@ -35,7 +35,12 @@ struct RunUploader: Sendable {
     /// Runs until cancelled: finds ended runs, uploads the pending ones, waits for a wake-up.
     func run(wake: WakeSignal, pendingChanged: @escaping @Sendable (Int) -> Void) async {
         while !Task.isCancelled, !Task.isShuttingDownGracefully {
-            await discover()
+            // recorderd starting (its socket not listening yet) or busy: look again in a second,
+            // not a discovery interval later (50 Pis started at once lost a minute to this).
+            guard await discover() else {
+                try? await Task.sleep(for: .seconds(1))
+                continue
+            }
             let outbox = outbox
             var pending = await QueueHandOff.blocking { outbox.entries() }.filter { $0.state == .pending }.sorted { $0.queued < $1.queued }
             pendingChanged(pending.count)
@@ -51,8 +56,9 @@ struct RunUploader: Sendable {
         }
     }
 
-    /// Queues every ended run the outbox does not know (all pages of `runs.list`).
-    func discover() async {
+    /// Queues every ended run the outbox does not know (all pages of `runs.list`); false when the
+    /// runs could not be listed.
+    func discover() async -> Bool {
         var offset = 0
         while true {
             let page: RunsListResult
@@ -61,7 +67,7 @@ struct RunUploader: Sendable {
                 page = try await control.with { c throws(RecorderClientError) in try await c.runs(params) }
             } catch {
                 logger.debug("fleet upload cannot list the runs", metadata: ["error": "\(error)"])
-                return
+                return false
             }
             let ended = page.runs.filter { $0.status != .recording }
             let outbox = outbox
@@ -86,7 +92,7 @@ struct RunUploader: Sendable {
                 }
             }
             offset += page.runs.count
-            if page.runs.count < RunsListParams.largestLimit { return }
+            if page.runs.count < RunsListParams.largestLimit { return true }
         }
     }
 

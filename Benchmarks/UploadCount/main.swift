@@ -1,0 +1,2 @@
+// Entry point only: see UploadCount.swift.
+UploadCount.main()
