@@ -35,12 +35,7 @@ struct RunUploader: Sendable {
     /// Runs until cancelled: finds ended runs, uploads the pending ones, waits for a wake-up.
     func run(wake: WakeSignal, pendingChanged: @escaping @Sendable (Int) -> Void) async {
         while !Task.isCancelled, !Task.isShuttingDownGracefully {
-            // recorderd starting (its socket not listening yet) or busy: look again in a second,
-            // not a discovery interval later (50 Pis started at once lost a minute to this).
-            guard await discover() else {
-                try? await Task.sleep(for: .seconds(1))
-                continue
-            }
+            let listed = await discover()
             let outbox = outbox
             var pending = await QueueHandOff.blocking { outbox.entries() }.filter { $0.state == .pending }.sorted { $0.queued < $1.queued }
             pendingChanged(pending.count)
@@ -51,8 +46,11 @@ struct RunUploader: Sendable {
                 pendingChanged(pending.count)
                 if deleteAfterUpload { await deleteUploaded() }
             }
-            // A run ending wakes the uploader; otherwise it looks again now and then.
-            _ = await wake.wait(timeout: discoverInterval)
+            // A run ending wakes the uploader; otherwise it looks again now and then — in a second
+            // when the runs could not be listed (recorderd starting, its socket not listening yet:
+            // 50 Pis started at once lost a minute to waiting the whole interval). What the outbox
+            // already held was uploaded meanwhile (a recorderd killed and started again resumes at once).
+            _ = await wake.wait(timeout: listed ? discoverInterval : 1)
         }
     }
 
@@ -225,7 +223,7 @@ struct RunUploader: Sendable {
                 guard let mid = try? client.publish(topic: topic, payload: chunk.encoded(), qos: 1) else { return false }
                 inFlight.append(mid)
                 if inFlight.count >= window {
-                    guard await client.waitPublished(inFlight.removeFirst(), timeout: ackTimeout) else { return false }
+                    guard await brokerHas(inFlight.removeFirst()) else { return false }
                 }
                 offset += Int64(length)
                 sentBytes += Int64(length)
@@ -237,9 +235,20 @@ struct RunUploader: Sendable {
             } while offset < file.size
         }
         for mid in inFlight {
-            guard await client.waitPublished(mid, timeout: ackTimeout) else { return false }
+            guard await brokerHas(mid) else { return false }
         }
         return true
+    }
+
+    /// Waits for the broker's acknowledgement of chunk `mid` while the link is up: on an uplink of
+    /// a few kB/s a 256 KiB chunk behind seven others takes minutes, which is slow, not failed; a
+    /// link that drops is (libmosquitto's keepalive finds a dead one and reconnects).
+    func brokerHas(_ mid: Int32) async -> Bool {
+        while !Task.isCancelled, !Task.isShuttingDownGracefully {
+            if await client.waitPublished(mid, timeout: ackTimeout) { return true }
+            guard isConnected() else { return false }
+        }
+        return false
     }
 
     /// `length` bytes of `fd` at `offset` (pread), or nil when fewer are there.
