@@ -6,13 +6,13 @@ import RecorderModel
 final class AckInbox: Sendable {
     struct State {
         var latest: [UUID: UploadAck] = [:]
-        var waiter: (run: UUID, wait: PublishWait, ack: LockedValue<UploadAck?>)?
+        var waiter: (run: UUID, wait: TimedWait, ack: LockedValue<UploadAck?>)?
     }
 
     private let state = LockedValue(State())
 
     func deliver(_ ack: UploadAck) {
-        let woken = state.withLock { s -> (PublishWait, LockedValue<UploadAck?>)? in
+        let woken = state.withLock { s -> (TimedWait, LockedValue<UploadAck?>)? in
             if let w = s.waiter, w.run == ack.taskRunUUID {
                 s.waiter = nil
                 return (w.wait, w.ack)
@@ -33,14 +33,9 @@ final class AckInbox: Sendable {
         state.withLock { _ = $0.latest.removeValue(forKey: run) }
     }
 
-    /// The answer for `run` that came since the last `clear` or `next`, if any.
-    func take(_ run: UUID) -> UploadAck? {
-        state.withLock { $0.latest.removeValue(forKey: run) }
-    }
-
     /// The next answer for `run` (one already here at once), or nil after `timeout` seconds.
     func next(_ run: UUID, timeout: Double) async -> UploadAck? {
-        let wait = PublishWait()
+        let wait = TimedWait()
         let slot = LockedValue<UploadAck?>(nil)
         let ready = state.withLock { s -> UploadAck? in
             if let ack = s.latest.removeValue(forKey: run) { return ack }
@@ -48,17 +43,13 @@ final class AckInbox: Sendable {
             return nil
         }
         if let ready { return ready }
-        let timer = Task {
-            do { try await Task.sleep(for: .seconds(timeout)) } catch { return }
-            let mine = state.withLock { s -> Bool in
+        let arrived = await wait.value(timeout: timeout) { [state] in
+            state.withLock { s in
                 guard s.waiter?.wait === wait else { return false }
                 s.waiter = nil
                 return true
             }
-            if mine { wait.resolve(false) }
         }
-        let arrived = await withTaskCancellationHandler { await wait.value() } onCancel: { wait.resolve(false) }
-        timer.cancel()
         return arrived ? slot.withLock { $0 } : nil
     }
 }

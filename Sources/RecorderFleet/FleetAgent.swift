@@ -56,6 +56,7 @@ public struct FleetAgent: Service {
         let wake = WakeSignal()
         let acks = AckInbox()
         let links = Links(client: client, control: control, rules: rules, wake: wake)
+        let isConnected: @Sendable () -> Bool = { rules.withLock { $0.isConnected } }
         client.start()
         logger.notice("fleet link starting", metadata: ["broker": "\(configuration.broker)", "topics": "\(topics.base)/#",
                                                        "remoteControl": "\(configuration.remoteControl)", "upload": "\(configuration.upload)"])
@@ -66,7 +67,7 @@ public struct FleetAgent: Service {
             group.addTask { await self.serveCommands(commands, client: client, control: control) }
             if configuration.upload {
                 var uploader = RunUploader(client: client, control: control, outbox: RunOutbox(dataDirectory: dataDirectory), topics: topics, acks: acks,
-                                           isConnected: { rules.withLock { $0.isConnected } }, logger: logger)
+                                           isConnected: isConnected, logger: logger)
                 uploader.bytesPerSecond = configuration.uploadBandwidth
                 uploader.deleteAfterUpload = configuration.deleteAfterUpload
                 uploader.keepFreeBytes = configuration.keepFreeBytes
@@ -76,7 +77,7 @@ public struct FleetAgent: Service {
             }
             if !configuration.live.isEmpty {
                 let live = LivePublisher(streams: configuration.live, topics: topics, socketPath: socketPath, client: client,
-                                         isConnected: { rules.withLock { $0.isConnected } }, logger: logger)
+                                         isConnected: isConnected, logger: logger)
                 group.addTask { await live.run() }
             }
             // recorderd stopping: the offline status (the Will is for a silent end), then away.

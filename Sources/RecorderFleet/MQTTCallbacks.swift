@@ -8,7 +8,7 @@ final class MQTTCallbacks: Sendable {
     struct Waiters {
         /// Acknowledged ids nobody waited for yet (a PUBACK can beat the waiter), bounded.
         var acknowledged: Set<Int32> = []
-        var waiting: [Int32: PublishWait] = [:]
+        var waiting: [Int32: TimedWait] = [:]
         var finished = false
     }
 
@@ -44,7 +44,7 @@ final class MQTTCallbacks: Sendable {
     }
 
     func published(_ mid: Int32) {
-        let waiter = waiters.withLock { w -> PublishWait? in
+        let waiter = waiters.withLock { w -> TimedWait? in
             if let c = w.waiting.removeValue(forKey: mid) { return c }
             if w.acknowledged.count >= 4096 { w.acknowledged.removeAll() }
             w.acknowledged.insert(mid)
@@ -54,7 +54,7 @@ final class MQTTCallbacks: Sendable {
     }
 
     func waitPublished(_ mid: Int32, timeout: Double) async -> Bool {
-        let wait = PublishWait()
+        let wait = TimedWait()
         let early = waiters.withLock { w -> Bool? in
             if w.acknowledged.remove(mid) != nil { return true }
             if w.finished { return false }
@@ -62,14 +62,9 @@ final class MQTTCallbacks: Sendable {
             return nil
         }
         if let early { return early }
-        let timer = Task {
-            do { try await Task.sleep(for: .seconds(timeout)) } catch { return }
-            let removed = waiters.withLock { w in w.waiting[mid] === wait ? w.waiting.removeValue(forKey: mid) : nil }
-            removed?.resolve(false)
+        return await wait.value(timeout: timeout) { [waiters] in
+            waiters.withLock { w in w.waiting[mid] === wait ? w.waiting.removeValue(forKey: mid) != nil : false }
         }
-        let result = await withTaskCancellationHandler { await wait.value() } onCancel: { wait.resolve(false) }
-        timer.cancel()
-        return result
     }
 
     func finish() {
@@ -81,32 +76,5 @@ final class MQTTCallbacks: Sendable {
         for wait in pending { wait.resolve(false) }
         events.finish()
         messages.finish()
-    }
-}
-
-/// One wait for an acknowledgement: resolved once, by the acknowledgement, the timeout or the
-/// end, whichever comes first, before or after the waiter suspends.
-final class PublishWait: Sendable {
-    private let state = LockedValue<(result: Bool?, continuation: CheckedContinuation<Bool, Never>?)>((nil, nil))
-
-    func resolve(_ value: Bool) {
-        let continuation = state.withLock { s -> CheckedContinuation<Bool, Never>? in
-            guard s.result == nil else { return nil }
-            s.result = value
-            defer { s.continuation = nil }
-            return s.continuation
-        }
-        continuation?.resume(returning: value)
-    }
-
-    func value() async -> Bool {
-        await withCheckedContinuation { continuation in
-            let ready = state.withLock { s -> Bool? in
-                if let r = s.result { return r }
-                s.continuation = continuation
-                return nil
-            }
-            if let ready { continuation.resume(returning: ready) }
-        }
     }
 }

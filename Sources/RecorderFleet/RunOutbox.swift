@@ -28,14 +28,19 @@ public struct RunOutbox: Sendable {
     func path(_ run: UUID) -> String { "\(directory)/\(run.uuidString).json" }
 
     public func entry(_ run: UUID) -> Entry? {
+        entry(run, decoder: TaskResult.makeDecoder())
+    }
+
+    func entry(_ run: UUID, decoder: JSONDecoder) -> Entry? {
         guard let data = FileManager.default.contents(atPath: path(run)) else { return nil }
-        return try? TaskResult.makeDecoder().decode(Entry.self, from: data)
+        return try? decoder.decode(Entry.self, from: data)
     }
 
     /// Every entry (an unreadable file is skipped: it is written again when its run is seen).
     public func entries() -> [Entry] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return names.filter { $0.hasSuffix(".json") }.compactMap { UUID(uuidString: String($0.dropLast(5))) }.compactMap(entry)
+        let decoder = TaskResult.makeDecoder()
+        return names.filter { $0.hasSuffix(".json") }.compactMap { UUID(uuidString: String($0.dropLast(5))) }.compactMap { entry($0, decoder: decoder) }
     }
 
     public func save(_ entry: Entry) throws {

@@ -2,10 +2,10 @@ import RecorderModel
 
 /// Wakes one waiter, now or the next time it waits (a signal given while nobody waits is kept).
 final class WakeSignal: Sendable {
-    private let state = LockedValue<(pending: Bool, waiter: PublishWait?)>((false, nil))
+    private let state = LockedValue<(pending: Bool, waiter: TimedWait?)>((false, nil))
 
     func signal() {
-        let waiter = state.withLock { s -> PublishWait? in
+        let waiter = state.withLock { s -> TimedWait? in
             guard let w = s.waiter else {
                 s.pending = true
                 return nil
@@ -18,7 +18,7 @@ final class WakeSignal: Sendable {
 
     /// Returns when signalled (true) or after `timeout` seconds (false).
     func wait(timeout: Double) async -> Bool {
-        let wait = PublishWait()
+        let wait = TimedWait()
         let ready = state.withLock { s -> Bool in
             if s.pending {
                 s.pending = false
@@ -28,17 +28,12 @@ final class WakeSignal: Sendable {
             return false
         }
         if ready { return true }
-        let timer = Task {
-            do { try await Task.sleep(for: .seconds(timeout)) } catch { return }
-            let mine = state.withLock { s -> Bool in
+        return await wait.value(timeout: timeout) { [state] in
+            state.withLock { s in
                 guard s.waiter === wait else { return false }
                 s.waiter = nil
                 return true
             }
-            if mine { wait.resolve(false) }
         }
-        let signalled = await withTaskCancellationHandler { await wait.value() } onCancel: { wait.resolve(false) }
-        timer.cancel()
-        return signalled
     }
 }
