@@ -188,7 +188,8 @@ public struct CollectorStore: Sendable {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw StoreError.io("open \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
-        _ = Foundation.fsync(fd)
+        // A run is acknowledged (and may leave the Pi) only once its bytes are on disk.
+        guard Foundation.fsync(fd) == 0 else { throw StoreError.io("fsync \(path): \(String(cString: strerror(errno)))") }
     }
 
     /// The SHA-256 of a file, read in 1 MiB pieces.
