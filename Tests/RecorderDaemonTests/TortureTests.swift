@@ -129,8 +129,10 @@ struct TortureTests {
         let latency = try await Torture.statusLatency(client)
         #expect(latency < Torture.latencyBound, "daemon.status took \(latency) s out of descriptors")
         for fd in held { close(fd) }
-        // Descriptors free again: a new connection and a new run work.
-        let again = try await daemon.client()
+        // Descriptors free again: a new connection and a new run work (once the daemon has
+        // resumed accepting and drained the backlog the held connections filled: until then a
+        // connection is refused, as CI's loaded plain run once saw).
+        let again = try await daemon.process.connectWhenListening(socket, timeout: 20)
         let later = try await again.startTask(identifier: "t", asyncActions: [])
         _ = try await later.finish()
         try await Torture.checkLossless(run)
