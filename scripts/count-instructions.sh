@@ -8,13 +8,15 @@
 #   walking-bout rules (GaitAnalysis); its peer, mobgap, is Python and timed by gait-reference.sh;
 # - export: one record of a 9-axis motion file through `recorderctl export`'s exporters (csv, mcap,
 #   sage, fhir; the release ExportCount program), against the Python peers of export-benchmark.sh;
+# - iio: one IIO scan (accelerometer + gyroscope) written as JSON lines, quantised and in full,
+#   against iio_readdev reading and writing a scan of the fake device through the real libiio;
 # - live: one record written into the web page's live plot messages (LivePoints), against
 #   Foundation's JSONEncoder writing the same values.
 # The difference between a long and a short run is that many iterations' worth, without start-up.
 # - upload: one MB of a run through the fleet upload without the network (the release UploadCount
 #   program: the Pi's manifest and chunks, the collector's store and SHA-256 checks), against
 #   mosquitto_pub + mosquitto_sub moving the same file through a broker.
-# Usage: scripts/count-instructions.sh [parse|fusion|gait|export|live|upload]...
+# Usage: scripts/count-instructions.sh [parse|fusion|gait|export|iio|live|upload]...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp -d)
@@ -75,6 +77,28 @@ for part in "${parts[@]}"; do
     echo "gait recorderd: $(( inside / 200000 )) instructions per sample in the contact detector and bout rules"
     tracked=$(instructions --toggle-collect='*track*' "$out/gait" "$walk" 200000)
     echo "gait recorderd: $(( tracked / 200000 )) instructions per sample in the whole tracker (detector, bouts, regularity, sway, turns)"
+    ;;
+  iio)
+    # recorderd's side: one scan's accelerometer and gyroscope records written as JSON lines,
+    # quantised (as recorderd writes an IIO device) and in full (as it did before).
+    mkdir -p "$out/scan-src"
+    cp Benchmarks/InstructionCounts/scan.swift "$out/scan-src/main.swift"
+    swiftc -O -module-name ScanCount -o "$out/scan" "$out/scan-src/main.swift" Sources/RecorderModel/*.swift
+    # The harness's own making of the values, subtracted.
+    base=$(( $(instructions "$out/scan" none 101000) - $(instructions "$out/scan" none 1000) ))
+    for side in quantised full; do
+      one=$(instructions "$out/scan" "$side" 1000)
+      many=$(instructions "$out/scan" "$side" 101000)
+      bytes=$("$out/scan" "$side" 100000)
+      echo "iio recorderd: $(( (many - one - base) / 100000 )) instructions per scan writing its two records, $side numbers ($(( bytes / 100000 )) bytes per scan)"
+    done
+    # The peer, iio_readdev through the real libiio on the fake device (root: the namespace).
+    if [ "$(id -u)" = 0 ]; then
+      swift build -c release --product RecorderBenchmarks >/dev/null 2>&1 && swift build -c release --product FakeIIOGenerator >/dev/null 2>&1
+      BENCH_ONLY=iio-instructions "$(swift build -c release --show-bin-path)/RecorderBenchmarks" | grep '^iio'
+    else
+      echo "iio peer: skipped (iio_readdev's count needs root for the fake device's namespace)"
+    fi
     ;;
   live)
     mkdir -p "$out/live-src"

@@ -70,6 +70,7 @@ enum Benchmarks {
             await GPSBenchmark.run(log: log)
         }
         if only == nil || only == "iio" { await IIOBenchmark.run() }
+        if only == "iio-instructions" { IIOBenchmark.instructions() }
         if only == nil || only == "parse" { ParseBenchmark.run() }
         if only == nil || only == "fusion" { FusionBenchmark.run(walk: root) }
         if only == nil || only == "gait" {

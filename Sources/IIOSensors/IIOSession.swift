@@ -57,6 +57,11 @@ final class IIOSession {
         return "devices: " + (devices.isEmpty ? "none" : devices.joined(separator: ", "))
     }
 
+    /// One count of each axis of the streams' sensor types (`IIOStream.quanta`).
+    var quanta: [SensorType: Vector3] {
+        streams.reduce(into: [:]) { all, stream in all.merge(stream.quanta) { first, _ in first } }
+    }
+
     /// The sensor types of all streams, in record order.
     var sensorTypes: [SensorType] {
         SensorType.motionTypes.filter { t in streams.contains { $0.sensorTypes.contains(t) } }

@@ -68,7 +68,7 @@ public final class IIOSource: SensorSource {
         let session = try IIOSession.open(configuration)
         return DeviceCapabilities(sensorTypes: session.sensorTypes, rate: session.rate,
                                   availableRates: session.streams[0].availableRates.isEmpty ? nil : session.streams[0].availableRates,
-                                  details: session.details)
+                                  details: session.details, quanta: session.quanta)
     }
 
     public var liveDetails: [String: String] {

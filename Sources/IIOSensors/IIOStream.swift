@@ -111,6 +111,24 @@ final class IIOStream {
                          rate: rate, availableRates: available, clock: clock)
     }
 
+    /// One count of each axis in the file unit, per sensor type, as the device delivers them
+    /// (after a mount matrix that only swaps or flips axes; a type whose mount matrix mixes axes
+    /// has no whole counts and is absent).
+    var quanta: [SensorType: Vector3] {
+        var result: [SensorType: Vector3] = [:]
+        for type in sensorTypes {
+            let scales = axes.filter { $0.type == type }.sorted { $0.axis < $1.axis }.map(\.scale)
+            guard scales.count == 3 else { continue }
+            let sensor = Vector3(x: scales[0], y: scales[1], z: scales[2])
+            if let mount = mounts[type] {
+                if let device = mount.permutedQuanta(sensor) { result[type] = device }
+            } else {
+                result[type] = sensor
+            }
+        }
+        return result
+    }
+
     /// Scans per refill: about `seconds` of samples (at least one).
     static func bufferSamples(rate: Double, seconds: Double) -> Int {
         max(1, Int(saturating: (rate * seconds).rounded()))

@@ -73,7 +73,7 @@ public final class LiveStream: Sendable {
         startUptime = clock.uptime()
         // Audio devices: live levels every 1/rate seconds (default 0.1 s).
         let levelInterval = rate.map { 1 / max(0.1, min($0, 100)) } ?? 0.1
-        var options = RecordPipeline.Options.live(levelInterval: levelInterval)
+        var options = RecordPipeline.Options.live(levelInterval: levelInterval, quanta: caps.quanta)
         options.analysis = analysis
         let pipeline = RecordPipeline(types: wanted.filter(caps.sensorTypes.contains), sink: RecordSink(startUptime: startUptime, stepPath: nil),
                                       options: options)

@@ -5,13 +5,23 @@ import RecorderModel
 /// loss concerns.
 struct MotionRecords: RecordProducer {
     let types: [SensorType]
+    /// The format of each of `types` whose values are whole counts of the device (nil: written
+    /// in full, as fused types always are).
+    let quantized: [QuantizedVector?]
     /// The rate the configuration asked for (recordings), for the file result.
     let requestedFrequency: Double?
+
+    /// `quanta`: one count of each axis of the device's quantised raw sensor types.
+    init(types: [SensorType], quanta: [SensorType: Vector3] = [:], requestedFrequency: Double?) {
+        self.types = types
+        quantized = types.map { type in type.isFused ? nil : quanta[type].flatMap(QuantizedVector.init(quanta:)) }
+        self.requestedFrequency = requestedFrequency
+    }
 
     mutating func add(_ frame: SensorFrame, to sink: inout RecordSink) {
         switch frame {
         case .motion(let m):
-            for type in types {
+            for (index, type) in types.enumerated() {
                 switch type {
                 case .attitude:
                     if let fused = m.fused { sink.appendAttitude(uptime: m.uptime, fused) }
@@ -20,7 +30,9 @@ struct MotionRecords: RecordProducer {
                         sink.appendMagneticField(uptime: m.uptime, field: field, accuracy: fused.magneticAccuracy)
                     }
                 default:
-                    if let v = m.vector(for: type) { sink.appendMotion(uptime: m.uptime, sensorType: type, vector: v) }
+                    if let v = m.vector(for: type) {
+                        sink.appendMotion(uptime: m.uptime, sensorType: type, vector: v, quantized: quantized[index])
+                    }
                 }
             }
         case .gap(let uptime, let gapTypes, let dropped):

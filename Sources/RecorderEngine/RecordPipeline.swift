@@ -15,7 +15,7 @@ struct RecordPipeline {
         self.sink = sink
         var producers: [any RecordProducer] = []
         let motion = types.filter(\.isMotion)
-        if !motion.isEmpty { producers.append(MotionRecords(types: motion, requestedFrequency: options.requestedFrequency)) }
+        if !motion.isEmpty { producers.append(MotionRecords(types: motion, quanta: options.quanta, requestedFrequency: options.requestedFrequency)) }
         if types.contains(.location) {
             producers.append(LocationRecords(distance: options.distance, saveCoordinates: options.saveCoordinates))
         }
@@ -43,11 +43,15 @@ struct RecordPipeline {
         var channels = 1
         /// Microphone: the WAV the audio goes to.
         var wav: MicrophoneRecords.WAVOutput?
+        /// Motion: one count of each axis of the device's quantised sensor types (its capabilities').
+        var quanta: [SensorType: Vector3] = [:]
         /// An analysis (gait) joining the producers.
         var analysis: (any RecordProducer)?
 
         /// A live stream's: no distance, no coordinates, no WAV.
-        static func live(levelInterval: Double) -> Options { Options(levelInterval: levelInterval) }
+        static func live(levelInterval: Double, quanta: [SensorType: Vector3] = [:]) -> Options {
+            Options(levelInterval: levelInterval, quanta: quanta)
+        }
     }
 
     /// A frame read from the ring. `sampled`: false for a frame a live stream's rate skips

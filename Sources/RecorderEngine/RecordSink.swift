@@ -85,9 +85,10 @@ public struct RecordSink {
 
     // MARK: Records
 
-    mutating func appendMotion(uptime: Double, sensorType: SensorType, vector: Vector3) {
+    mutating func appendMotion(uptime: Double, sensorType: SensorType, vector: Vector3, quantized: QuantizedVector? = nil) {
         beforeRecord(at: uptime)
-        encoder.appendMotion(uptime: uptime, timestamp: uptime - startUptime, stepPath: stepPath, sensorType: sensorType, vector: vector)
+        encoder.appendMotion(uptime: uptime, timestamp: uptime - startUptime, stepPath: stepPath, sensorType: sensorType, vector: vector,
+                             quantized: quantized)
         counts.samples += 1
     }
 

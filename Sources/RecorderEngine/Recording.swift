@@ -167,6 +167,7 @@ final class Recording: @unchecked Sendable {
     /// that saves it.
     func pipelineOptions(caps: DeviceCapabilities, uptime: Double, date: Date) throws(StorageError) -> RecordPipeline.Options {
         var options = RecordPipeline.Options()
+        options.quanta = caps.quanta
         switch configuration.options {
         case .motion(let o):
             options.requestedFrequency = o.frequency

@@ -9,12 +9,18 @@ public struct DeviceCapabilities: Sendable, Equatable {
     public var availableRates: [Double]?
     /// The unit each sensor type is delivered in (always the file units).
     public var details: [String: String]
+    /// One count of each axis in the file unit, for the sensor types whose values are whole
+    /// counts of the device (an IIO channel's scale): their records are written as the shortest
+    /// decimal that gives the count back (`QuantizedDecimal`). Others are written in full.
+    public var quanta: [SensorType: Vector3]
 
-    public init(sensorTypes: [SensorType], rate: Double, availableRates: [Double]? = nil, details: [String: String] = [:]) {
+    public init(sensorTypes: [SensorType], rate: Double, availableRates: [Double]? = nil, details: [String: String] = [:],
+                quanta: [SensorType: Vector3] = [:]) {
         self.sensorTypes = sensorTypes
         self.rate = rate
         self.availableRates = availableRates
         self.details = details
+        self.quanta = quanta
     }
 }
 

@@ -1,6 +1,8 @@
 /// Hand-written encoder of recorderd's JSON-lines records into a reused byte buffer.
 ///
-/// Compact objects, fixed key order, shortest round-trip numbers (Swift's `description`),
+/// Compact objects, fixed key order, shortest round-trip numbers (Swift's `description`), times
+/// (`uptime`, `timestamp`) at nanosecond resolution, quantised channels as the shortest decimal
+/// giving their count back (`QuantizedDecimal`),
 /// never NaN or Infinity (non-finite numbers are written as `null`), one record per line.
 /// Used on the per-sample hot path: no `JSONEncoder`, no intermediate strings for keys.
 public struct JSONLinesEncoder: Sendable {
@@ -20,11 +22,14 @@ public struct JSONLinesEncoder: Sendable {
 
     /// A marker line: written first in every file and at each step change.
     public mutating func appendMarker(uptime: Double, timestamp: Double, timestampDate: String, stepPath: JSONString) {
-        appendStatic("{\"uptime\":")
-        appendNumber(uptime)
-        appendStatic(",\"timestamp\":")
-        appendNumber(timestamp)
-        appendStatic(",\"timestampDate\":")
+        RecordScratch.with { w in
+            w.put("{\"uptime\":")
+            w.putTime(uptime)
+            w.put(",\"timestamp\":")
+            w.putTime(timestamp)
+            w.put(",\"timestampDate\":")
+            w.flush(into: &bytes)
+        }
         appendString(timestampDate)
         appendStatic(",\"stepPath\":")
         bytes.append(contentsOf: stepPath.bytes)
@@ -33,36 +38,79 @@ public struct JSONLinesEncoder: Sendable {
 
     /// A motion record (SageResearch field names).
 
-    public mutating func appendMotion(uptime: Double, timestamp: Double, stepPath: JSONString?, sensorType: SensorType, vector: Vector3) {
-        appendPrefix(uptime: uptime, timestamp: timestamp, stepPath: stepPath)
-        appendStatic(",\"sensorType\":")
-        appendSensorType(sensorType)
-        appendStatic(",\"x\":")
-        appendNumber(vector.x)
-        appendStatic(",\"y\":")
-        appendNumber(vector.y)
-        appendStatic(",\"z\":")
-        appendNumber(vector.z)
-        appendStatic("}\n")
+    /// `quantized`: the axes' counts where the device's values are whole counts (an IIO
+    /// channel): each axis is written as the shortest decimal giving its count back.
+    public mutating func appendMotion(uptime: Double, timestamp: Double, stepPath: JSONString?, sensorType: SensorType, vector: Vector3,
+                                      quantized: QuantizedVector? = nil) {
+        appendRecord(uptime: uptime, timestamp: timestamp, stepPath: stepPath) { w in
+            switch sensorType {  // the raw sensors' keys in one piece
+            case .accelerometer: w.put(",\"sensorType\":\"accelerometer\",\"x\":")
+            case .gyro: w.put(",\"sensorType\":\"gyro\",\"x\":")
+            case .magnetometer: w.put(",\"sensorType\":\"magnetometer\",\"x\":")
+            default:
+                w.put(",\"sensorType\":")
+                w.put(sensorType.jsonLiteral)
+                w.put(",\"x\":")
+            }
+            if let quantized {
+                w.putNumber(vector.x, quantized.x)
+                w.put(",\"y\":")
+                w.putNumber(vector.y, quantized.y)
+                w.put(",\"z\":")
+                w.putNumber(vector.z, quantized.z)
+            } else {
+                w.putNumber(vector.x)
+                w.put(",\"y\":")
+                w.putNumber(vector.y)
+                w.put(",\"z\":")
+                w.putNumber(vector.z)
+            }
+            w.put("}\n")
+        }
     }
 
     /// An attitude record (SageResearch's): the unit quaternion `x, y, z, w` taking device axes to
     /// the reference frame, the frame's name, and (with a magnetometer) the heading in degrees.
     public mutating func appendAttitude(uptime: Double, timestamp: Double, stepPath: JSONString?, attitude: Quaternion,
                                         referenceCoordinate: ReferenceCoordinate, heading: Double?) {
-        appendPrefix(uptime: uptime, timestamp: timestamp, stepPath: stepPath)
-        appendStatic(",\"sensorType\":\"attitude\",\"x\":")
-        appendNumber(attitude.x)
-        appendStatic(",\"y\":")
-        appendNumber(attitude.y)
-        appendStatic(",\"z\":")
-        appendNumber(attitude.z)
-        appendStatic(",\"w\":")
-        appendNumber(attitude.w)
-        appendStatic(",\"referenceCoordinate\":")
-        appendStatic(referenceCoordinate.jsonString)
-        appendOptional(",\"heading\":", heading)
-        appendStatic("}\n")
+        appendRecord(uptime: uptime, timestamp: timestamp, stepPath: stepPath) { w in
+            w.put(",\"sensorType\":\"attitude\",\"x\":")
+            w.putNumber(attitude.x)
+            w.put(",\"y\":")
+            w.putNumber(attitude.y)
+            w.put(",\"z\":")
+            w.putNumber(attitude.z)
+            w.put(",\"w\":")
+            w.putNumber(attitude.w)
+            w.put(",\"referenceCoordinate\":")
+            w.put(referenceCoordinate.jsonString)
+            if let heading, heading.isFinite {
+                w.put(",\"heading\":")
+                w.putNumber(heading)
+            }
+            w.put("}\n")
+        }
+    }
+
+    /// A record whose parts after the prefix are bounded (`RecordScratch.capacity`): the prefix
+    /// (times to the nanosecond, the step path) and `body` written through one scratch, moved
+    /// into `bytes` in two or three appends (the step path between them). For the per-sample
+    /// records.
+    @inline(__always)
+    mutating func appendRecord(uptime: Double, timestamp: Double, stepPath: JSONString?, _ body: (inout RecordScratch) -> Void) {
+        RecordScratch.with { w in
+            w.put("{\"uptime\":")
+            w.putTime(uptime)
+            w.put(",\"timestamp\":")
+            w.putTime(timestamp)
+            if let stepPath {
+                w.put(",\"stepPath\":")
+                w.flush(into: &bytes)
+                bytes.append(contentsOf: stepPath.bytes)
+            }
+            body(&w)
+            w.flush(into: &bytes)
+        }
     }
 
     /// A calibrated magnetic-field record: the field in µT and its calibration accuracy
@@ -169,11 +217,15 @@ public struct JSONLinesEncoder: Sendable {
     // MARK: Pieces
 
 
+    /// Uptime and timestamp at nanosecond resolution (`RecordScratch.putTime`).
     mutating func appendPrefix(uptime: Double, timestamp: Double, stepPath: JSONString?) {
-        appendStatic("{\"uptime\":")
-        appendNumber(uptime)
-        appendStatic(",\"timestamp\":")
-        appendNumber(timestamp)
+        RecordScratch.with { w in
+            w.put("{\"uptime\":")
+            w.putTime(uptime)
+            w.put(",\"timestamp\":")
+            w.putTime(timestamp)
+            w.flush(into: &bytes)
+        }
         if let stepPath {
             appendStatic(",\"stepPath\":")
             bytes.append(contentsOf: stepPath.bytes)
@@ -182,19 +234,7 @@ public struct JSONLinesEncoder: Sendable {
 
 
     mutating func appendSensorType(_ type: SensorType) {
-        switch type {
-        case .accelerometer: appendStatic("\"accelerometer\"")
-        case .gyro: appendStatic("\"gyro\"")
-        case .magnetometer: appendStatic("\"magnetometer\"")
-        case .location: appendStatic("\"location\"")
-        case .soundLevel: appendStatic("\"soundLevel\"")
-        case .attitude: appendStatic("\"attitude\"")
-        case .gravity: appendStatic("\"gravity\"")
-        case .userAcceleration: appendStatic("\"userAcceleration\"")
-        case .rotationRate: appendStatic("\"rotationRate\"")
-        case .magneticField: appendStatic("\"magneticField\"")
-        case .step: appendStatic("\"step\"")
-        }
+        appendStatic(type.jsonLiteral)
     }
 
     mutating func appendOptional(_ key: StaticString, _ value: Double?) {
@@ -218,43 +258,24 @@ public struct JSONLinesEncoder: Sendable {
     /// Appends a number in shortest round-trip form; `null` when not finite.
 
     public mutating func appendNumber(_ value: Double) {
-        guard value.isFinite else {
-            appendStatic("null")
-            return
+        RecordScratch.with { w in
+            w.putNumber(value)
+            w.flush(into: &bytes)
         }
-        if value == value.rounded(.towardZero), abs(value) < 1e15 {
-            appendInteger(Int(value))
-            return
-        }
-        // The shortest round-trip text, as `description` gives it, written straight into the
-        // buffer: the standard library hands floating-point text to `_writeASCII` without
-        // making a String (a heap allocation per number otherwise).
-        var sink = ASCIISink()
-        swap(&sink.bytes, &bytes)
-        value.write(to: &sink)
-        swap(&sink.bytes, &bytes)
+    }
+
+    /// Appends a quantised channel's value as the shortest decimal giving its count back (any
+    /// other number as `appendNumber` writes it).
+    @inline(__always)
+    public mutating func appendNumber(_ value: Double, _ format: QuantizedDecimal) {
+        if !format.append(value, to: &bytes) { appendNumber(value) }
     }
 
     /// Appends a decimal integer.
-
     public mutating func appendInteger(_ value: Int) {
-        if value == 0 {
-            bytes.append(UInt8(ascii: "0"))
-            return
-        }
-        var magnitude = value.magnitude
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var count = 0
-            while magnitude > 0 {
-                digits[count] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
-                magnitude /= 10
-                count += 1
-            }
-            while count > 0 {
-                count -= 1
-                bytes.append(digits[count])
-            }
+        RecordScratch.with { w in
+            w.putInteger(Int64(value))
+            w.flush(into: &bytes)
         }
     }
 
@@ -379,11 +400,21 @@ extension JSONLinesEncoder {
     }
 }
 
-/// Collects the ASCII text the standard library writes for a number (see `appendNumber`).
-struct ASCIISink: TextOutputStream {
-    var bytes: [UInt8] = []
-
-    mutating func write(_ string: String) { bytes.append(contentsOf: string.utf8) }
-
-    mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) { bytes.append(contentsOf: buffer) }
+extension SensorType {
+    /// The type's name as a JSON string literal (quotes included).
+    var jsonLiteral: StaticString {
+        switch self {
+        case .accelerometer: "\"accelerometer\""
+        case .gyro: "\"gyro\""
+        case .magnetometer: "\"magnetometer\""
+        case .location: "\"location\""
+        case .soundLevel: "\"soundLevel\""
+        case .attitude: "\"attitude\""
+        case .gravity: "\"gravity\""
+        case .userAcceleration: "\"userAcceleration\""
+        case .rotationRate: "\"rotationRate\""
+        case .magneticField: "\"magneticField\""
+        case .step: "\"step\""
+        }
+    }
 }

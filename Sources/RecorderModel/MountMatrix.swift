@@ -25,6 +25,19 @@ public struct MountMatrix: Sendable, Equatable {
         Vector3(x: rows.0.dot(v), y: rows.1.dot(v), z: rows.2.dot(v))
     }
 
+    /// One count of each device axis, given one count of each sensor axis, when every row takes
+    /// exactly one sensor axis (entries 0 and ±1: the axes are only swapped or flipped, so the
+    /// device's values stay whole counts); nil for any other matrix.
+    public func permutedQuanta(_ quanta: Vector3) -> Vector3? {
+        func pick(_ row: Vector3) -> Double? {
+            let entries = [row.x, row.y, row.z]
+            guard entries.allSatisfy({ $0 == 0 || abs($0) == 1 }), entries.filter({ $0 != 0 }).count == 1 else { return nil }
+            return row.x != 0 ? quanta.x : row.y != 0 ? quanta.y : quanta.z
+        }
+        guard let x = pick(rows.0), let y = pick(rows.1), let z = pick(rows.2) else { return nil }
+        return Vector3(x: x, y: y, z: z)
+    }
+
     /// True for a rotation: orthonormal rows (within 1e-6) and determinant +1 (not a reflection).
     public var isRotation: Bool {
         let r = [rows.0, rows.1, rows.2]

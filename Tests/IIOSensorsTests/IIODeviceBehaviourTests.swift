@@ -77,7 +77,8 @@ import Testing
                 let scan = Int((raw % 4096 + 4096) % 4096)
                 for (axis, value) in [r.x, r.y, r.z].enumerated() {
                     let want = IIORecordingTests.expected(FakeIIOPattern.counter(scan: scan, channel: channels[axis]), channels[axis], device)
-                    #expect(abs((value ?? .nan) - want) < 1e-12, "scan \(scan) axis \(axis)")
+                    #expect(IIORecordingTests.isSameCount(value, want, quantum: IIORecordingTests.quantum(channels[axis], device)),
+                            "scan \(scan) axis \(axis)")
                 }
                 if let p = previousScan { #expect(scan == (p + 1) % 4096, "scans \(p) → \(scan)") }
                 previousScan = scan
@@ -253,11 +254,11 @@ import Testing
                     let c = device.channels[(isAccel ? 0 : 3) + axis]
                     let si = isAccel ? rowsSI[row].acc[axis] : rowsSI[row].gyr[axis]
                     let want = IIORecordingTests.expected(FakeIIOPattern.quantise(si, scale: device.scale(of: c.id), channel: c), c, device)
-                    #expect(abs(value - want) < 1e-12, "row \(row) \(c.id)")
-                    // And that is the real measurement, to within half a count.
+                    let quantum = IIORecordingTests.quantum(c, device)
+                    #expect(IIORecordingTests.isSameCount(value, want, quantum: quantum), "row \(row) \(c.id)")
+                    // And that count is the real measurement's, to within half a count.
                     let real = isAccel ? rows[row].acc[axis] : rows[row].gyr[axis] * Double.pi / 180
-                    let halfCount = device.scale(of: c.id) * IIOChannelRole.unitFactor(isAccel ? .accelerometer : .gyro) / 2
-                    #expect(abs(value - real) <= halfCount * 1.000001, "row \(row) \(c.id): \(value) vs \(real)")
+                    #expect(abs(want - real) <= quantum / 2 * 1.000001, "row \(row) \(c.id): \(want) vs \(real)")
                 }
             }
         }

@@ -17,6 +17,20 @@ import Testing
         return (Double(raw) + device.offset(of: c.id)) * (device.scale(of: c.id) * IIOChannelRole.unitFactor(type))
     }
 
+    /// One count of channel `c` of `device` in the file unit.
+    static func quantum(_ c: FakeIIOChannel, _ device: FakeIIODevice) -> Double {
+        let type: SensorType = c.id.hasPrefix("accel") ? .accelerometer : c.id.hasPrefix("anglvel") ? .gyro : .magnetometer
+        return device.scale(of: c.id) * IIOChannelRole.unitFactor(type)
+    }
+
+    /// True when the file's `value` gives back the count of the exact `target`: recorderd writes
+    /// the shortest decimal within 0.45 of a count of it (`QuantizedDecimal`), so that
+    /// `round(value / quantum) − offset` is the raw count.
+    static func isSameCount(_ value: Double?, _ target: Double, quantum: Double) -> Bool {
+        guard let value else { return false }
+        return abs(value - target) <= 0.45 * quantum * (1 + 1e-9)
+    }
+
     /// Checks every sample of `records` against the counter pattern of the stream that produced it;
     /// returns the number checked.
     /// `mounts`: the mount matrix of a channel type (`accel`), applied to the generated vector.
@@ -30,17 +44,19 @@ import Testing
             #expect(abs(uptime - exactUptime) < 1e-6, "uptime \(uptime) is not in_timestamp \(exactUptime)", sourceLocation: sourceLocation)
             let prefix = r.sensorType == "accelerometer" ? "accel" : r.sensorType == "gyro" ? "anglvel" : "magn"
             var generated: [Double] = []
+            var quantum = 0.0
             for axis in ["x", "y", "z"] {
                 guard let c = device.channels.first(where: { $0.id == "\(prefix)_\(axis)" }) else {
                     Issue.record("unexpected sensor \(r.sensorType ?? "")", sourceLocation: sourceLocation)
                     return checked
                 }
                 generated.append(expected(FakeIIOPattern.counter(scan: scan, channel: c), c, device))
+                quantum = max(quantum, Self.quantum(c, device))  // the axes of a type share a scale here
             }
             var want = Vector3(x: generated[0], y: generated[1], z: generated[2])
             if let mount = mounts[prefix] { want = mount.apply(want) }
             for (axis, value, target) in [("x", r.x, want.x), ("y", r.y, want.y), ("z", r.z, want.z)] {
-                if abs((value ?? .nan) - target) > 1e-12 * max(1, abs(target)) {
+                if !isSameCount(value, target, quantum: quantum) {
                     Issue.record("scan \(scan) \(prefix)_\(axis): recorded \(value ?? .nan), generated \(target)", sourceLocation: sourceLocation)
                     return checked
                 }

@@ -15,6 +15,30 @@ struct JSONLinesEncoderTests {
         #expect(lines(e) == [#"{"uptime":12.5,"timestamp":0.25,"stepPath":"walk/walking.outbound","sensorType":"accelerometer","x":0.1,"y":-1,"z":1e-07}"#, ""])
     }
 
+    /// Times to the nanosecond: what a clock or an IIO timestamp gave, without the binary
+    /// fraction's tail (`0.009999999999990905` was written for a 10 ms timestamp); negative
+    /// (pre-roll) and whole times too; beyond 10⁹ s or not finite, as any number.
+    @Test func timesAreWrittenToTheNanosecond() throws {
+        let cases: [(Double, String)] = [
+            (1000.01 - 1000, "0.01"), (77185.101523762, "77185.101523762"), (-0.25, "-0.25"), (3, "3"), (0, "0"),
+            (-0.0000000004, "0"), (0.0000000006, "0.000000001"), (12.999999999_9, "13"), (1e9, "1000000000"), (.nan, "null"),
+        ]
+        for (time, text) in cases {
+            var e = JSONLinesEncoder()
+            e.appendMotion(uptime: time, timestamp: -time, stepPath: nil, sensorType: .gyro, vector: Vector3(x: 0, y: 0, z: 0))
+            let line = String(decoding: e.bytes, as: UTF8.self)
+            let negated = text == "0" || text == "null" ? text : text.hasPrefix("-") ? String(text.dropFirst()) : "-" + text
+            #expect(line.hasPrefix(#"{"uptime":\#(text),"timestamp":\#(negated),"sensorType":"gyro""#), "\(time): \(line)")
+        }
+        // Every nanosecond count of the first 10 s of a day's uptime reads back to itself.
+        for k in stride(from: Int64(86_400_000_000_000), to: 86_410_000_000_000, by: 999_983) {
+            var e = JSONLinesEncoder()
+            e.appendMotion(uptime: Double(k) * 1e-9, timestamp: 0, stepPath: nil, sensorType: .gyro, vector: Vector3(x: 0, y: 0, z: 0))
+            let record = try JSONLinesDecoder.decode(Array(e.bytes.dropLast()))
+            #expect(Int64((try #require(record.uptime) * 1e9).rounded()) == k)
+        }
+    }
+
     /// SageResearch's device-motion records: the attitude quaternion with its frame and heading,
     /// the calibrated field with its accuracy; each decodes back to the same values and re-encodes
     /// to the same line.
