@@ -11,8 +11,9 @@ import Foundation
 /// what the reader's parser returns: `m / 10ⁿ` of two exactly representable numbers is rounded
 /// once, as a correctly rounding parser rounds the text `m·10⁻ⁿ`.
 ///
-/// Cost: a few multiplications and the digits; no `String`, no shortest-round-trip search.
-public struct QuantizedDecimal: Sendable, Equatable {
+/// Cost: a few multiplications; no `String`, no shortest-round-trip search. The digits are
+/// written by `RecordScratch.putDecimal`.
+public struct QuantizedDecimal: Sendable {
     /// One count in the written unit.
     public let quantum: Double
     /// How far the written decimal may lie from the value: 0.45 of a count.
@@ -22,9 +23,6 @@ public struct QuantizedDecimal: Sendable, Equatable {
     let finest: Int
     /// `10^|e|` of the four grids `e = finest + 3 … finest`, coarsest first (exact in a `Double`).
     let powers: (Double, Double, Double, Double)
-
-    /// Two formats are the same when their quanta are (the rest follows from it).
-    public static func == (a: QuantizedDecimal, b: QuantizedDecimal) -> Bool { a.quantum == b.quantum }
 
     /// The quanta this formats: between 1e-12 and 1e12 (a channel's scale outside them is
     /// written as any other number).
@@ -66,66 +64,5 @@ public struct QuantizedDecimal: Sendable, Equatable {
         let m = Int64(scaled + (scaled < 0 ? -0.5 : 0.5))
         let candidate = exponent < 0 ? Double(m) / p : Double(m) * p
         return abs(candidate - value) <= tolerance ? (m, exponent) : nil
-    }
-
-    /// The most bytes `write` writes.
-    public static let maximumLength = 40
-
-    /// Appends `value`'s decimal to `bytes`; false (nothing written) when `decimal` is nil.
-    @inline(__always)
-    public func append(_ value: Double, to bytes: inout [UInt8]) -> Bool {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.maximumLength) { text in
-            guard let count = write(value, to: text.baseAddress!) else { return false }
-            bytes.append(contentsOf: UnsafeBufferPointer(start: text.baseAddress!, count: count))
-            return true
-        }
-    }
-
-    /// Writes `value`'s decimal at `start` (room for `maximumLength` bytes); returns how many bytes,
-    /// nil (nothing written) when `decimal` is nil.
-    @inline(__always)
-    public func write(_ value: Double, to start: UnsafeMutablePointer<UInt8>) -> Int? {
-        guard var (m, exponent) = decimal(value) else { return nil }
-        if m == 0 {
-            start[0] = UInt8(ascii: "0")
-            return 1
-        }
-        while m % 10 == 0 {
-            m /= 10
-            exponent += 1
-        }
-        // At most 16 digits (|m| < 1.25 × 10¹⁵), a sign and a point, zeros before the digits up
-        // to 13 places after the point (the finest grid is 10⁻¹³ at the smallest quantum), or up
-        // to 14 zeros after them (10¹⁴ at the largest): under 40 bytes. Written right to left
-        // into a scratch, then moved to `start`.
-        var magnitude = m.magnitude
-        let fraction = exponent < 0 ? -exponent : 0
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.maximumLength) { text in
-            var end = Self.maximumLength
-            if exponent > 0 {
-                for _ in 0..<exponent {
-                    end -= 1
-                    text[end] = UInt8(ascii: "0")
-                }
-            }
-            var count = 0
-            while magnitude > 0 || count <= fraction {
-                if count == fraction, fraction > 0 {
-                    end -= 1
-                    text[end] = UInt8(ascii: ".")
-                }
-                end -= 1
-                text[end] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
-                magnitude /= 10
-                count += 1
-            }
-            if m < 0 {
-                end -= 1
-                text[end] = UInt8(ascii: "-")
-            }
-            let length = Self.maximumLength - end
-            start.update(from: text.baseAddress! + end, count: length)
-            return length
-        }
     }
 }

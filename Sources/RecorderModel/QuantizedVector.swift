@@ -1,5 +1,5 @@
 /// The quantised formats of a vector's three axes (a sensor type of one device).
-public struct QuantizedVector: Sendable, Equatable {
+public struct QuantizedVector: Sendable {
     public var x: QuantizedDecimal
     public var y: QuantizedDecimal
     public var z: QuantizedDecimal
