@@ -77,6 +77,9 @@ enum Benchmarks {
             GaitBenchmark.run(fixtures: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Tests/Fixtures/imu/mobgap").standardized.path)
         }
         if only == nil || only == "torture" { await TortureBenchmark.run() }
+        if only == nil || only == "footprint" {
+            FootprintBenchmark.run(repository: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path)
+        }
         if only == nil || only == "audio" {
             let wav = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Tests/Fixtures/audio/Front_Center.wav").standardized.path
             await AudioBenchmark.run(fixture: wav)

@@ -15,8 +15,8 @@ final class ControlConnection: Sendable {
     let channel: any Channel
     let router: RequestRouter
     let logger: Logger
-    let lines: AsyncStream<ByteBuffer>
-    let linesContinuation: AsyncStream<ByteBuffer>.Continuation
+    let lines: AsyncStream<RequestLine>
+    let linesContinuation: AsyncStream<RequestLine>.Continuation
     private let subscriptions = LockedValue<[Int: LiveStream]>([:])
     /// Streams subscribed by the request being answered: armed once its response is sent, so no
     /// notification precedes it (the client learns the subscription id from the response).
@@ -25,35 +25,65 @@ final class ControlConnection: Sendable {
     private let isClosed = Atomic<Bool>(false)
     private let refused = Atomic<Bool>(false)
 
+    /// A request line on its way to the request task: parsed on the event loop when short.
+    enum RequestLine: Sendable {
+        case unparsed(ByteBuffer)
+        case parsed(Result<JSONRPCRequest, RequestParseError>)
+    }
+
+    /// Lines up to this length are parsed on the event loop (a `step.start` is ~150 bytes and
+    /// ~6 µs, `BENCH_ONLY=parse`); longer ones (a task configuration can be large) by the request task.
+    static let parsedOnEventLoop = 4096
+
     init(channel: any Channel, router: RequestRouter, logger: Logger) {
         self.channel = channel
         self.router = router
         self.logger = logger
         // Holds at most one line: the handler delivers the next only after `requestAnswered`.
-        (lines, linesContinuation) = AsyncStream.makeStream(of: ByteBuffer.self, bufferingPolicy: .unbounded)
+        (lines, linesContinuation) = AsyncStream.makeStream(of: RequestLine.self, bufferingPolicy: .unbounded)
     }
 
-    /// A request line to answer (from the handler, on the event loop).
+    /// A request line to answer (from the handler, on the event loop). A step boundary of a
+    /// known run goes straight to the run's queue, which answers it and lets the next request
+    /// through: the request task is not woken on the path a participant waits on. Everything
+    /// else is answered by the request task (`serve`).
     func deliver(_ line: ByteBuffer) {
-        linesContinuation.yield(line)
+        channel.eventLoop.preconditionInEventLoop()
+        guard line.readableBytes <= Self.parsedOnEventLoop else {
+            linesContinuation.yield(.unparsed(line))
+            return
+        }
+        let parsed = Result(catching: { () throws(RequestParseError) in try JSONRPCRequest.parse(line: line.readableBytesView) })
+        if case .success(let request) = parsed, router.submitStep(request, connection: self) { return }
+        linesContinuation.yield(.parsed(parsed))
     }
 
     /// Answers requests one after another until the connection closes.
     func serve() async {
         for await line in lines {
+            let parsed: Result<JSONRPCRequest, RequestParseError>
+            switch line {
+            case .parsed(let p):
+                parsed = p
+            case .unparsed(let bytes):
+                parsed = Result(catching: { () throws(RequestParseError) in try JSONRPCRequest.parse(line: bytes.readableBytesView) })
+                if case .success(let request) = parsed, router.submitStep(request, connection: self) { continue }
+            }
             let response: [UInt8]?
-            do {
-                let request = try JSONRPCRequest.parse(line: line.readableBytesView)
-                response = await router.respond(to: request, connection: self)
-            } catch {
-                response = ResponseEncoding.failure(id: error.id, error: error.error)
+            switch parsed {
+            case .success(let request): response = await router.respond(to: request, connection: self)
+            case .failure(let error): response = ResponseEncoding.failure(id: error.id, error: error.error)
             }
             if let response { send(response) }
             armSubscriptions()
-            // Lets the handler hand over the next request (after this reply's write: both go
-            // through the event loop in order).
-            channel.pipeline.fireUserInboundEventTriggered(ControlChannelHandler.RequestAnswered())
+            requestAnswered()
         }
+    }
+
+    /// Lets the handler hand over the next request (after this reply's write: both go through
+    /// the event loop in order). From the request task or a run's queue.
+    func requestAnswered() {
+        channel.pipeline.fireUserInboundEventTriggered(ControlChannelHandler.RequestAnswered())
     }
 
     /// Lets new subscriptions notify, and drains what their devices delivered meanwhile (a fast

@@ -64,19 +64,12 @@ struct RequestRouter: Sendable {
             if method == .stepStart, params.results != nil {
                 throw RPCError(.invalidParams, "invalid params: params.results: answers are sent with step.finish, not step.start")
             }
-            let respond = requestID.map { Self.responder(id: $0, connection: connection) }
-            do {
-                if method == .stepStart {
-                    _ = try await runs.startStep(params, respond: respond)
-                } else {
-                    _ = try await runs.finishStep(params, respond: respond)
-                }
-                return nil
-            } catch {
-                // Answered on the run's queue unless the run is unknown.
-                if case .unknownTaskRun = error { throw error.rpcError }
-                return nil
+            // Valid boundaries of known runs were submitted (`submitStep`); here the rest: their
+            // errors, and a run that ended meanwhile.
+            let result = try await mapped { () async throws(TaskRunError) in
+                method == .stepStart ? try await runs.startStep(params) : try await runs.finishStep(params)
             }
+            return try ResponseEncoding.success(id: id, result: result)
         case .taskFinish:
             let params = try Self.params(TaskRunParams.self, request.params)
             return try ResponseEncoding.success(id: id, result: try await mapped { () async throws(TaskRunError) in try await runs.finish(params.taskRunUUID) })
@@ -101,17 +94,27 @@ struct RequestRouter: Sendable {
     }
 
     /// Answers a step boundary from the run's queue.
-    static func responder(id: JSONRPCID, connection: ControlConnection) -> @Sendable (Result<StepResult, TaskRunError>) -> Void {
-        { result in
-            let bytes: [UInt8]
-            switch result {
-            case .success(let r):
-                bytes = (try? ResponseEncoding.success(id: id, result: r))
-                    ?? ResponseEncoding.failure(id: id, error: RPCError(.internalError, "internal error: result not encodable"))
-            case .failure(let e):
-                bytes = ResponseEncoding.failure(id: id, error: e.rpcError)
+    /// Submits a valid `step.start` or `step.finish` of a known run to the run's queue, which
+    /// sends the response and lets the connection's next request through; false (nothing done)
+    /// for any other request, invalid params or an unknown run — `respond` answers those.
+    func submitStep(_ request: JSONRPCRequest, connection: ControlConnection) -> Bool {
+        guard let method = ControlMethod(rawValue: request.method), method == .stepStart || method == .stepFinish,
+              let params = try? Self.params(StepParams.self, request.params),
+              method == .stepFinish || params.results == nil else { return false }
+        let id = request.id
+        return runs.submitStep(params, finishing: method == .stepFinish) { result in
+            if let id {
+                let bytes: [UInt8]
+                switch result {
+                case .success(let r):
+                    bytes = (try? ResponseEncoding.success(id: id, result: r))
+                        ?? ResponseEncoding.failure(id: id, error: RPCError(.internalError, "internal error: result not encodable"))
+                case .failure(let e):
+                    bytes = ResponseEncoding.failure(id: id, error: e.rpcError)
+                }
+                connection.send(bytes)
             }
-            connection.send(bytes)
+            connection.requestAnswered()
         }
     }
 

@@ -52,7 +52,7 @@ public final class ReplaySource: SensorSource {
         }
         return DeviceCapabilities(
             sensorTypes: loaded.sensorTypes, rate: rate,
-            details: ["file": path, "frames": "\(loaded.frames.count)", "speed": "\(configuration.speed)", "loop": "\(configuration.loop)"])
+            details: ["file": path, "frames": "\(loaded.count)", "speed": "\(configuration.speed)", "loop": "\(configuration.loop)"])
     }
 
     public func start(sink: any FrameSink) throws {
@@ -83,7 +83,6 @@ public final class ReplaySource: SensorSource {
     }
 
     static func play(data: ReplayData, period: Double, loop: Bool, sink: any FrameSink, run: Run) {
-        let frames = data.frames
         let t0 = SystemClock.monotonicUptime()
         var emitted = 0
         var batch: [SensorFrame] = []
@@ -92,12 +91,12 @@ public final class ReplaySource: SensorSource {
             sink.heartbeat()
             let now = SystemClock.monotonicUptime()
             var due = Int(saturating: (now - t0) / period) + 1
-            if !loop { due = min(due, frames.count) }
+            if !loop { due = min(due, data.count) }
             let end = min(due, emitted + maximumBatch)
             if end > emitted {
                 batch.removeAll(keepingCapacity: true)
                 for i in emitted..<end {
-                    var frame = frames[i % frames.count]
+                    var frame = data.frame(at: i % data.count)
                     frame.uptime = t0 + Double(i) * period
                     batch.append(.motion(frame))
                 }
@@ -105,7 +104,7 @@ public final class ReplaySource: SensorSource {
                 sink.deliver(batch)
                 if emitted < due { continue }
             }
-            if !loop && emitted >= frames.count {
+            if !loop && emitted >= data.count {
                 // Played out: idle until stopped, still showing life.
                 _ = run.stop.wait(timeout: .now() + 0.5)
                 continue

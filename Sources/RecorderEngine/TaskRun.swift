@@ -52,23 +52,28 @@ public final class TaskRun: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
     }
 
-    /// Runs `body` on the run's queue.
-    /// `respond`, when given, is called on the queue with the outcome before the caller resumes:
-    /// the daemon answers from there, saving a thread hand-off on the response path.
-    func perform<T: Sendable>(touching: Bool = true, respond: (@Sendable (Result<T, TaskRunError>) -> Void)? = nil,
-                              _ body: @escaping @Sendable () throws(TaskRunError) -> T) async throws(TaskRunError) -> T {
+    /// Runs `body` on the run's queue and returns its outcome.
+    func perform<T: Sendable>(touching: Bool = true, _ body: @escaping @Sendable () throws(TaskRunError) -> T) async throws(TaskRunError) -> T {
+        let outcome: Result<T, TaskRunError> = await QueueHandOff.callback { deliver in
+            submit(touching: touching, respond: deliver, body)
+        }
+        return try outcome.get()
+    }
+
+    /// Runs `body` on the run's queue and calls `respond` there with its outcome; returns at once.
+    /// The daemon answers step boundaries this way, from the queue, with no task awaiting them.
+    func submit<T: Sendable>(touching: Bool = true, respond: @escaping @Sendable (Result<T, TaskRunError>) -> Void,
+                             _ body: @escaping @Sendable () throws(TaskRunError) -> T) {
         if touching { lastActivity.withLock { $0 = clock.uptime() } }
-        let outcome: Result<T, TaskRunError> = await QueueHandOff.run(on: queue) {
+        queue.async {
             let outcome: Result<T, TaskRunError>
             do throws(TaskRunError) {
                 outcome = .success(try body())
             } catch {
                 outcome = .failure(error)
             }
-            respond?(outcome)
-            return outcome
+            respond(outcome)
         }
-        return try outcome.get()
     }
 
     // MARK: On the queue

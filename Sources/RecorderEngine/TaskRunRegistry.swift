@@ -112,20 +112,32 @@ public final class TaskRunRegistry: Sendable {
         TaskResultStore.syncDirectory(parent)
     }
 
-    /// `step.start`. `respond`, when given, gets the outcome on the run's queue first (the
-    /// daemon answers from there); it is not called when the run is unknown (that throws).
-    public func startStep(_ params: StepParams, respond: (@Sendable (Result<StepResult, TaskRunError>) -> Void)? = nil) async throws(TaskRunError) -> StepResult {
+    /// `step.start`.
+    public func startStep(_ params: StepParams) async throws(TaskRunError) -> StepResult {
         let run = try run(params.taskRunUUID)
         let path = params.stepPath
-        return try await run.perform(respond: respond) { () throws(TaskRunError) -> StepResult in try run.startStep(path) }
+        return try await run.perform { () throws(TaskRunError) -> StepResult in try run.startStep(path) }
     }
 
-    /// `step.finish`; `respond` as for `startStep`.
-    public func finishStep(_ params: StepParams, respond: (@Sendable (Result<StepResult, TaskRunError>) -> Void)? = nil) async throws(TaskRunError) -> StepResult {
+    /// `step.finish`.
+    public func finishStep(_ params: StepParams) async throws(TaskRunError) -> StepResult {
         let run = try run(params.taskRunUUID)
         let path = params.stepPath
         let results = params.results
-        return try await run.perform(respond: respond) { () throws(TaskRunError) -> StepResult in try run.finishStep(path, results: results) }
+        return try await run.perform { () throws(TaskRunError) -> StepResult in try run.finishStep(path, results: results) }
+    }
+
+    /// `step.start` (or `step.finish` when `finishing`) without awaiting it: runs on the run's
+    /// queue, which calls `respond` with the outcome. False, and nothing done, when the run is
+    /// unknown. The daemon's fast path for step boundaries: no task hands the answer back.
+    public func submitStep(_ params: StepParams, finishing: Bool, respond: @escaping @Sendable (Result<StepResult, TaskRunError>) -> Void) -> Bool {
+        guard let run = runs.withLock({ $0[params.taskRunUUID] }) else { return false }
+        let path = params.stepPath
+        let results = params.results
+        run.submit(respond: respond) { () throws(TaskRunError) -> StepResult in
+            finishing ? try run.finishStep(path, results: results) : try run.startStep(path)
+        }
+        return true
     }
 
     /// Ends a run with `status` and removes it; returns its final result and, when its manifest

@@ -139,7 +139,7 @@ public enum JSONLinesDecoder {
     /// (-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?). One pass checks the grammar and gathers
     /// the significant digits; up to 19 of them with a small power of ten are converted in integer
     /// arithmetic (`DecimalToDouble`), anything else by `strtod`.
-    static func parseNumber(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
+    public static func parseNumber(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
         let n = text.count
         guard n > 0, n < 64 else { return nil }
         var i = 0

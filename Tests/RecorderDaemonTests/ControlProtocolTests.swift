@@ -86,6 +86,53 @@ struct ControlProtocolTests {
         await d.stop()
     }
 
+    /// Step boundaries of known runs are answered from the run's queue, everything else by the
+    /// connection's request task: requests sent together still come back in order, notifications
+    /// take effect in order, errors keep their codes, and a boundary too long to parse on the
+    /// event loop (answers over 4 KiB) takes the other path with the same outcome.
+    @Test func pipelinedRequestsOfBothPathsAreAnsweredInOrder() async throws {
+        let d = try await InProcessDaemon.start()
+        let client = try await d.client()
+        let run = try await client.startTask(identifier: "t", asyncActions: [])
+        let uuid = run.taskRunUUID.uuidString
+        func step(_ method: String, _ id: String?, _ path: String, results: String? = nil, run: String = uuid) -> String {
+            let results = results.map { #","results":[{"identifier":"q","answerType":"string","value":"\#($0)"}]"# } ?? ""
+            let id = id.map { #""id":\#($0),"# } ?? ""
+            return #"{"jsonrpc":"2.0",\#(id)"method":"\#(method)","params":{"taskRunUUID":"\#(run)","stepPath":"\#(path)"\#(results)}}"#
+        }
+        let long = String(repeating: "x", count: 6000)
+        let lines = [
+            step("step.start", "1", "t/a"),
+            step("step.finish", nil, "t/a"),                   // a notification: no answer
+            step("step.start", #""two""#, "t/b"),
+            step("step.finish", "3", "t/never"),               // out of order
+            #"{"jsonrpc":"2.0","id":4,"method":"daemon.status","params":{"disk":false}}"#,
+            step("step.start", "5", "t/c", results: "no"),     // answers belong to step.finish
+            step("step.start", "6", "t/c", run: UUID().uuidString),
+            step("step.finish", "7", "t/b", results: long),   // over 4 KiB: parsed by the request task
+        ]
+        let raw = try RawConnection(socketPath: d.socket)
+        try await raw.send(lines.joined(separator: "\n") + "\n")
+        var responses: [[String: Any]] = []
+        for _ in 0..<7 { responses.append(try #require(try await raw.response())) }
+        #expect(responses.map { "\($0["id"]!)" } == ["1", "two", "3", "4", "5", "6", "7"])
+        #expect(responses[0]["result"] != nil && responses[1]["result"] != nil && responses[6]["result"] != nil)
+        func code(_ r: [String: Any]) -> Int? { (r["error"] as? [String: Any])?["code"] as? Int }
+        #expect(code(responses[2]) == RPCErrorCode.stepOrder.rawValue)
+        #expect(code(responses[4]) == RPCErrorCode.invalidParams.rawValue)
+        #expect(code(responses[5]) == RPCErrorCode.unknownTaskRun.rawValue)
+        // daemon.status, answered by the request task, saw the boundaries before it.
+        let status = try #require(responses[3]["result"] as? [String: Any])
+        let active = try #require((status["taskRuns"] as? [[String: Any]])?.first)
+        #expect(active["currentStepPath"] as? String == "t/b")
+        let result = try await run.finish()
+        #expect(result.stepHistory.map(\.stepPath) == ["t/a", "t/b"])
+        #expect(result.stepHistory.allSatisfy { $0.endUptime != nil })
+        #expect(result.stepHistory.last?.results?.first?.value == .string(long))
+        client.close()
+        await d.stop()
+    }
+
     @Test func malformedLinesGetErrorsWhileARecordingContinuesUndisturbed() async throws {
         let d = try await InProcessDaemon.start(speed: 2)
         let client = try await d.client()

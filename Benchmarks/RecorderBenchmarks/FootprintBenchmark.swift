@@ -1,0 +1,194 @@
+import Foundation
+
+/// Start-up time and memory of the real `recorderd` executable with the example configuration
+/// (`config/recorderd.json`: one replay device on the 1.7 MB mobgap walk), side by side with
+/// gpsd (`BENCH_ONLY=footprint`):
+/// - exec → `READY=1` on `NOTIFY_SOCKET` (what systemd waits for), and exec → the control socket
+///   accepting a connection, for recorderd; exec → its socket accepting, for `gpsd -N`;
+/// - resident memory 2 s after start, from `/proc/PID/smaps_rollup`, and where it goes
+///   (`/proc/PID/smaps` grouped: the executable, the Swift runtime, Foundation with ICU, other
+///   libraries, the heap and other anonymous memory).
+enum FootprintBenchmark {
+    static let runs = 10
+
+    static var recorderd: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("recorderd").path
+    }
+
+    static func run(repository: String) {
+        guard FileManager.default.isExecutableFile(atPath: recorderd) else {
+            return Benchmarks.say("footprint: skipped (build recorderd in the same configuration first: swift build -c release)")
+        }
+        var ready: [Double] = [], accepting: [Double] = [], peer: [Double] = []
+        var memory: (ours: [String: Double], theirs: [String: Double]) = ([:], [:])
+        for i in 0..<runs {
+            let last = i == runs - 1
+            let (r, a, m) = startRecorderd(repository: repository, measureMemory: last)
+            ready.append(r)
+            accepting.append(a)
+            let (p, pm) = startGPSD(measureMemory: last)
+            peer.append(p)
+            if last { memory = (m, pm) }
+        }
+        func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
+        func span(_ v: [Double]) -> String { String(format: "median %.1f ms (%.1f – %.1f)", median(v), v.min()!, v.max()!) }
+        Benchmarks.say("footprint: \(runs) starts each, alternating")
+        Benchmarks.say("start recorderd exec → READY=1: \(span(ready))")
+        Benchmarks.say("start recorderd exec → control socket accepts: \(span(accepting))")
+        Benchmarks.say("start gpsd -N exec → control socket accepts: \(span(peer))")
+        Benchmarks.say(String(format: "start ratio recorderd / gpsd (socket accepts): %.1f×", median(accepting) / median(peer)))
+        for (name, m) in [("recorderd", memory.ours), ("gpsd", memory.theirs)] {
+            let parts = m.filter { $0.key.hasPrefix("part ") }.sorted { $0.value > $1.value }
+                .map { String(format: "%@ %.1f", String($0.key.dropFirst(5)), $0.value) }.joined(separator: ", ")
+            Benchmarks.say(String(format: "memory %@ 2 s after start: RSS %.1f MiB (anonymous %.1f, file-backed %.1f); by mapping, MiB: %@",
+                                  name, m["Rss"] ?? .nan, m["Anonymous"] ?? .nan, (m["Rss"] ?? .nan) - (m["Anonymous"] ?? .nan), parts))
+        }
+        Benchmarks.say(String(format: "memory ratio recorderd / gpsd RSS: %.1f×", (memory.ours["Rss"] ?? .nan) / (memory.theirs["Rss"] ?? .nan)))
+    }
+
+    /// Starts recorderd with the example configuration (paths moved into a temporary directory);
+    /// returns ms to READY=1 and to an accepted connection, and its memory when asked.
+    static func startRecorderd(repository: String, measureMemory: Bool) -> (Double, Double, [String: Double]) {
+        let dir = Benchmarks.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let example = try! JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: repository + "/config/recorderd.json"))) as! [String: Any]
+        var configuration = example
+        configuration["socket"] = dir + "/control.sock"
+        configuration["dataDirectory"] = dir + "/data"
+        var devices = example["devices"] as! [[String: Any]]
+        devices[0]["file"] = repository + "/Tests/Fixtures/imu/mobgap/HA/001/TimeMeasure1_Test11_Trial1.csv"
+        configuration["devices"] = devices
+        try! JSONSerialization.data(withJSONObject: configuration).write(to: URL(fileURLWithPath: dir + "/recorderd.json"))
+
+        let notify = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        defer { close(notify) }
+        var address = unixAddress(dir + "/notify")
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(notify, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: recorderd)
+        process.arguments = ["--config", dir + "/recorderd.json", "--log-level", "error"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["NOTIFY_SOCKET": dir + "/notify"]) { $1 }
+        let t0 = SystemClockReading.now()
+        try! process.run()
+        defer { stop(process) }
+        // Both watched from the same loop: the notify socket (READY=1) and connect attempts.
+        var ready: Double?, accepted: Double?
+        let deadline = t0 + 15
+        while ready == nil || accepted == nil, SystemClockReading.now() < deadline {
+            if accepted == nil, canConnect(dir + "/control.sock") { accepted = SystemClockReading.now() - t0 }
+            var pfd = pollfd(fd: notify, events: Int16(POLLIN), revents: 0)
+            if ready == nil, poll(&pfd, 1, 0) > 0 {
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                let n = recv(notify, &buffer, buffer.count, 0)
+                if n > 0, String(decoding: buffer[..<n], as: UTF8.self).split(separator: "\n").contains("READY=1") {
+                    ready = SystemClockReading.now() - t0
+                }
+            }
+            if ready == nil || accepted == nil { usleep(200) }
+        }
+        guard let ready, let accepted else { fatalError("recorderd did not become ready within 15 s") }
+        let memory = measureMemory ? Self.memory(pid: process.processIdentifier) : [:]
+        return (ready * 1000, accepted * 1000, memory)
+    }
+
+    /// Starts gpsd in the foreground with no device; returns ms until its control socket accepts.
+    static func startGPSD(measureMemory: Bool) -> (Double, [String: Double]) {
+        let dir = Benchmarks.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/gpsd")
+        process.arguments = ["-N", "-n", "-F", dir + "/gpsd.sock", "-S", "\(47000 + Int(getpid() % 1000))"]
+        process.standardError = FileHandle.nullDevice
+        let t0 = SystemClockReading.now()
+        try! process.run()
+        defer { stop(process) }
+        while !canConnect(dir + "/gpsd.sock") {
+            guard SystemClockReading.now() < t0 + 15 else { fatalError("gpsd did not start within 15 s") }
+            usleep(200)
+        }
+        let elapsed = SystemClockReading.now() - t0
+        return (elapsed * 1000, measureMemory ? memory(pid: process.processIdentifier) : [:])
+    }
+
+    /// SIGTERM, then SIGKILL after 10 s; waits.
+    static func stop(_ process: Process) {
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = SystemClockReading.now() + 10
+        while process.isRunning, SystemClockReading.now() < deadline { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    static func canConnect(_ path: String) -> Bool {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        defer { close(fd) }
+        var address = unixAddress(path)
+        return withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } } == 0
+    }
+
+    static func unixAddress(_ path: String) -> sockaddr_un {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, b) in path.utf8.enumerated() { raw[i] = b }
+        }
+        return address
+    }
+
+    /// After 2 s: `smaps_rollup`'s Rss and Anonymous, and Rss by mapping group ("part NAME"), MiB.
+    static func memory(pid: Int32) -> [String: Double] {
+        usleep(2_000_000)
+        var figures: [String: Double] = [:]
+        let rollup = readAll("/proc/\(pid)/smaps_rollup")
+        for line in rollup.split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if fields.count >= 2, let kB = Double(fields[1]) { figures[String(fields[0].dropLast())] = kB / 1024 }
+        }
+        let smaps = readAll("/proc/\(pid)/smaps")
+        var group = "anonymous"
+        for line in smaps.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if let first = fields.first, first.contains("-"), !first.hasSuffix(":") {
+                group = fields.count > 5 ? Self.group(String(fields[5])) : "anonymous"
+            } else if fields.first == "Rss:", fields.count >= 2, let kB = Double(fields[1]) {
+                figures["part " + group, default: 0] += kB / 1024
+            }
+        }
+        return figures
+    }
+
+    /// A /proc file read to its end (its size is 0: reading by size gets a part).
+    static func readAll(_ path: String) -> String {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return "" }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = read(fd, &chunk, chunk.count)
+            if n <= 0 { break }
+            bytes.append(contentsOf: chunk[..<n])
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static func group(_ path: String) -> String {
+        let name = (path as NSString).lastPathComponent
+        if path == "[heap]" || path.hasPrefix("[stack") { return "anonymous" }
+        if path.hasPrefix("[") { return "kernel" }
+        if name == "recorderd" || name == "gpsd" { return "executable" }
+        if name.hasPrefix("libswift") { return "Swift runtime" }
+        if name.hasPrefix("libFoundation") || name.hasPrefix("lib_FoundationICU") || name.hasPrefix("libicu") { return "Foundation+ICU" }
+        return "other libraries"
+    }
+}
+
+/// CLOCK_MONOTONIC seconds.
+enum SystemClockReading {
+    static func now() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) * 1e-9
+    }
+}
