@@ -1,4 +1,5 @@
 import Foundation
+import RecorderModel
 
 /// Start-up time and memory of the real `recorderd` executable with the example configuration
 /// (`config/recorderd.json`: one replay device on the 1.7 MB mobgap walk), side by side with
@@ -7,7 +8,9 @@ import Foundation
 ///   accepting a connection, for recorderd; exec → its socket accepting, for `gpsd -N`;
 /// - resident memory 2 s after start, from `/proc/PID/smaps_rollup`, and where it goes
 ///   (`/proc/PID/smaps` grouped: the executable, the Swift runtime, Foundation with ICU, other
-///   libraries, the heap and other anonymous memory).
+///   libraries, the heap and other anonymous memory);
+/// - exec → `READY=1` with 1,000 finished runs in the data directory (start-up reads every run's
+///   manifest to recover interrupted ones): 20 steps and a file result each.
 enum FootprintBenchmark {
     static let runs = 10
 
@@ -44,13 +47,42 @@ enum FootprintBenchmark {
                                   name, m["Rss"] ?? .nan, m["Anonymous"] ?? .nan, (m["Rss"] ?? .nan) - (m["Anonymous"] ?? .nan), parts))
         }
         Benchmarks.say(String(format: "memory ratio recorderd / gpsd RSS: %.1f×", (memory.ours["Rss"] ?? .nan) / (memory.theirs["Rss"] ?? .nan)))
+        let loaded = (0..<3).map { _ in startRecorderd(repository: repository, measureMemory: false, storedRuns: 1000).0 }
+        Benchmarks.say("start recorderd exec → READY=1 with 1,000 finished runs stored: \(span(loaded))")
+    }
+
+    /// `count` finished runs under `dataDirectory/runs/stored`, each with a manifest of 20 steps
+    /// and a file result, as recorderd writes them.
+    static func storeRuns(_ count: Int, dataDirectory: String) {
+        let start = Date(timeIntervalSince1970: 1_795_000_000.123)
+        var result = TaskResult(taskIdentifier: "stored", taskRunUUID: UUID(), startDate: start, status: .finished)
+        for i in 0..<20 {
+            let t = Double(i) * 30
+            result.stepHistory.append(StepHistoryEntry(stepPath: "stored/step\(i)", startDate: start.addingTimeInterval(t), startUptime: 1000 + t,
+                                                       endDate: start.addingTimeInterval(t + 29.5), endUptime: 1029.5 + t))
+        }
+        var file = FileResult(identifier: "motion", relativePath: "motion.jsonl", device: "imu0", startDate: start, startUptime: 1000,
+                              units: ["accelerometer": "g", "gyro": "rad/s"])
+        file.endDate = start.addingTimeInterval(600)
+        file.endUptime = 1600
+        file.sampleCount = 120_000
+        result.asyncResults = [.file(file)]
+        result.endDate = start.addingTimeInterval(600)
+        let encoder = TaskResult.makeEncoder(pretty: true)
+        for i in 0..<count {
+            result.taskRunUUID = UUID()
+            let directory = dataDirectory + "/runs/stored/" + ISO8601Timestamp.compactString(from: start.addingTimeInterval(Double(i))) + "-" + result.taskRunUUID.uuidString
+            try! FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try! encoder.encode(result).write(to: URL(fileURLWithPath: directory + "/taskResult.json"))
+        }
     }
 
     /// Starts recorderd with the example configuration (paths moved into a temporary directory);
     /// returns ms to READY=1 and to an accepted connection, and its memory when asked.
-    static func startRecorderd(repository: String, measureMemory: Bool) -> (Double, Double, [String: Double]) {
+    static func startRecorderd(repository: String, measureMemory: Bool, storedRuns: Int = 0) -> (Double, Double, [String: Double]) {
         let dir = Benchmarks.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
+        if storedRuns > 0 { storeRuns(storedRuns, dataDirectory: dir + "/data") }
         let example = try! JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: repository + "/config/recorderd.json"))) as! [String: Any]
         var configuration = example
         configuration["socket"] = dir + "/control.sock"

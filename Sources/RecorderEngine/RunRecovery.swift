@@ -28,7 +28,12 @@ public enum RunRecovery {
             guard let runs = try? fm.contentsOfDirectory(atPath: runsDirectory + "/" + task) else { continue }
             for run in runs.sorted() {
                 let directory = "\(runsDirectory)/\(task)/\(run)"
-                guard let result = try? TaskResultStore.read(directory: directory), result.status == .recording else { continue }
+                // Most runs ended long ago: their status is read from the parsed text, and only a
+                // run still `recording` is decoded whole (start-up reads every run's manifest).
+                guard let data = FileManager.default.contents(atPath: directory + "/" + TaskResultStore.fileName),
+                      case .object(let members)? = try? JSONParser.parseDocument(data).value,
+                      members["status"] == .string(TaskRunStatus.recording.rawValue),
+                      let result = try? TaskResultStore.read(directory: directory), result.status == .recording else { continue }
                 do {
                     try recoverRun(directory: directory, result: result)
                     recovered.append(directory)

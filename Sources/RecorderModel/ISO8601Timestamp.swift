@@ -27,12 +27,93 @@ public enum ISO8601Timestamp {
     }
 
     /// Parses the forms this project writes, and ISO-8601 with or without fractional seconds.
+    ///
+    /// The internet form with 0–3 fraction digits and `Z` or a `±HH:MM` offset — every date
+    /// recorderd writes — is read by hand (`strictDate`), to the same `Date` Foundation's
+    /// `ISO8601DateFormatter` gives (ICU's millisecond arithmetic); anything else goes to the
+    /// formatter. Each formatter builds an ICU calendar (~0.1 ms): with it for every date, reading
+    /// a manifest with a step history took milliseconds, and start-up reads every run's.
     public static func date(from string: String) -> Date? {
+        if let date = strictDate(string) { return date }
         let withFraction = ISO8601DateFormatter()
         withFraction.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         if let d = withFraction.date(from: string) { return d }
         let plain = ISO8601DateFormatter()
         plain.formatOptions = [.withInternetDateTime]
         return plain.date(from: string)
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS[.f{1,3}](Z|±HH:MM)` with every field in range (seconds 0–59, the day
+    /// within its month, years 1583–9999 — the Gregorian calendar's, offsets under 24 h); nil for
+    /// anything else.
+    static func strictDate(_ string: String) -> Date? {
+        var text = string
+        return text.withUTF8 { strictDate($0) }
+    }
+
+    static func strictDate(_ b: UnsafeBufferPointer<UInt8>) -> Date? {
+        let n = b.count
+        guard n >= 20, n <= 29 else { return nil }
+        func digits(_ at: Int, _ count: Int) -> Int? {
+            var value = 0
+            for i in at..<at + count {
+                let d = b[i] &- UInt8(ascii: "0")
+                guard d < 10 else { return nil }
+                value = value * 10 + Int(d)
+            }
+            return value
+        }
+        guard let year = digits(0, 4), b[4] == UInt8(ascii: "-"), let month = digits(5, 2), b[7] == UInt8(ascii: "-"),
+              let day = digits(8, 2), b[10] == UInt8(ascii: "T"), let hour = digits(11, 2), b[13] == UInt8(ascii: ":"),
+              let minute = digits(14, 2), b[16] == UInt8(ascii: ":"), let second = digits(17, 2) else { return nil }
+        // ICU's calendar is Julian before October 1582: earlier dates are left to it.
+        guard year >= 1583, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+              hour < 24, minute < 60, second < 60 else { return nil }
+        var i = 19
+        var milliseconds = 0
+        if b[i] == UInt8(ascii: ".") {
+            i += 1
+            let start = i
+            while i < n, b[i] &- UInt8(ascii: "0") < 10 { i += 1 }
+            let count = i - start
+            guard count >= 1, count <= 3, let fraction = digits(start, count) else { return nil }
+            milliseconds = fraction * [100, 10, 1][count - 1]
+        }
+        guard i < n else { return nil }
+        var offset = 0
+        if b[i] == UInt8(ascii: "Z") {
+            i += 1
+        } else if b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") {
+            guard i + 6 == n, let h = digits(i + 1, 2), b[i + 3] == UInt8(ascii: ":"), let m = digits(i + 4, 2), h < 24, m < 60 else { return nil }
+            offset = (h * 60 + m) * 60 * (b[i] == UInt8(ascii: "-") ? -1 : 1)
+            i += 6
+        } else {
+            return nil
+        }
+        guard i == n else { return nil }
+        let seconds = daysFromCivil(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offset
+        // ICU's arithmetic: a whole number of milliseconds since 1970 (exact in a Double), then
+        // seconds since 2001.
+        let since1970 = Double(seconds * 1000 + milliseconds) / 1000
+        return Date(timeIntervalSinceReferenceDate: since1970 - Date.timeIntervalBetween1970AndReferenceDate)
+    }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// Days from 1970-01-01 to a date of the proleptic Gregorian calendar (Howard Hinnant's
+    /// `days_from_civil`).
+    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
     }
 }

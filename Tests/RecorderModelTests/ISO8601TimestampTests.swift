@@ -1,0 +1,62 @@
+import Foundation
+@testable import RecorderModel
+import Testing
+
+/// The hand-written ISO-8601 reader against Foundation's `ISO8601DateFormatter` (ICU): the same
+/// `Date`, bit for bit, for every form recorderd writes and for offsets, leap days and the
+/// calendar's edges; what the strict reader does not take still parses as before.
+@Suite struct ISO8601TimestampTests {
+    static func formatter(fraction: Bool) -> ISO8601DateFormatter {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = fraction ? [.withInternetDateTime, .withFractionalSeconds] : [.withInternetDateTime]
+        return f
+    }
+
+    @Test func strictReadingIsWhatFoundationReads() {
+        let fraction = Self.formatter(fraction: true), plain = Self.formatter(fraction: false)
+        var generator = SystemRandomNumberGenerator()
+        var checked = 0, mismatches: [String] = []
+        // Dates recorderd writes (milliseconds, +00:00), over 1900–2200, and the same instants
+        // with other fraction lengths and offsets.
+        for _ in 0..<3000 {
+            let seconds = Double(Int64.random(in: -2_208_988_800...7_258_118_400, using: &generator))
+            let date = Date(timeIntervalSince1970: seconds + Double(Int.random(in: 0..<1000, using: &generator)) / 1000)
+            var texts = [ISO8601Timestamp.string(from: date)]
+            let base = String(texts[0].prefix(19))
+            let offset = ["Z", "+00:00", "+05:30", "-08:00", "+14:00", "-12:45"].randomElement(using: &generator)!
+            texts.append(base + offset)
+            texts.append(base + "." + String(Int.random(in: 0...9, using: &generator)) + offset)
+            texts.append(base + "." + String(format: "%02d", Int.random(in: 0...99, using: &generator)) + offset)
+            for text in texts {
+                let expected = fraction.date(from: text) ?? plain.date(from: text)
+                let strict = ISO8601Timestamp.strictDate(text)
+                checked += 1
+                if strict == nil || strict != expected {
+                    mismatches.append("\(text): \(String(describing: strict?.timeIntervalSinceReferenceDate)) vs \(String(describing: expected?.timeIntervalSinceReferenceDate))")
+                }
+            }
+        }
+        for text in ["2024-02-29T23:59:59.999Z", "2000-02-29T00:00:00Z", "1970-01-01T00:00:00.000+00:00", "1969-12-31T23:59:59.999Z",
+                     "1583-01-01T00:00:00Z", "9999-12-31T23:59:59.999Z", "2026-11-24T05:06:30.5-00:30"] {
+            let expected = fraction.date(from: text) ?? plain.date(from: text)
+            #expect(ISO8601Timestamp.strictDate(text) == expected, "\(text)")
+            checked += 1
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.count) of \(checked): \(mismatches.prefix(5))")
+    }
+
+    @Test func whatTheStrictReaderRefusesIsLeftToFoundation() {
+        // Out of range or outside the strict form: the strict reader says nil...
+        for text in ["2023-02-29T00:00:00Z", "2024-13-01T00:00:00Z", "2024-01-01T24:00:00Z", "2024-01-01T00:60:00Z",
+                     "2024-01-01T00:00:60Z", "2024-01-01T00:00:00", "2024-01-01T00:00:00.Z", "2024-01-01T00:00:00.1234Z",
+                     "2024-01-01 00:00:00Z", "2024-01-01T00:00:00+0100", "2024-01-01T00:00:00+24:00", "0000-01-01T00:00:00Z",
+                     "2024-01-01T00:00:00Zjunk", "", "1582-10-15T00:00:00Z", "２０２４-01-01T00:00:00Z"] {
+            #expect(ISO8601Timestamp.strictDate(text) == nil, "\(text)")
+        }
+        // ...and `date(from:)` gives Foundation's answer for them, as it did before.
+        let fraction = Self.formatter(fraction: true), plain = Self.formatter(fraction: false)
+        for text in ["2024-01-01T00:00:00.123456Z", "2024-01-01T00:00:00+0100", "2023-02-29T00:00:00Z", "not a date"] {
+            #expect(ISO8601Timestamp.date(from: text) == (fraction.date(from: text) ?? plain.date(from: text)), "\(text)")
+        }
+    }
+}
