@@ -1,4 +1,5 @@
 import Foundation
+import RecorderEngine
 import RecorderModel
 
 /// Start-up time and memory of the real `recorderd` executable with the example configuration
@@ -101,20 +102,20 @@ enum FootprintBenchmark {
         process.executableURL = URL(fileURLWithPath: recorderd)
         process.arguments = ["--config", dir + "/recorderd.json", "--log-level", "error"]
         process.environment = ProcessInfo.processInfo.environment.merging(["NOTIFY_SOCKET": dir + "/notify"]) { $1 }
-        let t0 = SystemClockReading.now()
+        let t0 = SystemClock.monotonicUptime()
         try! process.run()
         defer { stop(process) }
         // Both watched from the same loop: the notify socket (READY=1) and connect attempts.
         var ready: Double?, accepted: Double?
         let deadline = t0 + 15
-        while ready == nil || accepted == nil, SystemClockReading.now() < deadline {
-            if accepted == nil, canConnect(dir + "/control.sock") { accepted = SystemClockReading.now() - t0 }
+        while ready == nil || accepted == nil, SystemClock.monotonicUptime() < deadline {
+            if accepted == nil, canConnect(dir + "/control.sock") { accepted = SystemClock.monotonicUptime() - t0 }
             var pfd = pollfd(fd: notify, events: Int16(POLLIN), revents: 0)
             if ready == nil, poll(&pfd, 1, 0) > 0 {
                 var buffer = [UInt8](repeating: 0, count: 4096)
                 let n = recv(notify, &buffer, buffer.count, 0)
                 if n > 0, String(decoding: buffer[..<n], as: UTF8.self).split(separator: "\n").contains("READY=1") {
-                    ready = SystemClockReading.now() - t0
+                    ready = SystemClock.monotonicUptime() - t0
                 }
             }
             if ready == nil || accepted == nil { usleep(200) }
@@ -132,22 +133,22 @@ enum FootprintBenchmark {
         process.executableURL = URL(fileURLWithPath: "/usr/sbin/gpsd")
         process.arguments = ["-N", "-n", "-F", dir + "/gpsd.sock", "-S", "\(47000 + Int(getpid() % 1000))"]
         process.standardError = FileHandle.nullDevice
-        let t0 = SystemClockReading.now()
+        let t0 = SystemClock.monotonicUptime()
         try! process.run()
         defer { stop(process) }
         while !canConnect(dir + "/gpsd.sock") {
-            guard SystemClockReading.now() < t0 + 15 else { fatalError("gpsd did not start within 15 s") }
+            guard SystemClock.monotonicUptime() < t0 + 15 else { fatalError("gpsd did not start within 15 s") }
             usleep(200)
         }
-        let elapsed = SystemClockReading.now() - t0
+        let elapsed = SystemClock.monotonicUptime() - t0
         return (elapsed * 1000, measureMemory ? memory(pid: process.processIdentifier) : [:])
     }
 
     /// SIGTERM, then SIGKILL after 10 s; waits.
     static func stop(_ process: Process) {
         kill(process.processIdentifier, SIGTERM)
-        let deadline = SystemClockReading.now() + 10
-        while process.isRunning, SystemClockReading.now() < deadline { usleep(10_000) }
+        let deadline = SystemClock.monotonicUptime() + 10
+        while process.isRunning, SystemClock.monotonicUptime() < deadline { usleep(10_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
@@ -213,14 +214,5 @@ enum FootprintBenchmark {
         if name.hasPrefix("libswift") { return "Swift runtime" }
         if name.hasPrefix("libFoundation") || name.hasPrefix("lib_FoundationICU") || name.hasPrefix("libicu") { return "Foundation+ICU" }
         return "other libraries"
-    }
-}
-
-/// CLOCK_MONOTONIC seconds.
-enum SystemClockReading {
-    static func now() -> Double {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return Double(t.tv_sec) + Double(t.tv_nsec) * 1e-9
     }
 }

@@ -30,12 +30,7 @@ public struct ReplayData: Sendable {
         for (t, type) in sensorTypes.enumerated() {
             let i = base + 3 * t
             guard !values[i].isNaN else { continue }
-            let v = Vector3(x: values[i], y: values[i + 1], z: values[i + 2])
-            switch type {
-            case .accelerometer: frame.accelerometer = v
-            case .gyro: frame.gyro = v
-            default: frame.magnetometer = v
-            }
+            frame.setRaw(Vector3(x: values[i], y: values[i + 1], z: values[i + 2]), for: type)
         }
         return frame
     }
@@ -87,19 +82,19 @@ public struct ReplayData: Sendable {
             let names = String(decoding: header.text, as: UTF8.self).split(separator: ",", omittingEmptySubsequences: false)
                 .map { $0.trimmingCharacters(in: .whitespaces) }
             let types = SensorType.motionTypes.filter { configuration.columns[$0] != nil }
-            // For each column of the file: the (type, axis) it feeds, if any.
-            var slots = [(type: Int, axis: Int)?](repeating: nil, count: names.count)
+            // For each column of the file: the (type, axis) pairs it feeds (one column may feed several).
+            var slots = [[(type: Int, axis: Int)]](repeating: [], count: names.count)
             var factors: [Double] = []
             for (t, type) in types.enumerated() {
                 for (axis, column) in configuration.columns[type]!.enumerated() where axis < 3 {
                     guard let i = names.firstIndex(of: column) else {
                         throw LoadError(description: "\(path): no column \(column.debugDescription) (columns: \(names.joined(separator: ",")))")
                     }
-                    slots[i] = (t, axis)
+                    slots[i].append((t, axis))
                 }
                 factors.append(configuration.factor(for: type))
             }
-            let needed = slots.lastIndex { $0 != nil }.map { $0 + 1 } ?? 0
+            let needed = slots.lastIndex { !$0.isEmpty }.map { $0 + 1 } ?? 0
             var values: [Double] = []
             values.reserveCapacity(all.count / max(1, header.text.count) * types.count * 3)
             var row = [Double](repeating: 0, count: types.count * 3)
@@ -110,12 +105,14 @@ public struct ReplayData: Sendable {
                 while column < needed {
                     var end = start
                     while end < text.count, text[end] != UInt8(ascii: ",") { end += 1 }
-                    if let slot = slots[column] {
+                    if !slots[column].isEmpty {
                         guard let value = Self.number(UnsafeBufferPointer(rebasing: text[start..<end])) else {
                             throw LoadError(description: "\(path):\(line.number): expected a finite number in column \(names[column])")
                         }
-                        let factor = factors[slot.type]
-                        row[slot.type * 3 + slot.axis] = factor == 1 ? value : value * factor
+                        for slot in slots[column] {
+                            let factor = factors[slot.type]
+                            row[slot.type * 3 + slot.axis] = factor == 1 ? value : value * factor
+                        }
                     }
                     column += 1
                     if end == text.count, column < needed {
@@ -158,11 +155,7 @@ public struct ReplayData: Sendable {
             if frames.last?.uptime != uptime || frames.last?.vector(for: type) != nil {
                 frames.append(MotionFrame(uptime: uptime))
             }
-            switch type {
-            case .accelerometer: frames[frames.count - 1].accelerometer = v
-            case .gyro: frames[frames.count - 1].gyro = v
-            default: frames[frames.count - 1].magnetometer = v
-            }
+            frames[frames.count - 1].setRaw(v, for: type)
             types.insert(type)
         }
         guard frames.count >= 2 else { throw LoadError(description: "\(path): fewer than two motion samples") }

@@ -31,6 +31,17 @@ public struct MotionFrame: Sendable, Equatable {
         self.fused = fused
     }
 
+    /// Sets the raw vector of a device sensor (`accelerometer`, `gyro`, `magnetometer`); other
+    /// types are fused, not set one by one.
+    public mutating func setRaw(_ vector: Vector3, for type: SensorType) {
+        switch type {
+        case .accelerometer: accelerometer = vector
+        case .gyro: gyro = vector
+        case .magnetometer: magnetometer = vector
+        default: preconditionFailure("\(type) is not a raw device sensor")
+        }
+    }
+
     /// The vector for a motion sensor type, or nil (the attitude is a quaternion: `fused`).
     public func vector(for type: SensorType) -> Vector3? {
         switch type {

@@ -270,6 +270,15 @@ struct RecordingTests {
                 #expect(error.description.contains("r.csv:\(line):"), "\(error)")
             }
         }
+        // One column may feed several axes (every one of them gets its value).
+        guard case .object(var members) = Fixtures.replayDevice().json else { Issue.record("not an object"); return }
+        members["columns"] = .object(["accelerometer": .array([.string("acc_x"), .string("acc_x"), .string("acc_z")]),
+                                      "gyro": .array([.string("acc_x"), .string("gyr_y"), .string("gyr_z")])])
+        let shared = try JSONValue.object(members).decode(ReplayConfiguration.self)
+        try "acc_x,acc_z,gyr_y,gyr_z\n2,3,4,5\n".write(toFile: dir + "/shared.csv", atomically: true, encoding: .utf8)
+        let sharedData = try ReplayData.load(path: dir + "/shared.csv", configuration: shared)
+        #expect(sharedData.frames[0].accelerometer == Vector3(x: 2 * factor, y: 2 * factor, z: 3 * factor))
+        #expect(sharedData.frames[0].gyro?.x == 2 * shared.factor(for: .gyro))
         let invalid = dir + "/bad.csv"
         try Data([0x61, 0x2C, 0xFF, 0x0A]).write(to: URL(fileURLWithPath: invalid))
         #expect(throws: ReplayData.LoadError.self) { try ReplayData.load(path: invalid, configuration: configuration) }
