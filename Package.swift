@@ -160,6 +160,7 @@ let package = Package(
         ),
         .executableTarget(name: "ExportCount", dependencies: ["RecorderExport"], path: "Benchmarks/ExportCount"),
         .executableTarget(name: "UploadCount", dependencies: ["RecorderFleet"], path: "Benchmarks/UploadCount"),
+        .executableTarget(name: "RingCount", dependencies: ["RecorderEngine"], path: "Benchmarks/RingCount"),
         .target(name: "CChildProcess", path: "Tests/CChildProcess"),
         .target(
             name: "RecorderTestSupport",

@@ -10,13 +10,16 @@
 #   sage, fhir; the release ExportCount program), against the Python peers of export-benchmark.sh;
 # - iio: one IIO scan (accelerometer + gyroscope) written as JSON lines, quantised and in full,
 #   against iio_readdev reading and writing a scan of the fake device through the real libiio;
+# - ring: one motion sample (6 × s16 scan) from the sampling thread's decode through a device's
+#   FrameRing to a reader (the release RingCount program), read as the ring's batches or copied
+#   out frame by frame (`read(into:)`).
 # - live: one record written into the web page's live plot messages (LivePoints), against
 #   Foundation's JSONEncoder writing the same values.
 # The difference between a long and a short run is that many iterations' worth, without start-up.
 # - upload: one MB of a run through the fleet upload without the network (the release UploadCount
 #   program: the Pi's manifest and chunks, the collector's store and SHA-256 checks), against
 #   mosquitto_pub + mosquitto_sub moving the same file through a broker.
-# Usage: scripts/count-instructions.sh [parse|fusion|gait|export|iio|live|upload]...
+# Usage: scripts/count-instructions.sh [parse|fusion|gait|export|iio|ring|live|upload]...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp -d)
@@ -99,6 +102,15 @@ for part in "${parts[@]}"; do
     else
       echo "iio peer: skipped (iio_readdev's count needs root for the fake device's namespace)"
     fi
+    ;;
+  ring)
+    swift build -c release --product RingCount >/dev/null 2>&1
+    bin=$(swift build -c release --show-bin-path)
+    for reader in batch copy; do
+      small=$(instructions "$bin/RingCount" "$reader" 10000)
+      large=$(instructions "$bin/RingCount" "$reader" 110000)
+      echo "ring $reader: $(( (large - small) / 100000 )) instructions per scan (decode into a frame, deliver, read, touch)"
+    done
     ;;
   live)
     mkdir -p "$out/live-src"

@@ -136,15 +136,7 @@ struct IIOChannel {
         var value: Int64 = 0
         withUnsafeMutableBytes(of: &value) { iio_channel_convert(pointer, $0.baseAddress, source) }
         // libiio writes `length / 8` bytes, sign-extended within them for signed formats.
-        switch (format.length, format.is_signed) {
-        case (8, true): return Int64(Int8(truncatingIfNeeded: value))
-        case (16, true): return Int64(Int16(truncatingIfNeeded: value))
-        case (32, true): return Int64(Int32(truncatingIfNeeded: value))
-        case (8, false): return Int64(UInt8(truncatingIfNeeded: value))
-        case (16, false): return Int64(UInt16(truncatingIfNeeded: value))
-        case (32, false): return Int64(UInt32(truncatingIfNeeded: value))
-        default: return value
-        }
+        return IIOSampleFormat.narrow(value, bits: Int(format.length), signed: format.is_signed)
     }
 }
 

@@ -71,12 +71,14 @@ struct IIOSampler {
                 outage: inout (since: Double, lastUptime: Double?)?, lastUptime: inout Double?) throws(IIOError) {
         let sharesClocks = session.context.sharesHostClocks
         var pending = [[SensorFrame]](repeating: [], count: session.streams.count)
-        var batch: [SensorFrame] = []
         for i in pending.indices { pending[i].reserveCapacity(4096) }
-        batch.reserveCapacity(4096)
+        // A refill's scans (of every stream), and room for gap frames: each batch is handed to the
+        // ring as it is (a new one per refill).
+        let expected = session.streams.reduce(8) { $0 + IIOStream.bufferSamples(rate: $1.rate, seconds: IIOSession.refillSeconds) }
         while !run.isStopped {
             sink.heartbeat()
-            batch.removeAll(keepingCapacity: true)
+            var batch: [SensorFrame] = []
+            batch.reserveCapacity(expected)
             if session.streams.count == 1 {
                 // One device: its frames are already in time order.
                 _ = try session.streams[0].buffer!.refill()
@@ -99,7 +101,7 @@ struct IIOSampler {
                 outage = nil
             }
             lastUptime = batch.last?.uptime
-            sink.deliver(batch)
+            sink.deliver(consume batch)
         }
     }
 

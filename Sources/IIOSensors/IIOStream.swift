@@ -14,6 +14,8 @@ final class IIOStream {
         let axis: Int
         let scale: Double
         let offset: Double
+        /// The storage format decoded in Swift (nil: through libiio).
+        let sampleFormat: IIOSampleFormat?
         /// Index of this axis in a scan's 9 values (accelerometer, gyro, magnetometer × x, y, z).
         var slot: Int { IIOStream.slot(type) * 3 + axis }
     }
@@ -102,8 +104,10 @@ final class IIOStream {
                 channel.enable()
                 let scale = channel.attribute("scale").flatMap(Double.init) ?? 1
                 let offset = channel.attribute("offset").flatMap(Double.init) ?? 0
-                axes.append(Axis(channel: channel, format: channel.format, type: type, axis: axis,
-                                 scale: scale * IIOChannelRole.unitFactor(type), offset: offset))
+                let format = channel.format
+                axes.append(Axis(channel: channel, format: format, type: type, axis: axis,
+                                 scale: scale * IIOChannelRole.unitFactor(type), offset: offset,
+                                 sampleFormat: IIOSampleFormat(format)))
             }
         }
         timestamp?.enable()
@@ -160,13 +164,15 @@ final class IIOStream {
         let starts = axes.map { buffer.first($0.channel)! }
         let stamp: (channel: IIOChannel, format: iio_data_format, start: UnsafeRawPointer)? =
             timestampChannel.flatMap { c in buffer.first(c).map { (c, c.format, $0) } }
+        let stampFormat = stamp.flatMap { IIOSampleFormat($0.format) }
 
         var offset = 0.0
         if let stamp {
             if sharesHostClocks {
                 offset = IIOStream.clockOffset(clock)
             } else {
-                let last = stamp.channel.convert(stamp.start + (count - 1) * step, format: stamp.format)
+                let at = stamp.start + (count - 1) * step
+                let last = stampFormat?.value(at: at) ?? stamp.channel.convert(at, format: stamp.format)
                 let estimate = completion - Double(last) * 1e-9
                 remoteOffset = min(remoteOffset ?? estimate, estimate)
                 offset = remoteOffset!
@@ -184,7 +190,8 @@ final class IIOStream {
                     for k in 0..<count {
                         let uptime: Double
                         if let stamp {
-                            let ts = stamp.channel.convert(stamp.start + k * step, format: stamp.format)
+                            let at = stamp.start + k * step
+                            let ts = stampFormat?.value(at: at) ?? stamp.channel.convert(at, format: stamp.format)
                             let lost = timeline.lost(before: ts)
                             uptime = timeline.uptime(timestamp: ts, offset: offset)
                             if lost > 0 { frames.append(.gap(uptime: uptime, sensorTypes: sensorTypes, droppedSamples: lost)) }
@@ -193,7 +200,8 @@ final class IIOStream {
                         }
                         for i in 0..<axes.count {
                             let a = axes[i]
-                            let raw = a.channel.convert(starts[i] + k * step, format: a.format)
+                            let at = starts[i] + k * step
+                            let raw = a.sampleFormat?.value(at: at) ?? a.channel.convert(at, format: a.format)
                             values[a.slot] = (Double(raw) + a.offset) * a.scale
                         }
                         var frame = MotionFrame(

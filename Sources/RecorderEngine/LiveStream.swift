@@ -22,7 +22,6 @@ public final class LiveStream: Sendable {
         /// The frames' way to records, as in recordings (no step path, no files).
         var pipeline: RecordPipeline
         var notification = JSONLinesEncoder(reservingCapacity: 16 * 1024)
-        var scratch: [SensorFrame] = []
         /// Motion frames seen (for decimation).
         var counter = 0
     }
@@ -112,20 +111,20 @@ extension LiveStream.State {
     /// The body of `LiveStream.drain`, under its lock.
     mutating func drain(maximumRecords: Int, stream: LiveStream) -> [UInt8] {
         guard let reader else { return [] }
-        scratch.removeAll(keepingCapacity: true)
-        let lost = reader.read(into: &scratch, maximum: maximumRecords)
-        guard lost > 0 || !scratch.isEmpty else { return [] }
+        let batch = reader.read(maximum: maximumRecords)
+        guard batch.lost > 0 || !batch.isEmpty else { return [] }
         pipeline.sink.encoder.removeAll()
-        if lost > 0 { pipeline.ringLost(Int(lost), before: scratch.first?.uptime ?? stream.startUptime) }
-        for frame in scratch {
+        if batch.lost > 0 { pipeline.ringLost(Int(batch.lost), before: batch.first?.uptime ?? stream.startUptime) }
+        batch.forEach { frame in
             if case .motion = frame {
                 counter += 1
                 if (counter - 1) % stream.stride != 0 {
                     pipeline.add(frame, sampled: false)
-                    continue
+                    return true
                 }
             }
             pipeline.add(frame)
+            return true
         }
         let records = pipeline.sink.encoder.bytes
         guard !records.isEmpty else { return [] }

@@ -30,7 +30,6 @@ final class Recording: @unchecked Sendable {
     var writer: RecordFileWriter?
     /// The frames' way to records (made at the start, when the device's formats are known).
     var pipeline: RecordPipeline?
-    var scratch: [SensorFrame] = []
     var fileResult: FileResult?
     var startUptime = 0.0
     var stopUptime: Double?
@@ -60,7 +59,6 @@ final class Recording: @unchecked Sendable {
         self.queue = queue
         self.clock = clock
         self.initialStepPath = JSONString(stepPath)
-        scratch.reserveCapacity(4096)
     }
 
     var identifier: String { configuration.identifier }
@@ -250,18 +248,17 @@ final class Recording: @unchecked Sendable {
         var left = budget
         var more = false
         while left > 0 {
-            scratch.removeAll(keepingCapacity: true)
-            let lost = reader.read(into: &scratch, maximum: min(4096, left))
-            if lost > 0 { pipeline!.ringLost(Int(lost), before: scratch.first?.uptime ?? clock.uptime()) }
-            if scratch.isEmpty { break }
-            left -= scratch.count
-            for frame in scratch {
+            let batch = reader.read(maximum: min(4096, left))
+            if batch.lost > 0 { pipeline!.ringLost(Int(batch.lost), before: batch.first?.uptime ?? clock.uptime()) }
+            if batch.isEmpty { break }
+            left -= batch.count
+            batch.forEach { frame in
                 pipeline!.add(frame)
-                if pipeline!.sink.failure != nil { break }
+                return pipeline!.sink.failure == nil
             }
             flushEncoder()
             if failure != nil { return false }
-            if let stopUptime, let last = scratch.last, last.uptime > stopUptime {
+            if let stopUptime, let last = batch.last, last.uptime > stopUptime {
                 reachedStop = true
                 break
             }

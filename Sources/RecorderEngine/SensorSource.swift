@@ -27,7 +27,7 @@ public struct DeviceCapabilities: Sendable, Equatable {
 /// Where a sensor source delivers its frames: the device's ring.
 public protocol FrameSink: AnyObject, Sendable {
     /// Appends frames measured in time order. Never blocks on readers. Counts as a heartbeat.
-    func deliver(_ frames: [SensorFrame])
+    func deliver(_ frames: consuming [SensorFrame])
     /// The sampling thread is alive (waiting, retrying or sampling): sources call it at least once
     /// per `SensorSource.longestBlock` seconds, so a wedged thread can be told from an idle one.
     func heartbeat()

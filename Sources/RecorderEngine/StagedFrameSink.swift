@@ -24,8 +24,7 @@ final class StagedFrameSink: FrameSink {
         self.slots = slots
     }
 
-    func deliver(_ frames: [SensorFrame]) {
-        var frames = frames
+    func deliver(_ frames: consuming [SensorFrame]) {
         for slot in slots {
             let wanted = slot.isWanted
             let ran = slot.ranLast.exchange(wanted, ordering: .relaxed)

@@ -13,14 +13,49 @@ public struct Vector3: Sendable, Equatable {
 
 /// One sampling instant of a motion device: every motion sensor it measured at `uptime`.
 /// Units are the file units: accelerometer in g, gyro in rad/s, magnetometer in µT.
+///
+/// 96 bytes, copied several times per sample on its way through the ring (it was 280): the raw
+/// vectors are stored without `Optional`'s padding (a set of flags says which are present; an
+/// absent one is zero), and the fused motion, present only while fusion runs, is boxed.
 public struct MotionFrame: Sendable, Equatable {
     /// CLOCK_MONOTONIC seconds when the sample was measured.
     public var uptime: Double
-    public var accelerometer: Vector3?
-    public var gyro: Vector3?
-    public var magnetometer: Vector3?
+    private var storedAccelerometer = Vector3.zero
+    private var storedGyro = Vector3.zero
+    private var storedMagnetometer = Vector3.zero
+    private var fusedBox: FusedMotionBox?
+    /// Which raw vectors are present: 1 accelerometer, 2 gyro, 4 magnetometer.
+    private var present: UInt8 = 0
+
+    public var accelerometer: Vector3? {
+        get { present & 1 != 0 ? storedAccelerometer : nil }
+        set {
+            storedAccelerometer = newValue ?? .zero
+            present = newValue == nil ? present & ~1 : present | 1
+        }
+    }
+
+    public var gyro: Vector3? {
+        get { present & 2 != 0 ? storedGyro : nil }
+        set {
+            storedGyro = newValue ?? .zero
+            present = newValue == nil ? present & ~2 : present | 2
+        }
+    }
+
+    public var magnetometer: Vector3? {
+        get { present & 4 != 0 ? storedMagnetometer : nil }
+        set {
+            storedMagnetometer = newValue ?? .zero
+            present = newValue == nil ? present & ~4 : present | 4
+        }
+    }
+
     /// Device motion fused from these and the earlier samples (while fusion runs).
-    public var fused: DeviceMotion?
+    public var fused: DeviceMotion? {
+        get { fusedBox?.motion }
+        set { fusedBox = newValue.map(FusedMotionBox.init) }
+    }
 
     public init(uptime: Double, accelerometer: Vector3? = nil, gyro: Vector3? = nil, magnetometer: Vector3? = nil,
                 fused: DeviceMotion? = nil) {
@@ -55,6 +90,15 @@ public struct MotionFrame: Sendable, Equatable {
         case .attitude, .location, .soundLevel, .step: return nil
         }
     }
+}
+
+/// A frame's fused device motion, shared by the frame's copies (immutable).
+final class FusedMotionBox: Sendable, Equatable {
+    let motion: DeviceMotion
+
+    init(_ motion: DeviceMotion) { self.motion = motion }
+
+    static func == (a: FusedMotionBox, b: FusedMotionBox) -> Bool { a === b || a.motion == b.motion }
 }
 
 /// One position fix (SageResearch location record fields). Unset values are nil and omitted.
@@ -134,7 +178,9 @@ public struct AudioChunk: Sendable, Equatable {
 /// missing measurements (never silent).
 public enum SensorFrame: Sendable, Equatable {
     case motion(MotionFrame)
-    case location(LocationFix)
+    /// Boxed: a fix is larger than a motion frame and ~1,000 times rarer (a frame's size is paid on
+    /// every motion sample's copies).
+    indirect case location(LocationFix)
     case soundLevel(SoundLevel)
     /// Captured audio (microphone recordings compute levels and write the WAV from it).
     case audio(AudioChunk)

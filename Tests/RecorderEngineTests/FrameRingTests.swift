@@ -1,4 +1,4 @@
-import RecorderEngine
+@testable import RecorderEngine
 import RecorderModel
 import RecorderTestSupport
 import Testing
@@ -52,6 +52,36 @@ struct FrameRingTests {
         #expect(reader.read(into: &out, maximum: 20) == 0)
         #expect(out.count == 20)
         #expect(reader.backlog == 30)
+    }
+
+    @Test func readsSpanDeliveriesAndStopAtTheMaximum() {
+        let ring = FrameRing(capacity: 100)
+        let reader = ring.addReader(fromUptime: nil) {}
+        for start in stride(from: 0, to: 15, by: 5) { ring.deliver(frames(start..<start + 5)) }
+        let first = reader.read(maximum: 7)
+        #expect(first.count == 7 && first.slices.count == 2 && first.lost == 0)
+        var seen: [Int] = []
+        first.forEach { seen.append(Int($0.uptime)); return true }
+        #expect(seen == Array(0..<7))
+        #expect(first.first?.uptime == 0 && first.last?.uptime == 6)
+        let rest = reader.read(maximum: 100)
+        seen.removeAll()
+        let completed = rest.forEach { seen.append(Int($0.uptime)); return $0.uptime < 10 }
+        #expect(!completed, "stops where the body says")
+        #expect(seen == Array(7...10))
+        #expect(rest.count == 8 && reader.backlog == 0)
+    }
+
+    @Test func holdsItsCapacityAndAtMostOneDeliveryMore() {
+        let ring = FrameRing(capacity: 10)
+        let reader = ring.addReader(fromUptime: nil) {}
+        for start in stride(from: 0, to: 3_000, by: 3) {
+            ring.deliver(frames(start..<start + 3))
+            let held = ring.heldFrames
+            #expect(held >= min(10, start + 3) && held < 10 + 3, "after \(start + 3) frames: \(held) held")
+        }
+        let batch = reader.read(maximum: 100)
+        #expect(batch.lost == 2_990 && batch.count == 10 && batch.first?.uptime == 2_990)
     }
 
     @Test func preRollStartsAtTheFirstFrameAtOrAfterTheGivenUptime() {
