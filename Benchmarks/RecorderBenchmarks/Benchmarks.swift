@@ -70,6 +70,10 @@ enum Benchmarks {
             await GPSBenchmark.run(log: log)
         }
         if only == nil || only == "iio" { await IIOBenchmark.run() }
+        if only == nil || only == "device" {
+            let log = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Tests/Fixtures/gps/ublox-neo-m9n-nmea.log").standardized.path
+            await DeviceLoadBenchmark.run(gpsLog: log)
+        }
         if only == "iio-instructions" { IIOBenchmark.instructions() }
         if only == nil || only == "parse" { ParseBenchmark.run() }
         if only == nil || only == "fusion" { FusionBenchmark.run(walk: root) }

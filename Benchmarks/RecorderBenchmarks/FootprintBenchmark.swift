@@ -210,6 +210,7 @@ enum FootprintBenchmark {
         let name = (path as NSString).lastPathComponent
         if path == "[heap]" || path.hasPrefix("[stack") { return "anonymous" }
         if path.hasPrefix("[") { return "kernel" }
+        if path.hasPrefix("/dev/shm/") || path.hasPrefix("/SYSV") || path.hasPrefix("/memfd:") { return "shared memory" }
         if name == "recorderd" || name == "gpsd" { return "executable" }
         if name.hasPrefix("libswift") { return "Swift runtime" }
         if name.hasPrefix("libFoundation") || name.hasPrefix("lib_FoundationICU") || name.hasPrefix("libicu") { return "Foundation+ICU" }

@@ -125,12 +125,16 @@ enum IIOBenchmark {
         p.waitUntilExit()
     }
 
+    /// The host PID of the namespace's payload process (the script's child).
+    static func payloadPID(_ p: Process) -> Int32? {
+        FakeIIOTree.initPID(unsharePID: p.processIdentifier).flatMap { FakeIIOTree.initPID(unsharePID: $0) }
+    }
+
     /// CPU seconds of the namespace's payload process: the sum over its threads of
     /// `/proc/PID/task/TID/schedstat` (ns of CPU; `/proc/PID/stat` counts 10 ms ticks, too coarse
     /// for iio_readdev's few milliseconds).
     static func payloadCPU(_ p: Process) -> Double {
-        guard let initPID = FakeIIOTree.initPID(unsharePID: p.processIdentifier),
-              let child = FakeIIOTree.initPID(unsharePID: initPID),
+        guard let child = payloadPID(p),
               let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(child)/task") else { return .nan }
         return tasks.reduce(0.0) { total, tid in
             let text = (try? String(contentsOfFile: "/proc/\(child)/task/\(tid)/schedstat", encoding: .utf8)) ?? ""
