@@ -80,6 +80,11 @@ public final class FrameRing: FrameSink, Sendable {
         state.withLock { s in s.batches[s.first...].reduce(0) { $0 + $1.frames.count } }
     }
 
+    /// Room for frames in the arrays kept (what the memory is).
+    var heldCapacity: Int {
+        state.withLock { s in s.batches[s.first...].reduce(0) { $0 + $1.frames.capacity } }
+    }
+
     /// Readers attached now.
     public var readerCount: Int { state.withLock { $0.readers.count } }
 
@@ -90,11 +95,19 @@ public final class FrameRing: FrameSink, Sendable {
     /// When the writer last showed life (CLOCK_MONOTONIC seconds; 0 before it ever did).
     public var lastHeartbeatUptime: Double { Double(bitPattern: lastHeartbeat.load(ordering: .relaxed)) }
 
-    /// Keeps `frames` (the array itself: the writer hands it over and starts a new one).
+    /// Keeps `frames` (the array itself: the writer hands it over and starts a new one). An array
+    /// with much more room than frames (a reused buffer) is copied to its size first: the ring's
+    /// memory stays bounded by its frames, whatever the writer allocates.
     public func deliver(_ frames: consuming [SensorFrame]) {
         heartbeat()
-        let kept = frames
+        var kept = frames
         guard !kept.isEmpty else { return }
+        if kept.capacity > 2 * kept.count + 16 {
+            var fitted: [SensorFrame] = []
+            fitted.reserveCapacity(kept.count)
+            fitted.append(contentsOf: kept)
+            kept = fitted
+        }
         let notifiers: [@Sendable () -> Void] = state.withLock { s in
             s.head &+= UInt64(kept.count)
             s.batches.append(Batch(start: s.head - UInt64(kept.count), frames: kept))

@@ -85,8 +85,6 @@ public final class ReplaySource: SensorSource {
     static func play(data: ReplayData, period: Double, loop: Bool, sink: any FrameSink, run: Run) {
         let t0 = SystemClock.monotonicUptime()
         var emitted = 0
-        var batch: [SensorFrame] = []
-        batch.reserveCapacity(maximumBatch)
         while !run.stopped.load(ordering: .acquiring) {
             sink.heartbeat()
             let now = SystemClock.monotonicUptime()
@@ -94,14 +92,16 @@ public final class ReplaySource: SensorSource {
             if !loop { due = min(due, data.count) }
             let end = min(due, emitted + maximumBatch)
             if end > emitted {
-                batch.removeAll(keepingCapacity: true)
+                // A new array per delivery, of the frames' size: the ring keeps it as it is.
+                var batch: [SensorFrame] = []
+                batch.reserveCapacity(end - emitted)
                 for i in emitted..<end {
                     var frame = data.frame(at: i % data.count)
                     frame.uptime = t0 + Double(i) * period
                     batch.append(.motion(frame))
                 }
                 emitted = end
-                sink.deliver(batch)
+                sink.deliver(consume batch)
                 if emitted < due { continue }
             }
             if !loop && emitted >= data.count {

@@ -84,6 +84,21 @@ struct FrameRingTests {
         #expect(batch.lost == 2_990 && batch.count == 10 && batch.first?.uptime == 2_990)
     }
 
+    @Test func memoryIsBoundedByFramesWhateverTheWriterAllocates() {
+        // A writer that reuses a large buffer (`removeAll(keepingCapacity:)`) hands over arrays with
+        // room for 1,024 frames holding one: the ring must not keep that room per delivery.
+        let ring = FrameRing(capacity: 100)
+        var buffer: [SensorFrame] = []
+        buffer.reserveCapacity(1024)
+        for i in 0..<1_000 {
+            buffer.removeAll(keepingCapacity: true)
+            buffer.append(contentsOf: frames(i..<i + 1))
+            ring.deliver(buffer)
+        }
+        #expect(ring.heldFrames == 100)
+        #expect(ring.heldCapacity <= 2 * 100, "room kept: \(ring.heldCapacity) frames")
+    }
+
     @Test func preRollStartsAtTheFirstFrameAtOrAfterTheGivenUptime() {
         let ring = FrameRing(capacity: 10)
         ring.deliver(frames(0..<25))
