@@ -14,7 +14,7 @@ public struct Vector3: Sendable, Equatable {
 /// One sampling instant of a motion device: every motion sensor it measured at `uptime`.
 /// Units are the file units: accelerometer in g, gyro in rad/s, magnetometer in µT.
 ///
-/// 96 bytes, copied several times per sample on its way through the ring (it was 280): the raw
+/// 96 bytes, copied several times per sample on its way through the ring (it was 272): the raw
 /// vectors are stored without `Optional`'s padding (a set of flags says which are present; an
 /// absent one is zero), and the fused motion, present only while fusion runs, is boxed.
 public struct MotionFrame: Sendable, Equatable {
