@@ -77,17 +77,7 @@ enum AudioBenchmark {
         let dir = Benchmarks.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let server = "recorderd-bench" // fixed: JACK reclaims a dead server's registry entry by name
-        try! """
-        </usr/share/alsa/alsa.conf>
-        pcm.recorderd_jack_float {
-            type jack
-            capture_ports { 0 system:capture_1 }
-        }
-        pcm.recorderd_jack {
-            type plug
-            slave.pcm "recorderd_jack_float"
-        }
-        """.write(toFile: dir + "/asound.conf", atomically: true, encoding: .utf8)
+        writeJACKConfiguration(directory: dir)
         let environment = ["ALSA_CONFIG_PATH": dir + "/asound.conf", "JACK_DEFAULT_SERVER": server, "JACK_NO_START_SERVER": "1",
                            "JACK_NO_AUDIO_RESERVATION": "1"]
         let jackd = Process()
@@ -131,6 +121,22 @@ enum AudioBenchmark {
         daemon.waitUntilExit()
         Benchmarks.say(String(format: "audio real time (JACK dummy driver, jack plugin, side by side): %d s of 48 kHz mono: recorderd (WAV + levels) %.2f ms CPU per second, arecord (WAV) %.2f ms, ratio %.2f×",
                               realTimeSeconds, ours / wall * 1000, theirs / wall * 1000, ours / theirs))
+    }
+
+    /// Writes `directory/asound.conf`: the PCM `recorderd_jack`, JACK's first capture port through
+    /// ALSA's jack plugin (as S16 by a `plug`).
+    static func writeJACKConfiguration(directory: String) {
+        try! """
+        </usr/share/alsa/alsa.conf>
+        pcm.recorderd_jack_float {
+            type jack
+            capture_ports { 0 system:capture_1 }
+        }
+        pcm.recorderd_jack {
+            type plug
+            slave.pcm "recorderd_jack_float"
+        }
+        """.write(toFile: directory + "/asound.conf", atomically: true, encoding: .utf8)
     }
 
     /// recorderd with one ALSA device; nil (and a line said) when it does not start.

@@ -113,17 +113,7 @@ enum DeviceLoadBenchmark {
     /// The namespace's script (JACK, gpsfake, then recorderd), ALSA's and recorderd's configuration.
     static func writeFiles(_ tree: FakeIIOTree, gpsLog: String) {
         let root = tree.root
-        try! """
-        </usr/share/alsa/alsa.conf>
-        pcm.recorderd_jack_float {
-            type jack
-            capture_ports { 0 system:capture_1 }
-        }
-        pcm.recorderd_jack {
-            type plug
-            slave.pcm "recorderd_jack_float"
-        }
-        """.write(toFile: root + "/asound.conf", atomically: true, encoding: .utf8)
+        AudioBenchmark.writeJACKConfiguration(directory: root)
         let devices = [
             #"{"name": "imu0", "kind": "iio", "uri": "local:", "frequency": \#(imuRate)}"#,
             #"{"name": "mic0", "kind": "alsa", "pcm": "recorderd_jack"}"#,

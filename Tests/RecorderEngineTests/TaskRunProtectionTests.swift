@@ -168,7 +168,7 @@ struct FullDiskAtStartTests {
     @Test(.enabled(if: Privileges.rootTestsEnabled("aRecorderStoppedByAFullDiskIsListedAsFailed")), .timeLimit(.minutes(1)))
     func aRecorderStoppedByAFullDiskIsListedAsFailed() async throws {
         let data = try Fixtures.temporaryDirectory()
-        #expect(try Privileges.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", data]) == 0)
+        #expect(try Privileges.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", data]) == 0)
         defer { _ = try? Privileges.run(["umount", "-l", data]); try? FileManager.default.removeItem(atPath: data) }
         var configuration = DaemonConfiguration()
         configuration.devices = [Fixtures.replayDevice(speed: 50)]
@@ -177,6 +177,12 @@ struct FullDiskAtStartTests {
         let runs = TaskRunRegistry(dataDirectory: data, devices: devices, ringSeconds: 30, logger: Fixtures.logger)
         let start = try await runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: [.motion("m")]))
         #expect(runs.active().first?.recording == ["m"])
+        // Then the disk fills (filled here, after the check: a small disk filled by the recorder
+        // itself could be full before the check, a race the test once lost).
+        let filler = open(data + "/filler", O_WRONLY | O_CREAT, 0o600)
+        var chunk = [UInt8](repeating: 7, count: 4096)
+        while write(filler, &chunk, chunk.count) > 0 {}
+        close(filler)
         // The recording lets go of the device when it stops: wait for that.
         let device = try devices.device(named: "imu0")
         try await Fixtures.waitForFrames(device, 10_000)
