@@ -9,6 +9,7 @@
 # - export: one record of a 9-axis motion file through `recorderctl export`'s exporters (csv, mcap,
 #   sage, fhir; the release ExportCount program), against the Python peers of export-benchmark.sh;
 # - iio: one IIO scan (accelerometer + gyroscope) written as JSON lines, quantised and in full,
+#   and with the four fused types (six records),
 #   against iio_readdev reading and writing a scan of the fake device through the real libiio;
 # - ring: one motion sample (6 × s16 scan) from the sampling thread's decode through a device's
 #   FrameRing to a reader (the release RingCount program), read as the ring's batches or copied
@@ -89,11 +90,12 @@ for part in "${parts[@]}"; do
     swiftc -O -module-name ScanCount -o "$out/scan" "$out/scan-src/main.swift" Sources/RecorderModel/*.swift
     # The harness's own making of the values, subtracted.
     base=$(( $(instructions "$out/scan" none 101000) - $(instructions "$out/scan" none 1000) ))
-    for side in quantised full; do
+    for side in quantised full fused; do
       one=$(instructions "$out/scan" "$side" 1000)
       many=$(instructions "$out/scan" "$side" 101000)
       bytes=$("$out/scan" "$side" 100000)
-      echo "iio recorderd: $(( (many - one - base) / 100000 )) instructions per scan writing its two records, $side numbers ($(( bytes / 100000 )) bytes per scan)"
+      records=$([ "$side" = fused ] && echo "six records (two quantised, four fused in full)" || echo "two records, $side numbers")
+      echo "iio recorderd: $(( (many - one - base) / 100000 )) instructions per scan writing its $records ($(( bytes / 100000 )) bytes per scan)"
     done
     # The peer, iio_readdev through the real libiio on the fake device (root: the namespace).
     if [ "$(id -u)" = 0 ]; then

@@ -4,8 +4,10 @@
 // values of s16 counts at st_lsm6dsx's scales (±2 g, 250 dps) following a walk-like motion.
 // `quantised`: each axis the shortest decimal giving its count back (QuantizedDecimal), as
 // recorderd writes an IIO device's channels; `full`: the shortest round trip of the Double.
+// `fused`: those two quantised and the four fused types' records (attitude, gravity, user
+// acceleration, rotation rate: full numbers), as a recording of device motion writes a scan.
 // `none`: the values made and nothing written (the harness's own cost, subtracted).
-// Usage: scan quantised|full|none N
+// Usage: scan quantised|full|fused|none N
 import Foundation
 
 let accelQuantum = 0.000598205 / 9.80665
@@ -33,9 +35,18 @@ for k in 0..<n {
         bytes &+= Int(a.x + a.y + a.z + g.x + g.y + g.z)
         continue
     }
-    let quantised = side == "quantised"
+    let quantised = side != "full"
     encoder.appendMotion(uptime: uptime, timestamp: t, stepPath: path, sensorType: .accelerometer, vector: a, quantized: quantised ? accel : nil)
     encoder.appendMotion(uptime: uptime, timestamp: t, stepPath: path, sensorType: .gyro, vector: g, quantized: quantised ? gyro : nil)
+    if side == "fused" {
+        // Fused values as a filter gives them: full doubles (derived from the same counts).
+        let gravity = Vector3(x: a.x * 0.98 + 0.001, y: a.y * 0.97, z: a.z * 0.99 - 0.002)
+        let attitude = Quaternion(w: 0.99 + a.z * 1e-3, x: g.x * 1e-2, y: g.y * 1e-2, z: 0.1 + g.z * 1e-3)
+        encoder.appendAttitude(uptime: uptime, timestamp: t, stepPath: path, attitude: attitude, referenceCoordinate: .zUp, heading: nil)
+        encoder.appendMotion(uptime: uptime, timestamp: t, stepPath: path, sensorType: .gravity, vector: gravity)
+        encoder.appendMotion(uptime: uptime, timestamp: t, stepPath: path, sensorType: .userAcceleration, vector: a - gravity)
+        encoder.appendMotion(uptime: uptime, timestamp: t, stepPath: path, sensorType: .rotationRate, vector: g * 1.0001)
+    }
     if encoder.bytes.count > 60_000 {
         bytes += encoder.bytes.count
         encoder.removeAll()

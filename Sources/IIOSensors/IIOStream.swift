@@ -183,6 +183,10 @@ final class IIOStream {
         let hasGyro = sensorTypes.contains(.gyro)
         let hasMagnetometer = sensorTypes.contains(.magnetometer)
         let isMounted = !mounts.isEmpty
+        // The timeline is a stored property of this class: read and written once per refill, not
+        // per scan (each access to it is checked for exclusivity at run time).
+        var timeline = self.timeline
+        defer { self.timeline = timeline }
         withUnsafeTemporaryAllocation(of: Double.self, capacity: 9) { values in
             values.initialize(repeating: 0)
             axes.withUnsafeBufferPointer { axes in

@@ -13,9 +13,13 @@ public struct JSONLinesEncoder: Sendable {
         bytes.reserveCapacity(capacity)
     }
 
+    /// Where the last per-sample record's prefix lies in `bytes` (`appendRecord`).
+    private var lastPrefix = RecordPrefix()
+
     /// Forgets the encoded bytes, keeping the storage.
     public mutating func removeAll() {
         bytes.removeAll(keepingCapacity: true)
+        lastPrefix.forget()
     }
 
     // MARK: Records
@@ -94,19 +98,32 @@ public struct JSONLinesEncoder: Sendable {
 
     /// A record whose parts after the prefix are bounded (`RecordScratch.capacity`): the prefix
     /// (times to the nanosecond, the step path) and `body` written through one scratch, moved
-    /// into `bytes` in two or three appends (the step path between them). For the per-sample
-    /// records.
+    /// into `bytes` in one append (three with a step path too long for the scratch). For the
+    /// per-sample records. A record of the same instant, time base and step path as the one
+    /// before (the other sensor types of the same scan) copies that record's prefix instead of
+    /// writing it again.
     @inline(__always)
     mutating func appendRecord(uptime: Double, timestamp: Double, stepPath: JSONString?, _ body: (inout RecordScratch) -> Void) {
         RecordScratch.with { w in
-            w.put("{\"uptime\":")
-            w.putTime(uptime)
-            w.put(",\"timestamp\":")
-            w.putTime(timestamp)
-            if let stepPath {
-                w.put(",\"stepPath\":")
-                w.flush(into: &bytes)
-                bytes.append(contentsOf: stepPath.bytes)
+            if lastPrefix.isSame(uptime: uptime, timestamp: timestamp, stepPath: stepPath, within: bytes.count) {
+                let range = lastPrefix.start..<lastPrefix.start + lastPrefix.length
+                bytes.withUnsafeBufferPointer { b in w.put(UnsafeBufferPointer(rebasing: b[range])) }
+            } else {
+                let start = bytes.count
+                w.put("{\"uptime\":")
+                w.putTime(uptime)
+                w.put(",\"timestamp\":")
+                w.putTime(timestamp)
+                if let stepPath {
+                    w.put(",\"stepPath\":")
+                    if stepPath.bytes.count <= RecordPrefix.maximumLength - w.count {
+                        stepPath.bytes.withUnsafeBufferPointer { w.put($0) }
+                    } else {
+                        w.flush(into: &bytes)
+                        bytes.append(contentsOf: stepPath.bytes)
+                    }
+                }
+                lastPrefix.remember(uptime: uptime, timestamp: timestamp, stepPath: stepPath, start: start, length: bytes.count + w.count - start)
             }
             body(&w)
             w.flush(into: &bytes)
@@ -217,21 +234,11 @@ public struct JSONLinesEncoder: Sendable {
     // MARK: Pieces
 
 
-    /// Uptime and timestamp at nanosecond resolution (`RecordScratch.putTime`).
+    /// Uptime and timestamp at nanosecond resolution (`RecordScratch.putTime`), and the step
+    /// path: a record's prefix, shared with the record before when it is the same.
     mutating func appendPrefix(uptime: Double, timestamp: Double, stepPath: JSONString?) {
-        RecordScratch.with { w in
-            w.put("{\"uptime\":")
-            w.putTime(uptime)
-            w.put(",\"timestamp\":")
-            w.putTime(timestamp)
-            w.flush(into: &bytes)
-        }
-        if let stepPath {
-            appendStatic(",\"stepPath\":")
-            bytes.append(contentsOf: stepPath.bytes)
-        }
+        appendRecord(uptime: uptime, timestamp: timestamp, stepPath: stepPath) { _ in }
     }
-
 
     mutating func appendSensorType(_ type: SensorType) {
         appendStatic(type.jsonLiteral)
@@ -327,6 +334,7 @@ extension JSONLinesEncoder {
     /// Removes a trailing `\n` (to embed a record in an array).
     public mutating func removeLastNewline() {
         if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
+        lastPrefix.forget()
     }
 }
 
@@ -419,5 +427,43 @@ extension SensorType {
         case .magneticField: "\"magneticField\""
         case .step: "\"step\""
         }
+    }
+}
+
+/// A per-sample record's prefix (`{"uptime":…,"timestamp":…,"stepPath":…`) as written into
+/// the encoder's bytes, and what it was written from.
+struct RecordPrefix {
+    /// Longer prefixes (a long step path) are written each time: a copy must fit the scratch.
+    static let maximumLength = 512
+    private var uptime: UInt64 = 0
+    private var timestamp: UInt64 = 0
+    private var stepPath: [UInt8]?
+    private(set) var start = 0
+    /// 0: none.
+    private(set) var length = 0
+
+    /// True when a record of these would have this prefix, and it is still in the first
+    /// `count` bytes.
+    @inline(__always)
+    func isSame(uptime: Double, timestamp: Double, stepPath: JSONString?, within count: Int) -> Bool {
+        guard length > 0, self.uptime == uptime.bitPattern, self.timestamp == timestamp.bitPattern, start + length <= count else { return false }
+        switch (self.stepPath, stepPath) {
+        case (nil, nil): return true
+        case (let a?, let b?): return a == b.bytes
+        default: return false
+        }
+    }
+
+    @inline(__always)
+    mutating func remember(uptime: Double, timestamp: Double, stepPath: JSONString?, start: Int, length: Int) {
+        self.uptime = uptime.bitPattern
+        self.timestamp = timestamp.bitPattern
+        self.stepPath = stepPath?.bytes
+        self.start = start
+        self.length = length <= Self.maximumLength ? length : 0
+    }
+
+    mutating func forget() {
+        length = 0
     }
 }

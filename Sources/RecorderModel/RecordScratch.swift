@@ -1,20 +1,21 @@
 /// One record's bounded parts (keys, numbers, times) written through a pointer into a stack
 /// scratch and moved into the encoder's bytes with one append: each `Array.append` checks
 /// uniqueness and capacity (about 80 instructions for a short key), which a motion record's ten
-/// pieces paid ten times. Parts of unbounded length (the step path) go to the array directly,
-/// between two flushes.
+/// pieces paid ten times. Parts of unbounded length (a step path longer than
+/// `RecordPrefix.maximumLength`) go to the array directly, between two flushes.
 struct RecordScratch {
-    /// Room for the bounded parts of any record: keys and at most 8 numbers of at most 40 bytes.
-    static let capacity = 512
+    /// Room for the bounded parts of any record (keys and at most 8 numbers of at most 40 bytes)
+    /// after a copied prefix of at most `RecordPrefix.maximumLength` bytes.
+    static let capacity = 1024
     let base: UnsafeMutablePointer<UInt8>
     private(set) var count = 0
 
     /// Runs `body` with an empty scratch on the stack.
     @inline(__always)
-    static func with<R>(_ body: (inout RecordScratch) -> R) -> R {
+    static func with(_ body: (inout RecordScratch) -> Void) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
             var scratch = RecordScratch(base: buffer.baseAddress!)
-            return body(&scratch)
+            body(&scratch)
         }
     }
 
@@ -27,8 +28,33 @@ struct RecordScratch {
 
     @inline(__always)
     mutating func put(_ s: StaticString) {
-        (base + count).update(from: s.utf8Start, count: s.utf8CodeUnitCount)
+        Self.copy(s.utf8Start, s.utf8CodeUnitCount, to: base + count)
         count += s.utf8CodeUnitCount
+    }
+
+    @inline(__always)
+    mutating func put(_ buffer: UnsafeBufferPointer<UInt8>) {
+        guard let start = buffer.baseAddress else { return }
+        Self.copy(start, buffer.count, to: base + count)
+        count += buffer.count
+    }
+
+    /// Copies `count` bytes: eight at a time, the last eight overlapping, without a call to
+    /// `memcpy` (whose set-up is most of the cost of copying a key of 5–40 bytes).
+    @inline(__always)
+    static func copy(_ source: UnsafePointer<UInt8>, _ count: Int, to target: UnsafeMutablePointer<UInt8>) {
+        guard count >= 8 else {
+            for i in 0..<count { target[i] = source[i] }
+            return
+        }
+        let from = UnsafeRawPointer(source)
+        let to = UnsafeMutableRawPointer(target)
+        var i = 0
+        while i + 8 < count {
+            to.storeBytes(of: from.loadUnaligned(fromByteOffset: i, as: UInt64.self), toByteOffset: i, as: UInt64.self)
+            i += 8
+        }
+        to.storeBytes(of: from.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self), toByteOffset: count - 8, as: UInt64.self)
     }
 
     @inline(__always)
@@ -58,48 +84,37 @@ struct RecordScratch {
         }
     }
 
+    /// A decimal integer.
+    mutating func putInteger(_ value: Int64) {
+        if value < 0 { put(byte: UInt8(ascii: "-")) }
+        putUnsigned(value.magnitude)
+    }
+
+    /// A decimal integer without sign.
+    @inline(__always)
+    mutating func putUnsigned(_ value: UInt64) {
+        let length = Self.digitCount(value)
+        Self.writeDigits(value, length, at: base + count)
+        count += length
+    }
+
     /// Seconds at nanosecond resolution (the clocks' and IIO timestamps' unit): the whole
     /// seconds, then up to nine decimals without trailing zeros. Beyond 10⁹ s, or not finite,
     /// as any number. (Two per record: written here rather than by `putDecimal`, whose general
-    /// digit count and zero stripping cost ~180 more instructions a time.)
+    /// digit count and zero stripping cost more.)
     mutating func putTime(_ seconds: Double) {
         guard seconds.isFinite, abs(seconds) < 1e9 else { return putNumber(seconds) }
         let scaled = seconds * 1e9
         let nanoseconds = Int64(scaled + (scaled < 0 ? -0.5 : 0.5))
         if nanoseconds < 0 { put(byte: UInt8(ascii: "-")) }
         let magnitude = nanoseconds.magnitude
-        putInteger(Int64(magnitude / 1_000_000_000))
-        var fraction = magnitude % 1_000_000_000
+        putUnsigned(magnitude / 1_000_000_000)
+        let fraction = magnitude % 1_000_000_000
         guard fraction != 0 else { return }
-        var digits = 9
-        while fraction % 10 == 0 {
-            fraction /= 10
-            digits -= 1
-        }
         put(byte: UInt8(ascii: "."))
-        for i in stride(from: digits - 1, through: 0, by: -1) {
-            base[count + i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: fraction % 10)
-            fraction /= 10
-        }
-        count += digits
-    }
-
-    /// A decimal integer.
-    mutating func putInteger(_ value: Int64) {
-        if value == 0 { return put(byte: UInt8(ascii: "0")) }
-        if value < 0 { put(byte: UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        var digits = 0
-        var probe = magnitude
-        while probe > 0 {
-            probe /= 10
-            digits += 1
-        }
-        for i in stride(from: digits - 1, through: 0, by: -1) {
-            base[count + i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
-            magnitude /= 10
-        }
-        count += digits
+        Self.writeDigits(fraction, 9, at: base + count)
+        count += 9
+        while base[count - 1] == UInt8(ascii: "0") { count -= 1 }  // fraction ≠ 0: stops before the point
     }
 
     /// `digits × 10^exponent` as a plain JSON number: no exponent, no trailing zeros after the
@@ -114,28 +129,55 @@ struct RecordScratch {
             exponent += 1
         }
         if digits < 0 { put(byte: UInt8(ascii: "-")) }
-        var length = 0
-        var probe = magnitude
-        while probe > 0 {
-            probe /= 10
-            length += 1
+        guard exponent < 0 else {
+            putUnsigned(magnitude)
+            for _ in 0..<exponent { put(byte: UInt8(ascii: "0")) }
+            return
         }
-        let fraction = max(0, -exponent)
-        // Digits before the point (at least one: "0" when all are fraction digits).
-        let whole = max(1, length - fraction)
-        let total = fraction > 0 ? whole + 1 + fraction : length
-        var i = count + total
-        for position in 0..<max(length, fraction + 1) {
-            if position == fraction, fraction > 0 {
-                i -= 1
-                base[i] = UInt8(ascii: ".")
-            }
-            i -= 1
-            base[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
-            magnitude /= 10
+        let fraction = -exponent
+        // All digits, with leading zeros to one before the point, written one byte to the right;
+        // then the whole part moves left over that byte and the point goes after it.
+        let written = max(Self.digitCount(magnitude), fraction + 1)
+        Self.writeDigits(magnitude, written, at: base + count + 1)
+        let whole = written - fraction
+        for i in 0..<whole { base[count + i] = base[count + 1 + i] }
+        base[count + whole] = UInt8(ascii: ".")
+        count += written + 1
+    }
+
+    /// The number of decimal digits of `value` (1 for 0).
+    @inline(__always)
+    static func digitCount(_ value: UInt64) -> Int {
+        var n = 1
+        var v = value
+        while v >= 10_000 {
+            v /= 10_000
+            n += 4
         }
-        count += total
-        for _ in 0..<max(0, exponent) { put(byte: UInt8(ascii: "0")) }
+        if v >= 100 { return n + (v >= 1_000 ? 3 : 2) }
+        return n + (v >= 10 ? 1 : 0)
+    }
+
+    /// "00" … "99": two digits per division.
+    @inline(__always)
+    static var digitPairs: StaticString {
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+    }
+
+    /// The last `length` decimal digits of `value` (leading zeros where it has fewer) at `p`.
+    @inline(__always)
+    static func writeDigits(_ value: UInt64, _ length: Int, at p: UnsafeMutablePointer<UInt8>) {
+        let pairs = digitPairs.utf8Start
+        var v = value
+        var i = length
+        while i >= 2 {
+            let r = Int(truncatingIfNeeded: v % 100)
+            v /= 100
+            i -= 2
+            p[i] = pairs[2 &* r]
+            p[i + 1] = pairs[2 &* r &+ 1]
+        }
+        if i == 1 { p[0] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: v % 10) }
     }
 
     /// Where the standard library writes a `Double`'s shortest round-trip text (through
