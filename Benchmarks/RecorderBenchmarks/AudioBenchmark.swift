@@ -77,8 +77,7 @@ enum AudioBenchmark {
         let dir = Benchmarks.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let server = "recorderd-bench" // fixed: JACK reclaims a dead server's registry entry by name
-        writeJACKConfiguration(directory: dir)
-        let environment = ["ALSA_CONFIG_PATH": dir + "/asound.conf", "JACK_DEFAULT_SERVER": server, "JACK_NO_START_SERVER": "1",
+        let environment = ["ALSA_CONFIG_PATH": jackConfiguration, "JACK_DEFAULT_SERVER": server, "JACK_NO_START_SERVER": "1",
                            "JACK_NO_AUDIO_RESERVATION": "1"]
         let jackd = Process()
         jackd.executableURL = URL(fileURLWithPath: "/usr/bin/jackd")
@@ -123,21 +122,10 @@ enum AudioBenchmark {
                               realTimeSeconds, ours / wall * 1000, theirs / wall * 1000, ours / theirs))
     }
 
-    /// Writes `directory/asound.conf`: the PCM `recorderd_jack`, JACK's first capture port through
-    /// ALSA's jack plugin (as S16 by a `plug`).
-    static func writeJACKConfiguration(directory: String) {
-        try! """
-        </usr/share/alsa/alsa.conf>
-        pcm.recorderd_jack_float {
-            type jack
-            capture_ports { 0 system:capture_1 }
-        }
-        pcm.recorderd_jack {
-            type plug
-            slave.pcm "recorderd_jack_float"
-        }
-        """.write(toFile: directory + "/asound.conf", atomically: true, encoding: .utf8)
-    }
+    /// The ALSA configuration whose PCM `recorderd_jack` captures JACK's first capture port (the
+    /// JACK tests' fixture).
+    static let jackConfiguration = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../Tests/Fixtures/audio/jack-capture.asound.conf").standardized.path
 
     /// recorderd with one ALSA device; nil (and a line said) when it does not start.
     static func startDaemon(dir: String, ringSeconds: Int, device: String, environment: [String: String]) async -> (Process, RecorderClient)? {

@@ -113,7 +113,6 @@ enum DeviceLoadBenchmark {
     /// The namespace's script (JACK, gpsfake, then recorderd), ALSA's and recorderd's configuration.
     static func writeFiles(_ tree: FakeIIOTree, gpsLog: String) {
         let root = tree.root
-        AudioBenchmark.writeJACKConfiguration(directory: root)
         let devices = [
             #"{"name": "imu0", "kind": "iio", "uri": "local:", "frequency": \#(imuRate)}"#,
             #"{"name": "mic0", "kind": "alsa", "pcm": "recorderd_jack"}"#,
@@ -125,7 +124,7 @@ enum DeviceLoadBenchmark {
         // replays it in a loop (no -1) on gpsd's default port of the namespace's own loopback.
         try! """
         set -eu
-        export ALSA_CONFIG_PATH=\(root)/asound.conf JACK_DEFAULT_SERVER=\(server) JACK_NO_START_SERVER=1 JACK_NO_AUDIO_RESERVATION=1
+        export ALSA_CONFIG_PATH=\(AudioBenchmark.jackConfiguration) JACK_DEFAULT_SERVER=\(server) JACK_NO_START_SERVER=1 JACK_NO_AUDIO_RESERVATION=1
         exec 2>>\(root)/load.log
         jackd --no-realtime -n \(server) -d dummy -r 48000 -p 256 -C 1 -P 1 >/dev/null 2>&1 &
         jack_wait -s \(server) -w -t 15 >/dev/null

@@ -333,8 +333,7 @@ public struct JSONString: Sendable, Equatable {
 extension JSONLinesEncoder {
     /// Removes a trailing `\n` (to embed a record in an array).
     public mutating func removeLastNewline() {
-        if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
-        lastPrefix.forget()
+        if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }  // the last prefix stays where it was
     }
 }
 

@@ -2,8 +2,9 @@ import Foundation
 import RecorderTestSupport
 
 /// A real JACK server (`jackd` with its dummy driver: paced in real time by the system clock, no
-/// sound card) and a private ALSA configuration whose PCM `recorderd_jack` captures from it
-/// through ALSA's jack plugin (`plug` over it converts JACK's float to S16). Unlike the file
+/// sound card) and the ALSA configuration (fixture `audio/jack-capture.asound.conf`) whose PCM
+/// `recorderd_jack` captures from it through ALSA's jack plugin (`plug` over it converts JACK's
+/// float to S16). Unlike the file
 /// plugin this input is real time, and the jack plugin reports an overrun (-EPIPE) when the
 /// reader falls behind, so recorderd's xrun and failure paths run against the real libasound.
 final class JACKServer: @unchecked Sendable {
@@ -38,23 +39,12 @@ final class JACKServer: @unchecked Sendable {
         // One fixed name: JACK keeps 8 server entries in its shared registry and reclaims a dead
         // server's entry only when a server of the same name starts (a killed server leaves one).
         name = "recorderd-test"
-        try """
-        </usr/share/alsa/alsa.conf>
-        pcm.recorderd_jack_float {
-            type jack
-            capture_ports { 0 system:capture_1 }
-        }
-        pcm.recorderd_jack {
-            type plug
-            slave.pcm "recorderd_jack_float"
-        }
-        """.write(toFile: directory + "/asound.conf", atomically: true, encoding: .utf8)
     }
 
     /// What a JACK client (recorderd, or this process) needs: the ALSA configuration, the server's
     /// name, and no automatic start of a server when it is gone.
     var environment: [String: String] {
-        ["ALSA_CONFIG_PATH": directory + "/asound.conf", "JACK_DEFAULT_SERVER": name, "JACK_NO_START_SERVER": "1",
+        ["ALSA_CONFIG_PATH": Fixtures.root + "/audio/jack-capture.asound.conf", "JACK_DEFAULT_SERVER": name, "JACK_NO_START_SERVER": "1",
          "JACK_NO_AUDIO_RESERVATION": "1"]
     }
 

@@ -6,7 +6,7 @@ import Testing
 /// record alone gives, whatever came before it.
 @Suite("JSON-lines encoding: shared prefixes and digit writers")
 struct JSONLinesEncoderPrefixTests {
-    enum Kind: CaseIterable { case motion, attitude, field, gap, step }
+    enum Kind: CaseIterable { case motion, attitude, field, gap, step, marker }
 
     static func append(_ kind: Kind, uptime: Double, timestamp: Double, path: JSONString?, to e: inout JSONLinesEncoder) {
         switch kind {
@@ -21,6 +21,9 @@ struct JSONLinesEncoderPrefixTests {
             e.appendGap(uptime: uptime, timestamp: timestamp, stepPath: path, sensorType: .accelerometer, droppedSamples: 3)
         case .step:
             e.appendStep(uptime: uptime, timestamp: timestamp, stepPath: path)
+        case .marker:  // the same times, written without a prefix to share
+            e.appendMarker(uptime: uptime, timestamp: timestamp, timestampDate: "2026-11-24T12:00:00.000+00:00",
+                           stepPath: path ?? JSONString("walk"))
         }
     }
 
@@ -79,6 +82,23 @@ struct JSONLinesEncoderPrefixTests {
             {"uptime":1.5,"timestamp":0.25,"stepPath":"b","sensorType":"gyro","x":4,"y":5,"z":6}
 
             """)
+    }
+
+    /// After the bytes are taken, the last prefix's place holds other text (a marker longer than
+    /// where the prefix was): the next record of the same instant and path writes its prefix again.
+    @Test func noPrefixIsCopiedFromBytesTaken() {
+        let path = JSONString("walk/walking.outbound")
+        var e = JSONLinesEncoder()
+        e.appendStep(uptime: 3, timestamp: 1, stepPath: path)
+        e.appendMotion(uptime: 5.25, timestamp: 2.5, stepPath: path, sensorType: .gyro, vector: Vector3(x: 1, y: 2, z: 3))
+        e.removeAll()
+        e.appendMarker(uptime: 9, timestamp: 7, timestampDate: "2026-11-24T12:00:00.000+00:00", stepPath: JSONString(String(repeating: "other/", count: 40)))
+        e.appendMotion(uptime: 5.25, timestamp: 2.5, stepPath: path, sensorType: .accelerometer, vector: Vector3(x: 1, y: 2, z: 3))
+        var marker = JSONLinesEncoder()
+        marker.appendMarker(uptime: 9, timestamp: 7, timestampDate: "2026-11-24T12:00:00.000+00:00", stepPath: JSONString(String(repeating: "other/", count: 40)))
+        var accelerometer = JSONLinesEncoder()
+        accelerometer.appendMotion(uptime: 5.25, timestamp: 2.5, stepPath: path, sensorType: .accelerometer, vector: Vector3(x: 1, y: 2, z: 3))
+        #expect(String(decoding: e.bytes, as: UTF8.self) == String(decoding: marker.bytes + accelerometer.bytes, as: UTF8.self))
     }
 
     /// The integer writer against the standard library's description, over every digit count
