@@ -15,6 +15,8 @@ final class ControlConnection: Sendable {
     let channel: any Channel
     let router: RequestRouter
     let logger: Logger
+    /// Every hand-off to the event loop from another thread goes through it (see `EventLoopGate`).
+    let gate: EventLoopGate
     let lines: AsyncStream<RequestLine>
     let linesContinuation: AsyncStream<RequestLine>.Continuation
     private let subscriptions = LockedValue<[Int: LiveStream]>([:])
@@ -35,9 +37,10 @@ final class ControlConnection: Sendable {
     /// ~6 µs, `BENCH_ONLY=parse`); longer ones (a task configuration can be large) by the request task.
     static let parsedOnEventLoop = 4096
 
-    init(channel: any Channel, router: RequestRouter, logger: Logger) {
+    init(channel: any Channel, router: RequestRouter, gate: EventLoopGate, logger: Logger) {
         self.channel = channel
         self.router = router
+        self.gate = gate
         self.logger = logger
         // Holds at most one line: the handler delivers the next only after `requestAnswered`.
         (lines, linesContinuation) = AsyncStream.makeStream(of: RequestLine.self, bufferingPolicy: .unbounded)
@@ -83,7 +86,8 @@ final class ControlConnection: Sendable {
     /// Lets the handler hand over the next request (after this reply's write: both go through
     /// the event loop in order). From the request task or a run's queue.
     func requestAnswered() {
-        channel.pipeline.fireUserInboundEventTriggered(ControlChannelHandler.RequestAnswered())
+        let channel = self.channel
+        gate.execute(on: channel.eventLoop) { channel.pipeline.fireUserInboundEventTriggered(ControlChannelHandler.RequestAnswered()) }
     }
 
     /// Lets new subscriptions notify, and drains what their devices delivered meanwhile (a fast
@@ -93,15 +97,16 @@ final class ControlConnection: Sendable {
         for (holder, stream) in pending {
             holder.stream.withLock { $0 = stream }
             // Submitted after the response's write: the event loop sends it first.
-            if stream.claimDrain() { channel.eventLoop.execute { self.drain(stream) } }
+            if stream.claimDrain() { gate.execute(on: channel.eventLoop) { self.drain(stream) } }
         }
     }
 
     /// Writes bytes to the client.
     func send(_ bytes: [UInt8]) {
         guard !isClosed.load(ordering: .acquiring) else { return }
+        let channel = self.channel
         let buffer = channel.allocator.buffer(bytes: bytes)
-        channel.writeAndFlush(buffer, promise: nil)
+        gate.execute(on: channel.eventLoop) { channel.writeAndFlush(buffer, promise: nil) }
     }
 
     /// Refuses a request line (too long, over the input budget, unfinished): sends the error,
@@ -119,7 +124,8 @@ final class ControlConnection: Sendable {
     }
 
     func close() {
-        channel.close(promise: nil)
+        let channel = self.channel
+        gate.execute(on: channel.eventLoop) { channel.close(promise: nil) }
     }
 
     /// The channel closed: ends request handling and subscriptions.
@@ -142,12 +148,13 @@ final class ControlConnection: Sendable {
         let id = nextSubscription.wrappingAdd(1, ordering: .relaxed).oldValue
         let holder = StreamHolder()
         let eventLoop = channel.eventLoop
+        let gate = self.gate
         // Starting a device may block briefly: never on the cooperative pool.
         let outcome: Result<LiveStream, DeviceError> = await QueueHandOff.blocking {
             do throws(DeviceError) {
                 return .success(try LiveStream(subscription: id, device: device, types: params.sensorTypes, rate: params.rate, clock: clock) { [weak self] in
                     guard let self, let stream = holder.stream.withLock({ $0 }), stream.claimDrain() else { return }
-                    eventLoop.execute { self.drain(stream) }
+                    gate.execute(on: eventLoop) { self.drain(stream) }
                 })
             } catch {
                 return .failure(error)

@@ -22,6 +22,8 @@ public final class ControlServer: Service, Sendable {
     let lineTimeout: TimeAmount
     /// Unfinished request bytes of all connections together.
     let budget = InputBudget()
+    /// Other threads' hand-offs to `group`'s loop; closed before the loop shuts down.
+    let gate = EventLoopGate()
     let logger: Logger
     private let serverChannel = LockedValue<(any Channel)?>(nil)
     private let connections = LockedValue<[ObjectIdentifier: ControlConnection]>([:])
@@ -54,6 +56,7 @@ public final class ControlServer: Service, Sendable {
         let router = self.router
         let logger = self.logger
         let budget = self.budget
+        let gate = self.gate
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 128)
             .serverChannelInitializer { [weak self] channel in
@@ -67,7 +70,7 @@ public final class ControlServer: Service, Sendable {
             .childChannelInitializer { [weak self] channel in
                 channel.eventLoop.makeCompletedFuture {
                     guard let self else { return }
-                    let connection = ControlConnection(channel: channel, router: router, logger: logger)
+                    let connection = ControlConnection(channel: channel, router: router, gate: gate, logger: logger)
                     guard self.admit(connection, channel: channel) else {
                         try channel.pipeline.syncOperations.addHandler(RefusedConnectionHandler(
                             error: RPCError(.limitReached, "too many connections: recorderd serves at most \(self.maximumConnections) at once")))
@@ -138,6 +141,9 @@ public final class ControlServer: Service, Sendable {
             if listenSocket == nil { unlink(socketPath) }
         }
         for connection in connections.withLock({ Array($0.values) }) { connection.close() }
+        // A request still being answered, a step on a run's queue, a live stream's delivery:
+        // none may reach the loop once it is gone.
+        gate.close()
         try? await group.shutdownGracefully()
     }
 }

@@ -28,7 +28,7 @@ public final class ChildProcess: @unchecked Sendable {
     /// Output read before the end (`printedSoFar`).
     private let captured = LockedValue<[UInt8]>([])
 
-    /// `environment`: variables added to (or replacing) the test's own; `standardInput`: a file
+    /// `environment`: variables added to (or replacing) the test's own and `SWIFTNIO_STRICT=1`; `standardInput`: a file
     /// the child reads as its standard input (default `/dev/null`).
     public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], standardInput: String? = nil) throws {
         var actions = posix_spawn_file_actions_t()
@@ -53,7 +53,9 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawnattr_setsigdefault(&attributes, &all)
         posix_spawnattr_setpgroup(&attributes, 0)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
-        let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0)=\($1)" }
+        // A spawned recorderd traps on work scheduled on a shut-down event loop (`NIOStrictMode`).
+        let variables = ProcessInfo.processInfo.environment.merging(["SWIFTNIO_STRICT": "1"]) { $1 }.merging(environment) { $1 }
+            .map { "\($0)=\($1)" }
         var argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         var envp: [UnsafeMutablePointer<CChar>?] = variables.map { strdup($0) } + [nil]
         defer {
