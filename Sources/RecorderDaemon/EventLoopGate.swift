@@ -1,5 +1,5 @@
 import NIOCore
-import Synchronization
+import RecorderModel
 
 /// The way other threads (request tasks, task runs' queues, devices' sampling threads) hand work
 /// to the control server's event loop: open until the server shuts the loop down, closed after.
@@ -11,7 +11,8 @@ import Synchronization
 /// A channel operation from outside the loop (`writeAndFlush`, `close`, firing an event) is itself
 /// such a hand-off, so it goes through `execute` too (one hop either way).
 final class EventLoopGate: Sendable {
-    private let open = Mutex<Bool>(true)
+    /// A pthread lock (`LockedValue`), which ThreadSanitizer sees, unlike `Mutex`'s futex.
+    private let open = LockedValue(true)
 
     init() {}
 
