@@ -104,7 +104,9 @@ let package = Package(
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         // Exports of a run directory (recorderctl export): reads the files, needs no daemon.
         .target(name: "RecorderExport", dependencies: ["RecorderModel", "CZstd", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
-        .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        // cairo's headers only (no pkg-config: that would link the library into every executable);
+        // RecorderPlot loads libcairo.so.2 when it draws its first plot.
+        .systemLibrary(name: "CCairo", providers: [.apt(["libcairo2-dev"])]),
         // Plots of a run directory (recorderctl plot): cairo's PNG and SVG surfaces.
         .target(name: "RecorderPlot", dependencies: ["RecorderModel", "RecorderExport", "CCairo"]),
         // The Pi's web page (http in the configuration): a client of the control socket like

@@ -5,25 +5,32 @@ import RecorderExport
 /// Draws a `RunPlot` with cairo onto a PNG (image surface) or SVG surface.
 struct PlotRenderer {
     let plot: RunPlot
+    /// Loaded on the first plot (`Cairo`).
+    let cairo: Cairo
     typealias Context = OpaquePointer
+
+    init(plot: RunPlot) throws(ExportError) {
+        self.plot = plot
+        cairo = try Cairo.shared.get()
+    }
 
     func render(to path: String, svg: Bool) throws(ExportError) {
         let (width, height) = (Double(RunPlot.width), Double(plot.height))
-        guard let surface = svg ? cairo_svg_surface_create(path, width, height) : cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height))
+        guard let surface = svg ? cairo.svgSurfaceCreate(path, width, height) : cairo.imageSurfaceCreate(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height))
         else { throw .output("\(path): cairo could not make a surface") }
-        defer { cairo_surface_destroy(surface) }
-        guard let cr = cairo_create(surface) else { throw .output("\(path): cairo could not make a context") }
+        defer { cairo.surfaceDestroy(surface) }
+        guard let cr = cairo.create(surface) else { throw .output("\(path): cairo could not make a context") }
         draw(cr)
-        let status = cairo_status(cr)
-        cairo_destroy(cr)
-        guard status == CAIRO_STATUS_SUCCESS else { throw .output("\(path): cairo: \(String(cString: cairo_status_to_string(status)))") }
+        let status = cairo.status(cr)
+        cairo.destroy(cr)
+        guard status == CAIRO_STATUS_SUCCESS else { throw .output("\(path): cairo: \(cairo.describe(status))") }
         if svg {
-            cairo_surface_finish(surface)
-            let finished = cairo_surface_status(surface)
-            guard finished == CAIRO_STATUS_SUCCESS else { throw .output("\(path): cairo: \(String(cString: cairo_status_to_string(finished)))") }
+            cairo.surfaceFinish(surface)
+            let finished = cairo.surfaceStatus(surface)
+            guard finished == CAIRO_STATUS_SUCCESS else { throw .output("\(path): cairo: \(cairo.describe(finished))") }
         } else {
-            let written = cairo_surface_write_to_png(surface, path)
-            guard written == CAIRO_STATUS_SUCCESS else { throw .output("\(path): \(String(cString: cairo_status_to_string(written)))") }
+            let written = cairo.surfaceWriteToPNG(surface, path)
+            guard written == CAIRO_STATUS_SUCCESS else { throw .output("\(path): \(cairo.describe(written))") }
         }
     }
 
@@ -40,27 +47,27 @@ struct PlotRenderer {
 
     // MARK: Drawing
 
-    private func color(_ cr: Context, _ c: PlotColor, alpha: Double = 1) { cairo_set_source_rgba(cr, c.red, c.green, c.blue, alpha) }
+    private func color(_ cr: Context, _ c: PlotColor, alpha: Double = 1) { cairo.setSourceRGBA(cr, c.red, c.green, c.blue, alpha) }
 
     private func text(_ cr: Context, _ s: String, x: Double, y: Double, size: Double = 12, bold: Bool = false, align: Double = 0) {
-        cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL)
-        cairo_set_font_size(cr, size)
+        cairo.selectFontFace(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL)
+        cairo.setFontSize(cr, size)
         var extents = cairo_text_extents_t()
-        cairo_text_extents(cr, s, &extents)
-        cairo_move_to(cr, x - extents.x_advance * align, y)
-        cairo_show_text(cr, s)
+        cairo.textExtents(cr, s, &extents)
+        cairo.moveTo(cr, x - extents.x_advance * align, y)
+        cairo.showText(cr, s)
     }
 
     private func line(_ cr: Context, _ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double, width: Double = 1) {
-        cairo_set_line_width(cr, width)
-        cairo_move_to(cr, x0, y0)
-        cairo_line_to(cr, x1, y1)
-        cairo_stroke(cr)
+        cairo.setLineWidth(cr, width)
+        cairo.moveTo(cr, x0, y0)
+        cairo.lineTo(cr, x1, y1)
+        cairo.stroke(cr)
     }
 
     func draw(_ cr: Context) {
         color(cr, PlotColor(0xFFFFFF))
-        cairo_paint(cr)
+        cairo.paint(cr)
         color(cr, .text)
         text(cr, plot.title, x: plotLeft, y: 28, size: 18, bold: true)
         color(cr, .axis)
@@ -82,20 +89,20 @@ struct PlotRenderer {
             guard x1 > x0 else { continue }
             if i % 2 == 0 {
                 color(cr, .stepShade)
-                cairo_rectangle(cr, x0, RunPlot.top - 14, x1 - x0, bottom - RunPlot.top + 14)
-                cairo_fill(cr)
+                cairo.rectangle(cr, x0, RunPlot.top - 14, x1 - x0, bottom - RunPlot.top + 14)
+                cairo.fill(cr)
             }
             color(cr, .axis)
-            cairo_set_dash(cr, [3, 3], 2, 0)
+            cairo.setDash(cr, [3, 3], 2, 0)
             line(cr, x0, RunPlot.top - 14, x0, bottom)
-            cairo_set_dash(cr, nil, 0, 0)
+            cairo.setDash(cr, nil, 0, 0)
             // The label: the step's last component, clipped to its band.
-            cairo_save(cr)
-            cairo_rectangle(cr, x0, RunPlot.top - 28, x1 - x0, 18)
-            cairo_clip(cr)
+            cairo.save(cr)
+            cairo.rectangle(cr, x0, RunPlot.top - 28, x1 - x0, 18)
+            cairo.clip(cr)
             color(cr, .text)
             text(cr, String(step.path.split(separator: "/").last ?? Substring(step.path)), x: x0 + 4, y: RunPlot.top - 16, size: 11, bold: true)
-            cairo_restore(cr)
+            cairo.restore(cr)
         }
     }
 
@@ -118,37 +125,37 @@ struct PlotRenderer {
             color(cr, .grid)
         }
         color(cr, .axis)
-        cairo_set_line_width(cr, 1)
-        cairo_rectangle(cr, plotLeft, top, plotRight - plotLeft, height)
-        cairo_stroke(cr)
+        cairo.setLineWidth(cr, 1)
+        cairo.rectangle(cr, plotLeft, top, plotRight - plotLeft, height)
+        cairo.stroke(cr)
 
         // The data: each column's envelope, joined column to column.
-        cairo_save(cr)
-        cairo_rectangle(cr, plotLeft, top, plotRight - plotLeft, height)
-        cairo_clip(cr)
+        cairo.save(cr)
+        cairo.rectangle(cr, plotLeft, top, plotRight - plotLeft, height)
+        cairo.clip(cr)
         // Columns without a sample are bridged (a slow sensor, a sparse recorder), except across
         // a gap: the line breaks there. A lone sample is a dot.
         let gapColumns = panel.gaps.map { x($0.uptime) - plotLeft }
         for series in panel.series {
             color(cr, series.color, alpha: 0.9)
-            cairo_set_line_width(cr, 1.2)
+            cairo.setLineWidth(cr, 1.2)
             var previous: Int?
             var run = 0
             func endRun(at column: Int) {
                 if run == 1 {
-                    cairo_new_path(cr)
-                    cairo_arc(cr, plotLeft + Double(column) + 0.5, y(series.minimum[column]), 2, 0, 2 * Double.pi)
-                    cairo_fill(cr)
+                    cairo.newPath(cr)
+                    cairo.arc(cr, plotLeft + Double(column) + 0.5, y(series.minimum[column]), 2, 0, 2 * Double.pi)
+                    cairo.fill(cr)
                 } else if run > 1 {
-                    cairo_stroke(cr)
+                    cairo.stroke(cr)
                 }
                 run = 0
             }
             for c in series.minimum.indices where series.minimum[c] <= series.maximum[c] {
                 let px = plotLeft + Double(c) + 0.5
                 if let p = previous, gapColumns.contains(where: { $0 > Double(p) && $0 <= Double(c) + 1 }) { endRun(at: p) }
-                if run > 0 { cairo_line_to(cr, px, y(series.minimum[c])) } else { cairo_move_to(cr, px, y(series.minimum[c])) }
-                cairo_line_to(cr, px, y(series.maximum[c]))
+                if run > 0 { cairo.lineTo(cr, px, y(series.minimum[c])) } else { cairo.moveTo(cr, px, y(series.minimum[c])) }
+                cairo.lineTo(cr, px, y(series.maximum[c]))
                 run += 1
                 previous = c
             }
@@ -158,17 +165,17 @@ struct PlotRenderer {
         for gap in panel.gaps {
             let x0 = x(gap.uptime), w = max(2, (gap.duration ?? 0) / (plot.end - plot.start) * (plotRight - plotLeft))
             color(cr, .gap, alpha: 0.35)
-            cairo_rectangle(cr, x0 - w, top, w, height)
-            cairo_fill(cr)
+            cairo.rectangle(cr, x0 - w, top, w, height)
+            cairo.fill(cr)
             color(cr, .gap)
             text(cr, "gap \(gap.dropped)", x: x0 + 2, y: top + height - 6, size: 10)
         }
         // Errors: dashed lines marked "!".
         for error in panel.errors {
             color(cr, .error)
-            cairo_set_dash(cr, [5, 3], 2, 0)
+            cairo.setDash(cr, [5, 3], 2, 0)
             line(cr, x(error.uptime), top, x(error.uptime), top + height, width: 1.5)
-            cairo_set_dash(cr, nil, 0, 0)
+            cairo.setDash(cr, nil, 0, 0)
             text(cr, "!", x: x(error.uptime) + 3, y: top + 30, size: 14, bold: true)
         }
         // Gait steps of this panel's device (or of any device, when it has no panel): ticks.
@@ -177,22 +184,22 @@ struct PlotRenderer {
         color(cr, .stepMark)
         for m in marks {
             let px = x(m)
-            cairo_move_to(cr, px - 4, top + 1)
-            cairo_line_to(cr, px + 4, top + 1)
-            cairo_line_to(cr, px, top + 9)
-            cairo_close_path(cr)
-            cairo_fill(cr)
+            cairo.moveTo(cr, px - 4, top + 1)
+            cairo.lineTo(cr, px + 4, top + 1)
+            cairo.lineTo(cr, px, top + 9)
+            cairo.closePath(cr)
+            cairo.fill(cr)
         }
-        cairo_restore(cr)
+        cairo.restore(cr)
 
         // The title over the data, on a backdrop.
-        cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD)
-        cairo_set_font_size(cr, 12)
+        cairo.selectFontFace(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD)
+        cairo.setFontSize(cr, 12)
         var extents = cairo_text_extents_t()
-        cairo_text_extents(cr, panel.title, &extents)
+        cairo.textExtents(cr, panel.title, &extents)
         color(cr, PlotColor(0xFFFFFF), alpha: 0.85)
-        cairo_rectangle(cr, plotLeft + 2, top + 12, extents.x_advance + 8, 17)
-        cairo_fill(cr)
+        cairo.rectangle(cr, plotLeft + 2, top + 12, extents.x_advance + 8, 17)
+        cairo.fill(cr)
         color(cr, .text)
         text(cr, panel.title, x: plotLeft + 6, y: top + 25, size: 12, bold: true)
 
@@ -207,11 +214,11 @@ struct PlotRenderer {
         }
         if !marks.isEmpty {
             color(cr, .stepMark)
-            cairo_move_to(cr, plotRight + 23, ly - 9)
-            cairo_line_to(cr, plotRight + 31, ly - 9)
-            cairo_line_to(cr, plotRight + 27, ly - 1)
-            cairo_close_path(cr)
-            cairo_fill(cr)
+            cairo.moveTo(cr, plotRight + 23, ly - 9)
+            cairo.lineTo(cr, plotRight + 31, ly - 9)
+            cairo.lineTo(cr, plotRight + 27, ly - 1)
+            cairo.closePath(cr)
+            cairo.fill(cr)
             color(cr, .text)
             text(cr, "gait step (\(marks.count))", x: plotRight + 46, y: ly, size: 11)
             ly += 18

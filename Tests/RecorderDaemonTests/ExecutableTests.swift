@@ -95,6 +95,9 @@ struct ExecutableTests {
         let dir = try Fixtures.temporaryDirectory()
         let daemon = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", try writeConfiguration(in: dir), "--log-level", "error"])
         let client = try await connect(dir + "/control.sock", daemon)
+        // cairo and the 17 libraries it brings are loaded only when a plot is drawn.
+        let maps = String(decoding: try #require(FileHandle(forReadingAtPath: "/proc/\(daemon.pid)/maps")).readDataToEndOfFile(), as: UTF8.self)
+        #expect(maps.contains("libswiftCore") && !maps.contains("libcairo") && !maps.contains("libpixman") && !maps.contains("libX11"))
         let status = try ChildProcess(ChildProcess.executable("recorderctl"), ["status", "--socket", dir + "/control.sock"])
         #expect(try await status.wait(timeout: 20) == 0)
         let statusText = status.printed

@@ -1,7 +1,7 @@
 import Foundation
 import RecorderExport
 import RecorderModel
-import RecorderPlot
+@testable import RecorderPlot
 import RecorderTestSupport
 import Testing
 
@@ -60,5 +60,14 @@ struct PlotTests {
         FileManager.default.createFile(atPath: existing, contents: Data("x".utf8))
         #expect(throws: ExportError.self) { try plot.write(to: existing) }
         #expect(try String(contentsOfFile: existing, encoding: .utf8) == "x")
+    }
+
+    /// cairo is loaded when a plot is drawn: a machine without it gets a clear error then (here a
+    /// soname that does not exist stands for the missing library).
+    @Test func withoutCairoAPlotIsAClearError() throws {
+        #expect(throws: ExportError.output("plots need cairo (libcairo-absent.so.9, Debian's libcairo2): libcairo-absent.so.9: cannot open shared object file: No such file or directory")) {
+            try Cairo(soname: "libcairo-absent.so.9")
+        }
+        #expect(throws: Never.self) { try Cairo.shared.get() }
     }
 }
