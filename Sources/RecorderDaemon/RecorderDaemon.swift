@@ -85,7 +85,7 @@ public struct RecorderDaemon: Sendable {
         try await recoverAndProbe()
         let ready = OneShotEvent()
         let systemd = SystemdService(notifier: notifier, watchdogTimeout: SystemdNotifier.watchdogTimeout(), devices: devices, runs: runs,
-                                     listening: { [server] in await server.waitUntilListening() }, eventLoop: server.group.next(),
+                                     listening: { [server] in await server.waitUntilListening() }, eventLoop: server.group.next(), gate: server.gate,
                                      statusInterval: max(0.2, configuration.retryInterval),
                                      minimumStall: configuration.stallTimeout, announced: ready, logger: logger)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: supervisor), .init(service: server), .init(service: systemd)]

@@ -18,6 +18,9 @@ struct SystemdService: Service {
     let listening: @Sendable () async -> Void
     /// The control server's event loop: it must answer before each ping.
     let eventLoop: any EventLoop
+    /// The control server's way onto that loop: once the server has shut the loop down, no ping
+    /// asks it (and none is sent: recorderd is stopping).
+    let gate: EventLoopGate
     let statusInterval: Double
     let minimumStall: Double
     /// Signalled once READY=1 is sent (reloads wait for it: RELOADING=1 never precedes READY=1).
@@ -41,12 +44,13 @@ struct SystemdService: Service {
             let now = SystemClock.monotonicUptime()
             if watchdogTimeout != nil, now >= nextPing {
                 // The main loop answers (a wedged event loop never completes this: no ping).
-                try? await eventLoop.submit {}.get()
-                switch policy.check(stalled: devices.stalledDevices(now: SystemClock.monotonicUptime(), minimum: minimumStall)) {
-                case .ping:
-                    notifier.watchdog()
-                case .withhold(let reason, let log):
-                    if log { logger.critical("watchdog ping withheld", metadata: ["reason": "\(reason)"]) }
+                if await loopAnswers() {
+                    switch policy.check(stalled: devices.stalledDevices(now: SystemClock.monotonicUptime(), minimum: minimumStall)) {
+                    case .ping:
+                        notifier.watchdog()
+                    case .withhold(let reason, let log):
+                        if log { logger.critical("watchdog ping withheld", metadata: ["reason": "\(reason)"]) }
+                    }
                 }
                 nextPing = now + tick
             }
@@ -54,6 +58,14 @@ struct SystemdService: Service {
         }
         notifier.stopping()
         await notifier.flush()
+    }
+
+    /// True once the control server's event loop has run an empty task; false at once when the
+    /// server has shut it down.
+    func loopAnswers() async -> Bool {
+        await withCheckedContinuation { (answered: CheckedContinuation<Bool, Never>) in
+            if !gate.execute(on: eventLoop, { answered.resume(returning: true) }) { answered.resume(returning: false) }
+        }
     }
 
     /// One line: devices up and runs recording.

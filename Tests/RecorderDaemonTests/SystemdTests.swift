@@ -195,7 +195,8 @@ struct SystemdTests {
         let notifier = SystemdNotifier { m in messages.withLock { $0.append((SystemClock.monotonicUptime(), m)) } }
         let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let service = SystemdService(notifier: notifier, watchdogTimeout: 0.2, devices: devices, runs: runs, listening: {},
-                                     eventLoop: loop.next(), statusInterval: 0.1, minimumStall: 0.5, announced: OneShotEvent(), logger: Fixtures.logger)
+                                     eventLoop: loop.next(), gate: EventLoopGate(), statusInterval: 0.1, minimumStall: 0.5, announced: OneShotEvent(),
+                                     logger: Fixtures.logger)
         let task = Task { try await service.run() }
         func pings(after t: Double) -> Int { messages.withLock { $0.filter { $0.0 > t && $0.1 == "WATCHDOG=1" }.count } }
         let start = SystemClock.monotonicUptime()
@@ -216,6 +217,45 @@ struct SystemdTests {
         _ = try? await task.value
         source.unwedge()
         try await loop.shutdownGracefully()
+    }
+}
+
+extension SystemdTests {
+    /// The control server closes its gate and shuts its loop down before the service group has
+    /// stopped this service (an embedder's `shutdown()`): the watchdog check must not hand work to
+    /// the dead loop (strict mode would trap), and it sends no ping.
+    @Test func noWatchdogCheckAsksALoopThatHasShutDown() async throws {
+        NIOStrictMode.enable()
+        let dir = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var configuration = DaemonConfiguration()
+        configuration.dataDirectory = dir
+        let devices = DeviceRegistry(configuration: configuration, backends: [], baseDirectory: dir, logger: Fixtures.logger)
+        let runs = TaskRunRegistry(dataDirectory: dir, devices: devices, ringSeconds: 2, clock: SystemClock(), logger: Fixtures.logger)
+        let messages = LockedValue<[(Double, String)]>([])
+        let notifier = SystemdNotifier { m in messages.withLock { $0.append((SystemClock.monotonicUptime(), m)) } }
+        let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let gate = EventLoopGate()
+        let service = SystemdService(notifier: notifier, watchdogTimeout: 0.2, devices: devices, runs: runs, listening: {},
+                                     eventLoop: loop.next(), gate: gate, statusInterval: 0.1, minimumStall: 0.5, announced: OneShotEvent(),
+                                     logger: Fixtures.logger)
+        let task = Task { try await service.run() }
+        func pings(after t: Double) -> Int { messages.withLock { $0.filter { $0.0 > t && $0.1 == "WATCHDOG=1" }.count } }
+        let start = SystemClock.monotonicUptime()
+        while pings(after: start) < 2, SystemClock.monotonicUptime() - start < 10 {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(pings(after: start) >= 2, "a ping every 0.1 s while the loop answers")
+        #expect(await service.loopAnswers())
+        gate.close()
+        try await loop.shutdownGracefully()
+        let closed = SystemClock.monotonicUptime()
+        #expect(await !service.loopAnswers())
+        // Several ticks (0.1 s) with the loop gone: no ping, and no trap.
+        try await Task.sleep(for: .seconds(0.6))
+        #expect(pings(after: closed + 0.1) == 0, "a ping without a loop to answer")
+        task.cancel()
+        _ = try? await task.value
     }
 }
 
