@@ -163,6 +163,8 @@ let package = Package(
         .executableTarget(name: "ExportCount", dependencies: ["RecorderExport"], path: "Benchmarks/ExportCount"),
         .executableTarget(name: "UploadCount", dependencies: ["RecorderFleet"], path: "Benchmarks/UploadCount"),
         .executableTarget(name: "RingCount", dependencies: ["RecorderEngine"], path: "Benchmarks/RingCount"),
+        .executableTarget(name: "DaemonCount", dependencies: ["RecorderDaemon", "RecorderModel", .product(name: "Logging", package: "swift-log")], path: "Benchmarks/DaemonCount"),
+        .executableTarget(name: "DrainCount", dependencies: ["RecorderEngine", .product(name: "Logging", package: "swift-log")], path: "Benchmarks/DrainCount"),
         .target(name: "CChildProcess", path: "Tests/CChildProcess"),
         .target(
             name: "RecorderTestSupport",

@@ -14,13 +14,16 @@
 # - ring: one motion sample (6 × s16 scan) from the sampling thread's decode through a device's
 #   FrameRing to a reader (the release RingCount program), read as the ring's batches or copied
 #   out frame by frame (`read(into:)`).
+# - drain: one IIO-like scan (accelerometer + gyro, whole counts) through a task run's motion
+#   recording: the ring, the pipeline, the encoder, SHA-256 and write(2) (the release DrainCount
+#   program; user-space instructions only: the kernel's copy into the page cache is not counted).
 # - live: one record written into the web page's live plot messages (LivePoints), against
 #   Foundation's JSONEncoder writing the same values.
 # The difference between a long and a short run is that many iterations' worth, without start-up.
 # - upload: one MB of a run through the fleet upload without the network (the release UploadCount
 #   program: the Pi's manifest and chunks, the collector's store and SHA-256 checks), against
 #   mosquitto_pub + mosquitto_sub moving the same file through a broker.
-# Usage: scripts/count-instructions.sh [parse|fusion|gait|export|iio|ring|live|upload]...
+# Usage: scripts/count-instructions.sh [parse|fusion|gait|export|iio|ring|drain|live|upload]...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp -d)
@@ -113,6 +116,17 @@ for part in "${parts[@]}"; do
       large=$(instructions "$bin/RingCount" "$reader" 110000)
       echo "ring $reader: $(( (large - small) / 100000 )) instructions per scan (decode into a frame, deliver, read, touch)"
     done
+    ;;
+  drain)
+    swift build -c release --product DrainCount >/dev/null 2>&1
+    bin=$(swift build -c release --show-bin-path)
+    mkdir -p "$out/small" "$out/large"
+    # libcrypto's share is reported apart: under valgrind it hashes without the CPU's SHA
+    # instructions (~25 instructions a byte instead of a few cycles).
+    crypto() { callgrind_annotate --inclusive=no "$out/cg" 2>/dev/null | awk '/libcrypto/ { gsub(",", "", $1); s += $1 } END { print s + 0 }'; }
+    small=$(instructions "$bin/DrainCount" 10000 "$out/small"); small_crypto=$(crypto)
+    large=$(instructions "$bin/DrainCount" 110000 "$out/large"); large_crypto=$(crypto)
+    echo "drain: $(( (large - large_crypto - small + small_crypto) / 100000 )) instructions per scan without SHA-256 (ring → pipeline → accelerometer and gyro records → write(2)); SHA-256 in libcrypto $(( (large_crypto - small_crypto) / 100000 ))"
     ;;
   live)
     mkdir -p "$out/live-src"

@@ -74,7 +74,7 @@ enum Benchmarks {
             let log = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Tests/Fixtures/gps/ublox-neo-m9n-nmea.log").standardized.path
             await DeviceLoadBenchmark.run(gpsLog: log)
         }
-        if only == "iio-instructions" { IIOBenchmark.instructions() }
+        if only == "iio-instructions" { await IIOBenchmark.instructions() }
         if only == nil || only == "parse" { ParseBenchmark.run() }
         if only == nil || only == "fusion" { FusionBenchmark.run(walk: root) }
         if only == nil || only == "gait" {

@@ -1,23 +1,121 @@
 import FakeIIO
 import Foundation
+import RecorderClient
+import RecorderModel
 
 /// Instructions per scan of the peer, `iio_readdev` (valgrind's callgrind, which unlike times
 /// repeats on this noisy VM), reading the fake device through the real libiio at 1 kHz in refills
 /// of 20 scans (recorderd's 20 ms) and writing the scans; run twice, short and long, the
-/// difference over the difference in scans leaves start-up out. recorderd's side is counted by
-/// `scripts/count-instructions.sh iio` (valgrind 3.19 stops with an internal error on any program
-/// linking the IIO backend, so there it counts writing the scan's records). Needs root and valgrind.
+/// difference over the difference in scans leaves start-up out. Then recorderd the same way,
+/// recording the accelerometer and gyro to JSON lines (the DaemonCount program: the daemon behind
+/// a synchronous main thread, which valgrind 3.19 can run). Needs root and valgrind.
 extension IIOBenchmark {
     static let countRate = 1000.0
 
-    static func instructions() {
+    static func instructions() async {
         guard geteuid() == 0 else { return Benchmarks.say("iio instructions: skipped (needs root for the namespace)") }
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/valgrind") else {
             return Benchmarks.say("iio instructions: skipped (needs valgrind)")
         }
         guard let short = countReaddev(scans: 4000), let long = countReaddev(scans: 12000) else { return }
+        let peer = Double(long.instructions - short.instructions) / 8000
         Benchmarks.say(String(format: "iio instructions, iio_readdev at %.0f Hz, refills of %d scans of 6 × s16 + s64: %.0f per scan",
-                              countRate, Int(countRate * 0.02), Double(long.instructions - short.instructions) / 8000))
+                              countRate, Int(countRate * 0.02), peer))
+        guard FileManager.default.isExecutableFile(atPath: daemonCount) else {
+            return Benchmarks.say("iio instructions: recorderd skipped (build DaemonCount in the same configuration first: swift build -c release)")
+        }
+        guard let shortRun = await countRecorderd(seconds: 4), let longRun = await countRecorderd(seconds: 12) else { return }
+        let scans = Double(longRun.scans - shortRun.scans)
+        let withoutHash = Double((longRun.instructions - longRun.crypto) - (shortRun.instructions - shortRun.crypto)) / scans
+        let hash = Double(longRun.crypto - shortRun.crypto) / scans
+        Benchmarks.say(String(format: "iio instructions, recorderd recording accelerometer + gyro to JSON lines at %.0f Hz (%.0f scans apart): %.0f per scan without SHA-256, ratio %.1f× iio_readdev; SHA-256 in libcrypto %.0f more (valgrind hides the CPU's SHA instructions)",
+                              countRate, scans, withoutHash, withoutHash / peer, hash))
+    }
+
+    static var daemonCount: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("DaemonCount").path
+    }
+
+    struct DaemonCount {
+        var instructions: Int
+        /// Of which in libcrypto (SHA-256 of the file's bytes).
+        var crypto: Int
+        var scans: Int
+    }
+
+    /// recorderd's daemon (the DaemonCount program: the same daemon behind a synchronous main
+    /// thread) under callgrind in the fake device's namespace, recording the accelerometer and gyro
+    /// at `countRate` for `seconds`, then stopped by SIGTERM; the total and libcrypto's share.
+    static func countRecorderd(seconds: Double) async -> DaemonCount? {
+        let tree = try! FakeIIOTree(devices: [device()])
+        defer { tree.remove() }
+        let g = startGenerator(tree, unthrottled: false)
+        let config = tree.root + "/recorderd.json"
+        let json = #"{"socket":"\#(tree.root)/control.sock","dataDirectory":"\#(tree.root)/data","ringSeconds":2,"devices":[{"name":"imu0","kind":"iio","uri":"local:","frequency":\#(countRate)}]}"#
+        try! json.write(toFile: config, atomically: true, encoding: .utf8)
+        // valgrind 3.19's DWARF reader gives up on the release binary's debug information: a copy without it.
+        let binary = tree.root + "/DaemonCount"
+        try! FileManager.default.copyItem(atPath: daemonCount, toPath: binary)
+        let strip = Process()
+        strip.executableURL = URL(fileURLWithPath: "/usr/bin/strip")
+        strip.arguments = ["--strip-debug", binary]
+        try! strip.run()
+        strip.waitUntilExit()
+        let daemon = namespace(tree, valgrind(tree, [binary, config]))
+        var connected: RecorderClient?
+        for _ in 0..<1200 where connected == nil && daemon.isRunning {
+            connected = try? await RecorderClient.connect(socketPath: tree.root + "/control.sock")
+            if connected == nil { try? await Task.sleep(for: .milliseconds(100)) }
+        }
+        guard let client = connected else {
+            stop(daemon)
+            _ = stopGenerator(g)
+            let log = (try? String(contentsOfFile: tree.root + "/valgrind.log", encoding: .utf8)) ?? ""
+            Benchmarks.say("iio instructions: recorderd under valgrind did not start: " + log.split(separator: "\n").suffix(3).joined(separator: " / "))
+            return nil
+        }
+        var scans = 0
+        do {
+            let run = try await client.startTask(identifier: "bench", asyncActions: [
+                .motion("motion", options: MotionOptions(recorderTypes: [.accelerometer, .gyro], frequency: countRate)),
+            ])
+            try? await Task.sleep(for: .seconds(seconds))
+            let result = try await run.finish()
+            scans = (result.asyncResults.compactMap(\.file).first?.sampleCount ?? 0) / 2
+        } catch {
+            Benchmarks.say("iio instructions: recorderd under valgrind: \(error)")
+        }
+        client.close()
+        // SIGTERM to the namespace's init, passed on to the daemon; valgrind writes its count at the exit.
+        if let pid = FakeIIOTree.initPID(unsharePID: daemon.processIdentifier) { kill(pid, SIGTERM) }
+        wait(daemon, seconds: 120)
+        _ = stopGenerator(g)
+        guard scans > 0, let total = collected(tree.root + "/valgrind.log") else {
+            Benchmarks.say("iio instructions: recorderd under valgrind wrote no count")
+            return nil
+        }
+        // BENCH_KEEP_CALLGRIND=FILE: keep the (last) run's profile for callgrind_annotate.
+        if let keep = ProcessInfo.processInfo.environment["BENCH_KEEP_CALLGRIND"] {
+            try? FileManager.default.removeItem(atPath: keep)
+            try? FileManager.default.copyItem(atPath: tree.root + "/callgrind.out", toPath: keep)
+        }
+        return DaemonCount(instructions: total, crypto: libcryptoShare(tree.root + "/callgrind.out"), scans: scans)
+    }
+
+    /// The instructions a callgrind output file counts in libcrypto (`callgrind_annotate`).
+    static func libcryptoShare(_ file: String) -> Int {
+        let p = Process()
+        let pipe = Pipe()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/callgrind_annotate")
+        p.arguments = ["--inclusive=no", file]
+        p.standardOutput = pipe
+        p.standardError = FileHandle.nullDevice
+        guard (try? p.run()) != nil else { return 0 }
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        return text.split(separator: "\n").filter { $0.contains("libcrypto") }.reduce(0) { sum, line in
+            sum + (Int(line.split(separator: " ").first.map { $0.replacingOccurrences(of: ",", with: "") } ?? "") ?? 0)
+        }
     }
 
     struct Count {

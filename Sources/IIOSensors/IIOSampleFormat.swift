@@ -30,6 +30,10 @@ struct IIOSampleFormat: Sendable, Equatable {
         isFullyDefined = format.is_fully_defined
     }
 
+    /// The value is a host-order signed 16-bit integer as stored (`le:s16/16>>0` on a little-endian
+    /// host, the common IMU format): `value(at:)` is then a plain load.
+    var isHostInt16: Bool { bytes == 2 && !swapsBytes && shift == 0 && isSigned && (isFullyDefined || bits == 16) }
+
     /// The value stored at `source` (unaligned).
     @inline(__always)
     func value(at source: UnsafeRawPointer) -> Int64 {

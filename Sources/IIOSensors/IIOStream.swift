@@ -187,13 +187,26 @@ final class IIOStream {
         // per scan (each access to it is checked for exclusivity at run time).
         var timeline = self.timeline
         defer { self.timeline = timeline }
+        // Where every value's format is decoded in Swift (all real drivers' formats): each axis as a
+        // plain value (no channel reference to retain and release per value, no optional format),
+        // and the timestamp's format unwrapped once per refill.
+        let lanes: [Lane]? = axes.indices.allSatisfy({ axes[$0].sampleFormat != nil }) ? axes.indices.map { i in
+            Lane(start: starts[i], format: axes[i].sampleFormat!, isHostInt16: axes[i].sampleFormat!.isHostInt16, slot: axes[i].slot,
+                 offset: axes[i].offset, scale: axes[i].scale)
+        } : nil
+        let fastStamp: (start: UnsafeRawPointer, format: IIOSampleFormat)? = stamp.flatMap { s in stampFormat.map { (s.start, $0) } }
         withUnsafeTemporaryAllocation(of: Double.self, capacity: 9) { values in
             values.initialize(repeating: 0)
             axes.withUnsafeBufferPointer { axes in
                 starts.withUnsafeBufferPointer { starts in
                     for k in 0..<count {
                         let uptime: Double
-                        if let stamp {
+                        if let fastStamp {
+                            let ts = fastStamp.format.value(at: fastStamp.start + k * step)
+                            let lost = timeline.lost(before: ts)
+                            uptime = timeline.uptime(timestamp: ts, offset: offset)
+                            if lost > 0 { frames.append(.gap(uptime: uptime, sensorTypes: sensorTypes, droppedSamples: lost)) }
+                        } else if let stamp {
                             let at = stamp.start + k * step
                             let ts = stampFormat?.value(at: at) ?? stamp.channel.convert(at, format: stamp.format)
                             let lost = timeline.lost(before: ts)
@@ -202,11 +215,21 @@ final class IIOStream {
                         } else {
                             uptime = timeline.uptime(index: k, of: count, completion: completion)
                         }
-                        for i in 0..<axes.count {
-                            let a = axes[i]
-                            let at = starts[i] + k * step
-                            let raw = a.sampleFormat?.value(at: at) ?? a.channel.convert(at, format: a.format)
-                            values[a.slot] = (Double(raw) + a.offset) * a.scale
+                        if let lanes {
+                            lanes.withUnsafeBufferPointer { lanes in
+                                for lane in lanes {
+                                    let at = lane.start + k * step
+                                    let raw = lane.isHostInt16 ? Int64(at.loadUnaligned(as: Int16.self)) : lane.format.value(at: at)
+                                    values[lane.slot] = (Double(raw) + lane.offset) * lane.scale
+                                }
+                            }
+                        } else {
+                            for i in 0..<axes.count {
+                                let a = axes[i]
+                                let at = starts[i] + k * step
+                                let raw = a.sampleFormat?.value(at: at) ?? a.channel.convert(at, format: a.format)
+                                values[a.slot] = (Double(raw) + a.offset) * a.scale
+                            }
                         }
                         var frame = MotionFrame(
                             uptime: uptime,
@@ -218,11 +241,23 @@ final class IIOStream {
                             frame.gyro = frame.gyro.map { mounts[.gyro]?.apply($0) ?? $0 }
                             frame.magnetometer = frame.magnetometer.map { mounts[.magnetometer]?.apply($0) ?? $0 }
                         }
-                        frames.append(.motion(frame))
+                        frames.append(.motion(consume frame))
                     }
                 }
             }
         }
+    }
+
+    /// An axis decoded in Swift, for one refill: where its first value is, its format, its slot
+    /// among a scan's 9 values and its offset and scale.
+    struct Lane {
+        let start: UnsafeRawPointer
+        let format: IIOSampleFormat
+        /// `format.value(at:)` is a plain s16 load.
+        let isHostInt16: Bool
+        let slot: Int
+        let offset: Double
+        let scale: Double
     }
 
     @inline(__always)

@@ -252,10 +252,15 @@ final class Recording: @unchecked Sendable {
             if batch.lost > 0 { pipeline!.ringLost(Int(batch.lost), before: batch.first?.uptime ?? clock.uptime()) }
             if batch.isEmpty { break }
             left -= batch.count
+            // The pipeline is moved out of this class for the batch: each access to the stored
+            // property is checked for exclusivity at run time, and reading `pipeline!.sink.failure`
+            // copied the whole pipeline (a retain and release of each of its references) per frame.
+            var local = pipeline.take()!
             batch.forEach { frame in
-                pipeline!.add(frame)
-                return pipeline!.sink.failure == nil
+                local.add(frame)
+                return local.sink.failure == nil
             }
+            pipeline = consume local
             flushEncoder()
             if failure != nil { return false }
             if let stopUptime, let last = batch.last, last.uptime > stopUptime {

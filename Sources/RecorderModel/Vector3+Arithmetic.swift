@@ -1,6 +1,7 @@
 /// Vector arithmetic for motion fusion and analyses.
 extension Vector3 {
-    public static let zero = Vector3(x: 0, y: 0, z: 0)
+    @inlinable
+    public static var zero: Vector3 { Vector3(x: 0, y: 0, z: 0) }
 
     public var length: Double { (x * x + y * y + z * z).squareRoot() }
 

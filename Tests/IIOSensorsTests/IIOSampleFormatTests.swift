@@ -37,12 +37,14 @@ struct IIOSampleFormatTests {
         #expect(iio_device_get_channels_count(device) == UInt32(Self.formats.count))
         var generator = SplitMix(seed: 0x5eed)
         var checked = 0
+        var plain: [String] = []
         for i in 0..<Int(iio_device_get_channels_count(device)) {
             let channel = try #require(iio_device_get_channel(device, UInt32(i)))
             let format = iio_channel_get_data_format(channel).pointee
             let id = String(cString: iio_channel_get_id(channel))
             let decoder = try #require(IIOSampleFormat(format), "\(id): a format recorderd decodes")
             let wrapped = IIOChannel(pointer: channel)
+            if decoder.isHostInt16 { plain.append(Self.formats[i]) }
             // Edge patterns, then random ones: every bit of the storage exercised.
             var patterns: [UInt64] = [0, .max, 1, 1 << 63, 0x8000, 0x7fff, 0x0800, 0x07ff, 0x80, 0x7f, 0xfff0, 0x8000_0000, 0x7fff_ffff]
             for _ in 0..<5_000 { patterns.append(generator.next()) }
@@ -53,11 +55,17 @@ struct IIOSampleFormatTests {
                     if ours != libiio {
                         Issue.record("\(id) (\(Self.formats[i])): bytes \(String(pattern, radix: 16)) → \(ours), libiio \(libiio)")
                     }
+                    // The decoder's plain-load path (IIOStream's lanes) for host-order s16.
+                    if decoder.isHostInt16, Int64(bytes.loadUnaligned(as: Int16.self)) != libiio {
+                        Issue.record("\(id) (\(Self.formats[i])): a plain s16 load of \(String(pattern, radix: 16)) is not libiio's \(libiio)")
+                    }
                 }
                 checked += 1
             }
         }
         #expect(checked == Self.formats.count * 5_013)
+        // Read as plain s16 loads: the little-endian (host order here) s16 formats, no other.
+        #expect(plain == ["le:s16/16>>0", "le:S16/16>>0"])
     }
 
     @Test func unalignedValuesAreRead() throws {
