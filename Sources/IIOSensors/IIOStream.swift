@@ -188,25 +188,18 @@ final class IIOStream {
         var timeline = self.timeline
         defer { self.timeline = timeline }
         // Where every value's format is decoded in Swift (all real drivers' formats): each axis as a
-        // plain value (no channel reference to retain and release per value, no optional format),
-        // and the timestamp's format unwrapped once per refill.
+        // plain value (no channel reference to retain and release per value, no optional format).
         let lanes: [Lane]? = axes.indices.allSatisfy({ axes[$0].sampleFormat != nil }) ? axes.indices.map { i in
             Lane(start: starts[i], format: axes[i].sampleFormat!, isHostInt16: axes[i].sampleFormat!.isHostInt16, slot: axes[i].slot,
                  offset: axes[i].offset, scale: axes[i].scale)
         } : nil
-        let fastStamp: (start: UnsafeRawPointer, format: IIOSampleFormat)? = stamp.flatMap { s in stampFormat.map { (s.start, $0) } }
         withUnsafeTemporaryAllocation(of: Double.self, capacity: 9) { values in
             values.initialize(repeating: 0)
             axes.withUnsafeBufferPointer { axes in
                 starts.withUnsafeBufferPointer { starts in
                     for k in 0..<count {
                         let uptime: Double
-                        if let fastStamp {
-                            let ts = fastStamp.format.value(at: fastStamp.start + k * step)
-                            let lost = timeline.lost(before: ts)
-                            uptime = timeline.uptime(timestamp: ts, offset: offset)
-                            if lost > 0 { frames.append(.gap(uptime: uptime, sensorTypes: sensorTypes, droppedSamples: lost)) }
-                        } else if let stamp {
+                        if let stamp {
                             let at = stamp.start + k * step
                             let ts = stampFormat?.value(at: at) ?? stamp.channel.convert(at, format: stamp.format)
                             let lost = timeline.lost(before: ts)

@@ -58,6 +58,7 @@ public struct MotionFrame: Sendable, Equatable {
     }
 
     /// Device motion fused from these and the earlier samples (while fusion runs).
+    @inlinable
     public var fused: DeviceMotion? {
         get { fusedBox?.motion }
         set { fusedBox = newValue.map(FusedMotionBox.init) }
@@ -70,7 +71,7 @@ public struct MotionFrame: Sendable, Equatable {
         self.accelerometer = accelerometer
         self.gyro = gyro
         self.magnetometer = magnetometer
-        if let fused { fusedBox = FusedMotionBox(fused) }
+        self.fused = fused
     }
 
     /// Sets the raw vector of a device sensor (`accelerometer`, `gyro`, `magnetometer`); other
@@ -102,7 +103,7 @@ public struct MotionFrame: Sendable, Equatable {
 /// A frame's fused device motion, shared by the frame's copies (immutable).
 @usableFromInline
 final class FusedMotionBox: Sendable, Equatable {
-    let motion: DeviceMotion
+    @usableFromInline let motion: DeviceMotion
 
     @usableFromInline init(_ motion: DeviceMotion) { self.motion = motion }
 
