@@ -29,8 +29,8 @@ enum IIOBenchmark {
         // The backend alone: the device sampling into its ring (a 1 Hz live subscriber holds it), no file.
         let acquisition = await recorderdCPU(unthrottled: false, recording: false)
         let peer10k = readdevCPU(unthrottled: false)
-        Benchmarks.say(String(format: "iio 10 kHz acquisition only: recorderd %.3f CPU s per million scans, iio_readdev %.3f, ratio %.2f×, generator overruns %d / %d",
-                              acquisition.cpuPerMillion, peer10k.cpuPerMillion, acquisition.cpuPerMillion / peer10k.cpuPerMillion,
+        Benchmarks.say(String(format: "iio 10 kHz acquisition only: recorderd %.3f CPU s per million scans (sampling thread %.3f), iio_readdev %.3f, ratio %.2f×, generator overruns %d / %d",
+                              acquisition.cpuPerMillion, acquisition.samplingPerMillion, peer10k.cpuPerMillion, acquisition.cpuPerMillion / peer10k.cpuPerMillion,
                               acquisition.overruns, peer10k.overruns))
         // The same with the device's fusion running on every scan (the subscriber asks for a fused type).
         let fusedAcquisition = await recorderdCPU(unthrottled: false, recording: false, fused: true)
@@ -45,8 +45,9 @@ enum IIOBenchmark {
             let label = unthrottled ? "unthrottled" : "10 kHz"
             let ours = await recorderdCPU(unthrottled: unthrottled)
             let peer = readdevCPU(unthrottled: unthrottled)
-            Benchmarks.say(String(format: "iio %@: recorderd %.0f scans/s, %.3f CPU s per million scans, lost %d (gap records), generator overruns %d",
-                                  label, ours.rate, ours.cpuPerMillion, ours.lost, ours.overruns))
+            Benchmarks.say(String(format: "iio %@: recorderd %.0f scans/s, %.3f CPU s per million scans (sampling thread %.3f, writer and the rest %.3f), lost %d (gap records), generator overruns %d",
+                                  label, ours.rate, ours.cpuPerMillion, ours.samplingPerMillion, ours.cpuPerMillion - ours.samplingPerMillion,
+                                  ours.lost, ours.overruns))
             Benchmarks.say(String(format: "iio %@: iio_readdev %.0f scans/s, %.3f CPU s per million scans, generator overruns %d",
                                   label, peer.rate, peer.cpuPerMillion, peer.overruns))
             Benchmarks.say(String(format: "iio %@: ratio recorderd / iio_readdev CPU per scan %.2f×", label, ours.cpuPerMillion / peer.cpuPerMillion))
@@ -64,6 +65,8 @@ enum IIOBenchmark {
         var cpuPerMillion = 0.0
         var lost = 0
         var overruns = 0
+        /// recorderd's IIO sampling thread alone (refill, decode, hand-off to the ring).
+        var samplingPerMillion = Double.nan
     }
 
     static func device() -> FakeIIODevice {
@@ -133,12 +136,18 @@ enum IIOBenchmark {
     /// CPU seconds of the namespace's payload process: the sum over its threads of
     /// `/proc/PID/task/TID/schedstat` (ns of CPU; `/proc/PID/stat` counts 10 ms ticks, too coarse
     /// for iio_readdev's few milliseconds).
-    static func payloadCPU(_ p: Process) -> Double {
+    static func payloadCPU(_ p: Process) -> Double { payloadThreadsCPU(p).total }
+
+    /// CPU seconds of the payload's threads: all of them, and recorderd's IIO sampling threads
+    /// (named `iio.DEVICE`, see `ThreadName`) alone.
+    static func payloadThreadsCPU(_ p: Process) -> (total: Double, sampling: Double) {
         guard let child = payloadPID(p),
-              let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(child)/task") else { return .nan }
-        return tasks.reduce(0.0) { total, tid in
+              let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(child)/task") else { return (.nan, .nan) }
+        return tasks.reduce((0.0, 0.0)) { sum, tid in
             let text = (try? String(contentsOfFile: "/proc/\(child)/task/\(tid)/schedstat", encoding: .utf8)) ?? ""
-            return total + (Double(text.split(separator: " ").first ?? "") ?? 0) * 1e-9
+            let seconds = (Double(text.split(separator: " ").first ?? "") ?? 0) * 1e-9
+            let name = (try? String(contentsOfFile: "/proc/\(child)/task/\(tid)/comm", encoding: .utf8)) ?? ""
+            return (sum.0 + seconds, sum.1 + (name.hasPrefix("iio.") ? seconds : 0))
         }
     }
 
@@ -155,25 +164,27 @@ enum IIOBenchmark {
             let stream = try! await client.subscribe(device: "imu0", sensorTypes: [fused ? .rotationRate : .accelerometer], rate: 1)
             let reader = Task { for try await _ in stream {} }
             try? await Task.sleep(for: .seconds(1))
-            let cpu0 = payloadCPU(daemon)
+            let cpu0 = payloadThreadsCPU(daemon)
             let t0 = Date()
             try? await Task.sleep(for: .seconds(seconds))
-            let cpu = payloadCPU(daemon) - cpu0
+            let cpu1 = payloadThreadsCPU(daemon)
             let elapsed = Date().timeIntervalSince(t0)
             reader.cancel()
             client.close()
             stop(daemon)
-            return Figures(rate: 10000, cpuPerMillion: cpu / (10000 * elapsed) * 1e6, overruns: stopGenerator(g))
+            return Figures(rate: 10000, cpuPerMillion: (cpu1.total - cpu0.total) / (10000 * elapsed) * 1e6, overruns: stopGenerator(g),
+                           samplingPerMillion: (cpu1.sampling - cpu0.sampling) / (10000 * elapsed) * 1e6)
         }
         let types: [SensorType] = fused ? [.accelerometer, .gyro] + SensorType.deviceMotionTypes.filter { $0 != .magneticField } : [.accelerometer, .gyro]
         let run = try! await client.startTask(identifier: "bench", asyncActions: [
             .motion("motion", options: MotionOptions(recorderTypes: types, frequency: 10000)),
         ])
         try? await Task.sleep(for: .seconds(1))  // steady state before the window
-        let cpu0 = payloadCPU(daemon)
+        let cpu0 = payloadThreadsCPU(daemon)
         let t0 = Date()
         try? await Task.sleep(for: .seconds(seconds))
-        let cpu = payloadCPU(daemon) - cpu0
+        let cpu1 = payloadThreadsCPU(daemon)
+        let cpu = cpu1.total - cpu0.total
         let elapsed = Date().timeIntervalSince(t0)
         let result = try! await run.finish()
         let file = result.asyncResults.compactMap(\.file).first!
@@ -184,7 +195,8 @@ enum IIOBenchmark {
         let overruns = stopGenerator(g)
         // Scans in the window, from the whole recording's rate.
         let rate = total / duration
-        return Figures(rate: rate, cpuPerMillion: cpu / (rate * elapsed) * 1e6, lost: file.droppedSamples / types.count, overruns: overruns)
+        return Figures(rate: rate, cpuPerMillion: cpu / (rate * elapsed) * 1e6, lost: file.droppedSamples / types.count, overruns: overruns,
+                       samplingPerMillion: (cpu1.sampling - cpu0.sampling) / (rate * elapsed) * 1e6)
     }
 
     static func readdevCPU(unthrottled: Bool, eager: Bool = false) -> Figures {

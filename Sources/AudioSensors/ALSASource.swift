@@ -91,13 +91,11 @@ public final class ALSASource: SensorSource {
     public func start(sink: any FrameSink) throws {
         let newRun = Run()
         run.withLock { $0 = newRun }
-        let thread = Thread { [configuration, retryInterval, logger, periodFrames] in
+        ThreadName.start(ThreadName.sampling("alsa", device: configuration.name)) { [configuration, retryInterval, logger, periodFrames] in
             ALSACapture(configuration: configuration, periodFrames: periodFrames, retryInterval: retryInterval,
                         sink: sink, run: newRun, logger: logger).capture()
             newRun.done.signal()
         }
-        thread.name = "recorderd.alsa.\(configuration.name)"
-        thread.start()
     }
 
     public func stop() {

@@ -75,13 +75,11 @@ public final class GPSDSource: SensorSource {
         let run = Control()
         control.withLock { $0 = run }
         let configuration = self.configuration
-        let thread = Thread { [lastStatus] in
+        ThreadName.start(ThreadName.sampling("gpsd", device: configuration.name)) { [lastStatus] in
             GPSDSource.sample(configuration: configuration, sink: sink, control: run)
             lastStatus.value.withLock { $0 = run.status.withLock { $0 } }
             run.done.signal()
         }
-        thread.name = "recorderd.gpsd.\(configuration.name)"
-        thread.start()
     }
 
     /// The longest back-off pause (8 s) plus a connection attempt.

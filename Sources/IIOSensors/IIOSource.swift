@@ -81,12 +81,10 @@ public final class IIOSource: SensorSource {
     public func start(sink: any FrameSink) throws {
         let newRun = Run()
         run.withLock { $0 = newRun }
-        let thread = Thread { [configuration, retryInterval, logger] in
+        ThreadName.start(ThreadName.sampling("iio", device: configuration.name)) { [configuration, retryInterval, logger] in
             IIOSampler(configuration: configuration, retryInterval: retryInterval, sink: sink, run: newRun, logger: logger).sample()
             newRun.done.signal()
         }
-        thread.name = "recorderd.iio.\(configuration.name)"
-        thread.start()
     }
 
     public func stop() {

@@ -61,12 +61,10 @@ public final class ReplaySource: SensorSource {
         let newRun = Run()
         run.withLock { $0 = newRun }
         let loop = configuration.loop
-        let thread = Thread {
+        ThreadName.start(ThreadName.sampling("replay", device: configuration.name)) {
             Self.play(data: data, period: period, loop: loop, sink: sink, run: newRun)
             newRun.done.signal()
         }
-        thread.name = "recorderd.replay.\(configuration.name)"
-        thread.start()
     }
 
     /// The longest wait between batches: one frame period, at least a second.

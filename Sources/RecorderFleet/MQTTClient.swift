@@ -1,5 +1,6 @@
 import CMosquitto
 import Foundation
+import RecorderEngine
 import RecorderModel
 
 /// A connection to an MQTT broker through libmosquitto (Eclipse Mosquitto's own client library,
@@ -133,14 +134,13 @@ public final class MQTTClient: Sendable {
     /// network thread; the other order waits for ever (eclipse-mosquitto/mosquitto#1903).
     public func start() {
         let handle = self.handle
-        let thread = Thread {
+        // mosquitto's network thread, started here, inherits the name.
+        ThreadName.start("mqtt") {
             let loop = mosquitto_loop_start(handle.pointer)
             if loop != MOSQ_ERR_SUCCESS.rawValue { handle.callbacks.disconnected(loop) }
             let rc = mosquitto_connect_async(handle.pointer, handle.host, handle.port, handle.keepalive)
             if rc != MOSQ_ERR_SUCCESS.rawValue { handle.callbacks.disconnected(rc) }
         }
-        thread.name = "recorderd.mqtt.connect"
-        thread.start()
     }
 
     /// Publishes; returns the message id (QoS 1 and 2: `waitPublished` tells when the broker has

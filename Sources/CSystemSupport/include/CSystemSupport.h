@@ -9,4 +9,8 @@
 /// descriptor. Returns the bytes filled, or -1 with errno.
 ssize_t recorderd_getrandom(void *buffer, size_t length);
 
+/// Names the calling thread (prctl PR_SET_NAME): Linux keeps the first 15 bytes. Returns 0, or
+/// -1 with errno.
+int recorderd_set_thread_name(const char *name);
+
 #endif
