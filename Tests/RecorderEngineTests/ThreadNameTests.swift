@@ -20,17 +20,18 @@ struct ThreadNameTests {
         }
     }
 
-    /// The names of this process's threads, from `/proc/self/task/*/comm`.
+    /// The names of this process's threads, from `/proc/self/task/*/comm` (a thread that ends
+    /// between the listing and the read is left out: the other suites' threads come and go).
     static func threadNames() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").map { task in
-            try String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8).trimmingCharacters(in: .newlines)
+        try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").compactMap { task in
+            try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8).trimmingCharacters(in: .newlines)
         }
     }
 
     /// Before, the sampling thread was named `recorderd.replay.imu0` (21 bytes), which Linux
     /// refused: it kept the name of the dispatch worker that started it. (Device names no other
     /// test uses: the suites share this process's threads.)
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))  // the replay files load slowly while the whole suite starts (27 s seen)
     func aSamplingThreadCarriesItsDevicesName() async throws {
         var configuration = DaemonConfiguration()
         configuration.devices = [Fixtures.replayDevice(name: "tn0"), Fixtures.replayDevice(name: "thread-name-imu-0")]
