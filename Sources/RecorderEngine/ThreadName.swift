@@ -31,15 +31,13 @@ public enum ThreadName {
     }
 
     /// Starts a thread named `name` (cut to fit) that runs `body`.
-    @discardableResult
-    public static func start(_ name: String, _ body: @escaping @Sendable () -> Void) -> Thread {
+    public static func start(_ name: String, _ body: @escaping @Sendable () -> Void) {
         let fitted = fitted(name)
         let thread = Thread {
             _ = recorderd_set_thread_name(fitted)
             body()
         }
-        thread.name = fitted
+        thread.name = fitted  // what `Thread.current.name` answers; Linux's name is set above
         thread.start()
-        return thread
     }
 }

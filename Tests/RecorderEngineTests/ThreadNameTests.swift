@@ -28,9 +28,10 @@ struct ThreadNameTests {
         }
     }
 
-    /// Before, the sampling thread was named `recorderd.replay.imu0` (21 bytes), which Linux
-    /// refused: it kept the name of the dispatch worker that started it. (Device names no other
-    /// test uses: the suites share this process's threads.)
+    /// Before, the sampling thread was named through Foundation's `Thread.name`, which does not
+    /// reach Linux (and `recorderd.replay.imu0` was longer than Linux keeps anyway): it kept the
+    /// name of the dispatch worker that started it. (Device names no other test uses: the suites
+    /// share this process's threads.)
     @Test(.timeLimit(.minutes(3)))  // the replay files load slowly while the whole suite starts (27 s seen)
     func aSamplingThreadCarriesItsDevicesName() async throws {
         var configuration = DaemonConfiguration()
