@@ -26,6 +26,35 @@ enum IIOBenchmark {
             return Benchmarks.say("iio: skipped (build FakeIIOGenerator and recorderd in the same configuration first: swift build -c release)")
         }
         Benchmarks.say("iio: \(seconds) s per measurement, scans of 6 × s16 + s64 (24 bytes)")
+        // BENCH_IIO_RECORDING_ONLY: only the recording rows against iio_readdev (for A/B runs of the writer).
+        let recordingOnly = ProcessInfo.processInfo.environment["BENCH_IIO_RECORDING_ONLY"] != nil
+        if !recordingOnly {
+            await acquisitionRows()
+            if ProcessInfo.processInfo.environment["BENCH_FUSION_ONLY"] != nil { return }
+        }
+        for unthrottled in [false, true] {
+            let label = unthrottled ? "unthrottled" : "10 kHz"
+            let ours = await recorderdCPU(unthrottled: unthrottled)
+            let peer = readdevCPU(unthrottled: unthrottled)
+            Benchmarks.say(String(format: "iio %@: recorderd %.0f scans/s, %.3f CPU s per million scans (sampling thread %.3f, writer and the rest %.3f), lost %d (gap records), generator overruns %d",
+                                  label, ours.rate, ours.cpuPerMillion, ours.samplingPerMillion, ours.cpuPerMillion - ours.samplingPerMillion,
+                                  ours.lost, ours.overruns))
+            Benchmarks.say(String(format: "iio %@: iio_readdev %.0f scans/s, %.3f CPU s per million scans, generator overruns %d",
+                                  label, peer.rate, peer.cpuPerMillion, peer.overruns))
+            Benchmarks.say(String(format: "iio %@: ratio recorderd / iio_readdev CPU per scan %.2f×", label, ours.cpuPerMillion / peer.cpuPerMillion))
+        }
+        if recordingOnly { return }
+        // The device written every ~1 ms (no watermark): both readers wake ~10× per refill.
+        let eagerOurs = await recorderdCPU(unthrottled: false, eager: true)
+        let eagerPeer = readdevCPU(unthrottled: false, eager: true)
+        Benchmarks.say(String(format: "iio 10 kHz, device written every 1 ms: recorderd %.3f, iio_readdev %.3f CPU s per million scans, ratio %.2f×, lost %d",
+                              eagerOurs.cpuPerMillion, eagerPeer.cpuPerMillion, eagerOurs.cpuPerMillion / eagerPeer.cpuPerMillion, eagerOurs.lost))
+        await latency()
+    }
+
+    /// The device sampling without a file (the backend alone, then with fusion), and a recording
+    /// of the fused types.
+    static func acquisitionRows() async {
         // The backend alone: the device sampling into its ring (a 1 Hz live subscriber holds it), no file.
         let acquisition = await recorderdCPU(unthrottled: false, recording: false)
         let peer10k = readdevCPU(unthrottled: false)
@@ -40,24 +69,6 @@ enum IIOBenchmark {
         let fusedRecording = await recorderdCPU(unthrottled: false, fused: true)
         Benchmarks.say(String(format: "iio 10 kHz recording accelerometer, gyro and the four fused types: %.0f scans/s, %.3f CPU s per million scans, lost %d (gap records), generator overruns %d",
                               fusedRecording.rate, fusedRecording.cpuPerMillion, fusedRecording.lost, fusedRecording.overruns))
-        if ProcessInfo.processInfo.environment["BENCH_FUSION_ONLY"] != nil { return }
-        for unthrottled in [false, true] {
-            let label = unthrottled ? "unthrottled" : "10 kHz"
-            let ours = await recorderdCPU(unthrottled: unthrottled)
-            let peer = readdevCPU(unthrottled: unthrottled)
-            Benchmarks.say(String(format: "iio %@: recorderd %.0f scans/s, %.3f CPU s per million scans (sampling thread %.3f, writer and the rest %.3f), lost %d (gap records), generator overruns %d",
-                                  label, ours.rate, ours.cpuPerMillion, ours.samplingPerMillion, ours.cpuPerMillion - ours.samplingPerMillion,
-                                  ours.lost, ours.overruns))
-            Benchmarks.say(String(format: "iio %@: iio_readdev %.0f scans/s, %.3f CPU s per million scans, generator overruns %d",
-                                  label, peer.rate, peer.cpuPerMillion, peer.overruns))
-            Benchmarks.say(String(format: "iio %@: ratio recorderd / iio_readdev CPU per scan %.2f×", label, ours.cpuPerMillion / peer.cpuPerMillion))
-        }
-        // The device written every ~1 ms (no watermark): both readers wake ~10× per refill.
-        let eagerOurs = await recorderdCPU(unthrottled: false, eager: true)
-        let eagerPeer = readdevCPU(unthrottled: false, eager: true)
-        Benchmarks.say(String(format: "iio 10 kHz, device written every 1 ms: recorderd %.3f, iio_readdev %.3f CPU s per million scans, ratio %.2f×, lost %d",
-                              eagerOurs.cpuPerMillion, eagerPeer.cpuPerMillion, eagerOurs.cpuPerMillion / eagerPeer.cpuPerMillion, eagerOurs.lost))
-        await latency()
     }
 
     struct Figures {

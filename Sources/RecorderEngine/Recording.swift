@@ -210,7 +210,12 @@ final class Recording: @unchecked Sendable {
     /// frames delivered sooner wait for the next delivery or, when the device goes quiet, for
     /// the sweep (`sweepInterval`). Durability is unchanged (files are synced once a second),
     /// `finalize` drains everything, and live tails do not wait (they have their own readers).
-    static let drainInterval = 0.1
+    ///
+    /// Each drain pays a fixed cost besides its frames — waking a queue's thread, and that
+    /// thread's caches gone cold since the last one — of a few hundred µs on the benchmark VM:
+    /// at 10 kHz, draining every 0.25 s rather than every 0.1 s costs ~15 % less CPU per scan,
+    /// and longer intervals save no more (BENCHMARKS.md, "lean, eighth slice").
+    static let drainInterval = 0.25
     /// The longest frames wait in the ring when no more are delivered; the sweep's drain also
     /// fdatasyncs data written since the last sync (a quiet device's last samples are durable
     /// within about two seconds).

@@ -7,12 +7,12 @@ import Foundation
 ///
 /// The decimal written lies within `tolerance` (0.45 of a count) of the exact value, so a reader
 /// recovers the device's count with `round(value / quantum) − offset` — even in single precision,
-/// whose error over a 16-bit range is a few thousandths of a count. The decimal is also exactly
-/// what the reader's parser returns: `m / 10ⁿ` of two exactly representable numbers is rounded
-/// once, as a correctly rounding parser rounds the text `m·10⁻ⁿ`.
+/// whose error over a 16-bit range is a few thousandths of a count. The test is made counting in
+/// steps of the finest grid: its rounding (about 10⁻¹⁶ of the value) is far inside the 0.05 of a
+/// count between the tolerance and half a count, and a reader's parse of the text rounds once.
 ///
-/// Cost: a few multiplications; no `String`, no shortest-round-trip search. The digits are
-/// written by `RecordScratch.putDecimal`.
+/// Cost: one multiplication or division and a division per grid tried; no `String`, no
+/// shortest-round-trip search. The digits are written by `RecordScratch.putDecimal`.
 public struct QuantizedDecimal: Sendable {
     /// One count in the written unit.
     public let quantum: Double
@@ -21,8 +21,12 @@ public struct QuantizedDecimal: Sendable {
     /// The finest decimal grid tried, `10^finest ≤ 0.8 × quantum`: its nearest multiple is always
     /// within `tolerance`. Three coarser grids (up to 1,000 times) are tried first, for fewer digits.
     let finest: Int
-    /// `10^|e|` of the four grids `e = finest + 3 … finest`, coarsest first (exact in a `Double`).
-    let powers: (Double, Double, Double, Double)
+    /// `10^|finest|` (exact in a `Double`), and whether values are multiplied by it (`finest < 0`)
+    /// or divided, to count in steps of the finest grid.
+    let finestPower: Double
+    let finestIsFraction: Bool
+    /// `tolerance` in steps of the finest grid (between 0.56 and 5.6).
+    let scaledTolerance: Double
 
     /// The quanta this formats: between 1e-12 and 1e12 (a channel's scale outside them is
     /// written as any other number).
@@ -35,34 +39,42 @@ public struct QuantizedDecimal: Sendable {
         tolerance = 0.45 * quantum
         let finest = Int((log10(0.8 * quantum)).rounded(.down))
         self.finest = finest
-        func power(_ e: Int) -> Double { (0..<abs(e)).reduce(1.0) { p, _ in p * 10 } }
-        powers = (power(finest + 3), power(finest + 2), power(finest + 1), power(finest))
+        finestPower = (0..<abs(finest)).reduce(1.0) { p, _ in p * 10 }
+        finestIsFraction = finest < 0
+        scaledTolerance = finest < 0 ? tolerance * finestPower : tolerance / finestPower
     }
 
     /// The decimal `(digits, exponent)` for `value`: `digits × 10^exponent`, on the coarsest of
     /// the four grids that has one within `tolerance` (the fewest significant digits); nil when
     /// `value` is not finite or too large for the grid (|value| ≥ 10¹⁴ counts).
+    ///
+    /// Counted in steps of the finest grid (`s`, one multiplication or division), a grid `10^k`
+    /// times coarser holds a decimal when the multiple of `10^k` nearest `s` is within
+    /// `scaledTolerance` of it. The grid 10× coarser than the finest holds one about half the
+    /// time: from there, coarser while they hold one (rarely), else the finest (which always does).
     @inline(__always)
     public func decimal(_ value: Double) -> (digits: Int64, exponent: Int)? {
         guard value.isFinite, abs(value) < quantum * 1e14 else { return nil }
-        // The grid 10× coarser than the finest holds a decimal about half the time: from there,
-        // coarser while they hold one (rarely), else the finest (which always does).
-        guard let coarse = nearest(value, step: 2) else { return nearest(value, step: 3) }
-        guard let coarser = nearest(value, step: 1) else { return coarse }
-        return nearest(value, step: 0) ?? coarser
+        let s = finestIsFraction ? value * finestPower : value / finestPower
+        guard let coarse = Self.nearest(s, step: 10, within: scaledTolerance) else {
+            return (Self.rounded(s), finest)
+        }
+        guard let coarser = Self.nearest(s, step: 100, within: scaledTolerance) else { return (coarse, finest + 1) }
+        guard let coarsest = Self.nearest(s, step: 1000, within: scaledTolerance) else { return (coarser, finest + 2) }
+        return (coarsest, finest + 3)
     }
 
-    /// The multiple of grid `step` (0: `10^(finest+3)` … 3: `10^finest`) nearest `value`, as
-    /// `(digits, exponent)`, when within `tolerance`.
+    /// `s / step` rounded half away from zero, when that multiple of `step` is within `tolerance`
+    /// of `s` (`step` and the multiple are exact in a `Double`).
     @inline(__always)
-    func nearest(_ value: Double, step: Int) -> (digits: Int64, exponent: Int)? {
-        let exponent = finest + 3 - step
-        let p = step == 0 ? powers.0 : step == 1 ? powers.1 : step == 2 ? powers.2 : powers.3
-        // m = value / 10^exponent, rounded half away from zero (one conversion, no libm call);
-        // the candidate is exactly what a reader's parser makes of the text "m·10^exponent".
-        let scaled = exponent < 0 ? value * p : value / p
-        let m = Int64(scaled + (scaled < 0 ? -0.5 : 0.5))
-        let candidate = exponent < 0 ? Double(m) / p : Double(m) * p
-        return abs(candidate - value) <= tolerance ? (m, exponent) : nil
+    static func nearest(_ s: Double, step: Double, within tolerance: Double) -> Int64? {
+        let m = rounded(s / step)
+        return abs(Double(m) * step - s) <= tolerance ? m : nil
+    }
+
+    /// Rounded half away from zero (one conversion, no libm call); |x| < 10¹⁵.
+    @inline(__always)
+    static func rounded(_ x: Double) -> Int64 {
+        Int64(x + (x < 0 ? -0.5 : 0.5))
     }
 }

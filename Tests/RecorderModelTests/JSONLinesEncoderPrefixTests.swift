@@ -146,6 +146,39 @@ struct JSONLinesEncoderPrefixTests {
             #expect(text == reference(digits, exponent), "\(digits)e\(exponent)")
         }
     }
+
+    /// Times against the text string arithmetic makes of their nanosecond count: whole seconds of
+    /// every length (to 10⁹, beyond which any number's text is used), decimals with every number
+    /// of trailing zeros, both signs.
+    @Test func timesAsTheirNanoseconds() {
+        func reference(_ nanoseconds: Int64) -> String {
+            let magnitude = nanoseconds.magnitude
+            var text = String(magnitude / 1_000_000_000)
+            var fraction = String(magnitude % 1_000_000_000)
+            if fraction != "0" {
+                fraction = String(repeating: "0", count: 9 - fraction.count) + fraction
+                while fraction.hasSuffix("0") { fraction.removeLast() }
+                text += "." + fraction
+            }
+            return (nanoseconds < 0 ? "-" : "") + text
+        }
+        var random = SystemRandomNumberGenerator()
+        var seconds: [Double] = [0, 1e-9, -1e-9, 0.1, 0.12345678, 0.123456789, 99_999_999.5, 100_000_000.25, 999_999_999.875, 86_400.000_000_001]
+        for _ in 0..<20_000 {
+            var nanoseconds = Int64.random(in: 0..<999_999_999_000_000_000, using: &random) >> Int64.random(in: 0...59, using: &random)
+            var power: Int64 = 1
+            for _ in 0..<Int.random(in: 0...9, using: &random) { power *= 10 }
+            nanoseconds -= nanoseconds % power
+            seconds.append(Double(nanoseconds) / 1e9 * (Bool.random(using: &random) ? 1 : -1))
+        }
+        for s in seconds {
+            // The nanoseconds putTime writes (half away from zero); a `Double` above ~10⁷ s holds
+            // fewer than nine decimals, so the reference starts from the same count.
+            let nanoseconds = Int64((s * 1e9).rounded(.toNearestOrAwayFromZero))
+            let text = RecordScratch.withText { $0.putTime(s) }
+            #expect(text == reference(nanoseconds), "\(s)")
+        }
+    }
 }
 
 extension RecordScratch {
