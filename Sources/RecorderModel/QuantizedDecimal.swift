@@ -72,7 +72,10 @@ public struct QuantizedDecimal: Sendable {
         return abs(Double(m) * step - s) <= tolerance ? m : nil
     }
 
-    /// Rounded half away from zero (one conversion, no libm call); |x| < 10¹⁵.
+    /// Rounded half away from zero (one conversion, no libm call). The callers' |x| stays below
+    /// 1.25 × 10¹⁵, under 2⁵² where adding 0.5 to an odd whole number would round it up
+    /// (`RecordScratch.putTime` meets that range and rounds otherwise); a candidate one off near a
+    /// half is still checked against the tolerance.
     @inline(__always)
     static func rounded(_ x: Double) -> Int64 {
         Int64(x + (x < 0 ? -0.5 : 0.5))
