@@ -21,10 +21,9 @@ public struct QuantizedDecimal: Sendable {
     /// The finest decimal grid tried, `10^finest ≤ 0.8 × quantum`: its nearest multiple is always
     /// within `tolerance`. Three coarser grids (up to 1,000 times) are tried first, for fewer digits.
     let finest: Int
-    /// `10^|finest|` (exact in a `Double`), and whether values are multiplied by it (`finest < 0`)
-    /// or divided, to count in steps of the finest grid.
+    /// `10^|finest|` (exact in a `Double`): values are multiplied by it (`finest < 0`) or divided,
+    /// to count in steps of the finest grid.
     let finestPower: Double
-    let finestIsFraction: Bool
     /// `tolerance` in steps of the finest grid (between 0.56 and 5.6).
     let scaledTolerance: Double
 
@@ -40,7 +39,6 @@ public struct QuantizedDecimal: Sendable {
         let finest = Int((log10(0.8 * quantum)).rounded(.down))
         self.finest = finest
         finestPower = (0..<abs(finest)).reduce(1.0) { p, _ in p * 10 }
-        finestIsFraction = finest < 0
         scaledTolerance = finest < 0 ? tolerance * finestPower : tolerance / finestPower
     }
 
@@ -55,7 +53,7 @@ public struct QuantizedDecimal: Sendable {
     @inline(__always)
     public func decimal(_ value: Double) -> (digits: Int64, exponent: Int)? {
         guard value.isFinite, abs(value) < quantum * 1e14 else { return nil }
-        let s = finestIsFraction ? value * finestPower : value / finestPower
+        let s = finest < 0 ? value * finestPower : value / finestPower
         guard let coarse = Self.nearest(s, step: 10, within: scaledTolerance) else {
             return (Self.rounded(s), finest)
         }

@@ -90,12 +90,20 @@ struct RecordScratch {
         putUnsigned(value.magnitude)
     }
 
-    /// A decimal integer without sign.
+    /// A decimal integer without sign: below 10⁸ (the times' whole seconds, counts) eight digits
+    /// at once (`eightDigits`) less the leading zeros, above digit pair by digit pair.
     @inline(__always)
     mutating func putUnsigned(_ value: UInt64) {
-        let length = Self.digitCount(value)
-        Self.writeDigits(value, length, at: base + count)
-        count += length
+        guard value < 100_000_000 else {
+            let length = Self.digitCount(value)
+            Self.writeDigits(value, length, at: base + count)
+            count += length
+            return
+        }
+        let digits = Self.eightDigits(value)
+        let leading = min(digits.trailingZeroBitCount &>> 3, 7)  // 0: one digit "0"
+        Self.storeEight(digits &>> UInt64(leading &* 8), at: base + count)
+        count += 8 &- leading
     }
 
     /// Seconds at nanosecond resolution (the clocks' and IIO timestamps' unit): the whole
@@ -112,12 +120,7 @@ struct RecordScratch {
         if rest >= 0.5 { nanoseconds += 1 } else if rest <= -0.5 { nanoseconds -= 1 }
         if nanoseconds < 0 { put(byte: UInt8(ascii: "-")) }
         let magnitude = nanoseconds.magnitude
-        let whole = magnitude / 1_000_000_000
-        if whole < 100_000_000 {
-            putUpToEightDigits(whole)
-        } else {
-            putUnsigned(whole)
-        }
+        putUnsigned(magnitude / 1_000_000_000)
         let fraction = magnitude % 1_000_000_000
         guard fraction != 0 else { return }
         // The first decimal, then the other eight at once, less their trailing zeros.
@@ -128,15 +131,6 @@ struct RecordScratch {
         let digits = Self.eightDigits(last)
         Self.storeEight(digits, at: base + count)
         count += 8 &- digits.leadingZeroBitCount &>> 3  // last ≠ 0: at least one digit is not 0
-    }
-
-    /// A decimal integer below 10⁸, without leading zeros.
-    @inline(__always)
-    mutating func putUpToEightDigits(_ value: UInt64) {
-        let digits = Self.eightDigits(value)
-        let leading = min(digits.trailingZeroBitCount &>> 3, 7)  // 0: one digit "0"
-        Self.storeEight(digits &>> UInt64(leading &* 8), at: base + count)
-        count += 8 &- leading
     }
 
     /// The eight decimal digits of `value` (< 10⁸, with leading zeros), one per byte, the most
