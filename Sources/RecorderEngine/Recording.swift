@@ -46,6 +46,9 @@ final class Recording: @unchecked Sendable {
     private let drainScheduled = Atomic<Bool>(false)
     /// CLOCK_MONOTONIC seconds (bit pattern) of the last drain a delivery scheduled.
     private let lastDeliveryDrain = Atomic<UInt64>(0)
+    /// This recording's `drainInterval(ringSpan:)` (seconds, bit pattern): set before its ring
+    /// reader exists, read by the device's thread.
+    private let deliveryDrainInterval = Atomic<UInt64>(Recording.drainInterval.bitPattern)
     /// Drains now and then when the device has gone quiet (see `drainInterval`).
     var sweeper: (any DispatchSourceTimer)?
 
@@ -151,6 +154,7 @@ final class Recording: @unchecked Sendable {
         fileResult = result
         self.pipeline = pipeline
         flushEncoder()
+        deliveryDrainInterval.store(Self.drainInterval(ringSpan: Double(ring.capacity) / caps.rate).bitPattern, ordering: .relaxed)
         reader = ring.addReader(fromUptime: uptime - preRollSeconds) { [weak self] in self?.framesArrived() }
         scheduleDrain()
         let sweep = DispatchSource.makeTimerSource(queue: queue)
@@ -216,17 +220,26 @@ final class Recording: @unchecked Sendable {
     /// at 10 kHz, draining every 0.25 s rather than every 0.1 s costs ~15 % less CPU per scan,
     /// and longer intervals save no more (BENCHMARKS.md, "lean, eighth slice").
     static let drainInterval = 0.25
+
+    /// The drain interval for a ring holding `ringSpan` seconds of frames: `drainInterval`, or a
+    /// quarter of the span when the ring is shorter than a second, so that a small ring
+    /// (`ringSeconds` below 1, or a fast device) is drained long before it wraps rather than
+    /// losing what a drain every 0.25 s would not reach in time.
+    static func drainInterval(ringSpan: Double) -> Double {
+        guard ringSpan.isFinite, ringSpan > 0 else { return drainInterval }
+        return min(drainInterval, ringSpan / 4)
+    }
     /// The longest frames wait in the ring when no more are delivered; the sweep's drain also
     /// fdatasyncs data written since the last sync (a quiet device's last samples are durable
     /// within about two seconds).
     static let sweepInterval = 1.0
 
     /// The ring's notification (on the device's thread): drains when the last drain scheduled
-    /// by a delivery is `drainInterval` old.
+    /// by a delivery is `drainInterval(ringSpan:)` old.
     func framesArrived() {
         let now = clock.uptime()
         let last = Double(bitPattern: lastDeliveryDrain.load(ordering: .relaxed))
-        guard now - last >= Self.drainInterval else { return }
+        guard now - last >= Double(bitPattern: deliveryDrainInterval.load(ordering: .relaxed)) else { return }
         lastDeliveryDrain.store(now.bitPattern, ordering: .relaxed)
         scheduleDrain()
     }

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import RecorderEngine
+@testable import RecorderEngine
 import RecorderModel
 import RecorderTestSupport
 import Testing
@@ -115,6 +115,23 @@ struct RecordingTests {
         let outcome = ReplayCheck.compare(records, rows: try Fixtures.rows(Fixtures.shortWalk))
         #expect(outcome.mismatches.count == 0, "\(outcome.mismatches.prefix(3))")
         #expect(outcome.dropped * 2 == file.droppedSamples)
+    }
+
+    @Test func aRingShorterThanTheDrainIntervalIsDrainedBeforeItWraps() async throws {
+        // 0.2 s of ring at 400 Hz (80 frames): drained every 0.25 s, it would wrap before every
+        // drain and lose ~0.05 s each time; drained every quarter of its span, nothing is lost.
+        #expect(Recording.drainInterval(ringSpan: 0.2) == 0.05)
+        #expect(Recording.drainInterval(ringSpan: 30) == Recording.drainInterval)
+        #expect(Recording.drainInterval(ringSpan: .infinity) == Recording.drainInterval)
+        #expect(Recording.drainInterval(ringSpan: 0) == Recording.drainInterval)
+        let s = try setup(speed: 4, ringSeconds: 0.2)
+        let start = try await s.runs.start(TaskStartParams(taskIdentifier: "short", asyncActions: [.motion("m")]))
+        let device = try s.devices.device(named: "imu0")
+        try await Fixtures.waitForFrames(device, 600)
+        let result = try await s.runs.finish(start.taskRunUUID)
+        let file = try #require(result.asyncResults.first?.file)
+        #expect(file.gapCount == 0 && file.droppedSamples == 0)
+        #expect(file.sampleCount >= 1000, "\(file.sampleCount)")
     }
 
     @Test func missingSensorsAndDevicesBecomeErrorResults() async throws {
