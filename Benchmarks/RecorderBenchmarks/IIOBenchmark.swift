@@ -42,6 +42,11 @@ enum IIOBenchmark {
             Benchmarks.say(String(format: "iio %@: iio_readdev %.0f scans/s, %.3f CPU s per million scans, generator overruns %d",
                                   label, peer.rate, peer.cpuPerMillion, peer.overruns))
             Benchmarks.say(String(format: "iio %@: ratio recorderd / iio_readdev CPU per scan %.2f×", label, ours.cpuPerMillion / peer.cpuPerMillion))
+            if !ours.fileFloorPerMillion.isNaN {
+                // Any JSON-lines recorder of these bytes pays the peer's acquisition and this.
+                Benchmarks.say(String(format: "iio %@: the recording's own file hashed and written alone (RecordFileWriter: SHA-256, write(2) per 0.25 s, fdatasync per second) %.3f CPU s per million scans; with iio_readdev's acquisition a floor of %.2f× iio_readdev",
+                                      label, ours.fileFloorPerMillion, (peer.cpuPerMillion + ours.fileFloorPerMillion) / peer.cpuPerMillion))
+            }
         }
         if recordingOnly { return }
         // The device written every ~1 ms (no watermark): both readers wake ~10× per refill.
@@ -78,6 +83,8 @@ enum IIOBenchmark {
         var overruns = 0
         /// recorderd's IIO sampling thread alone (refill, decode, hand-off to the ring).
         var samplingPerMillion = Double.nan
+        /// Hashing and writing the recording's own file alone (`fileFloorCPU`).
+        var fileFloorPerMillion = Double.nan
     }
 
     static func device() -> FakeIIODevice {
@@ -201,13 +208,18 @@ enum IIOBenchmark {
         let file = result.asyncResults.compactMap(\.file).first!
         let total = Double(file.sampleCount) / Double(types.count)
         let duration = (file.endUptime ?? 0) - file.startUptime
+        var floor = Double.nan
+        if !unthrottled, !eager, !fused,
+           let f = fileFloorCPU(of: run.runDirectory + "/" + file.relativePath, scansPerLine: 1 / Double(types.count), rate: 10000) {
+            floor = f.cpu / f.scans * 1e6
+        }
         client.close()
         stop(daemon)
         let overruns = stopGenerator(g)
         // Scans in the window, from the whole recording's rate.
         let rate = total / duration
         return Figures(rate: rate, cpuPerMillion: cpu / (rate * elapsed) * 1e6, lost: file.droppedSamples / types.count, overruns: overruns,
-                       samplingPerMillion: (cpu1.sampling - cpu0.sampling) / (rate * elapsed) * 1e6)
+                       samplingPerMillion: (cpu1.sampling - cpu0.sampling) / (rate * elapsed) * 1e6, fileFloorPerMillion: floor)
     }
 
     static func readdevCPU(unthrottled: Bool, eager: Bool = false) -> Figures {
