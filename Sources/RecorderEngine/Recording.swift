@@ -224,11 +224,16 @@ final class Recording: @unchecked Sendable {
     /// The drain interval for a ring holding `ringSpan` seconds of frames: `drainInterval`, or a
     /// quarter of the span when the ring is shorter than a second, so that a small ring
     /// (`ringSeconds` below 1, or a fast device) is drained long before it wraps rather than
-    /// losing what a drain every 0.25 s would not reach in time.
+    /// losing what a drain every 0.25 s would not reach in time — but never more often than
+    /// every `shortestDrainInterval` (sources deliver every ~20 ms; a ring shorter than that
+    /// cannot be kept whole whatever the interval).
     static func drainInterval(ringSpan: Double) -> Double {
         guard ringSpan.isFinite, ringSpan > 0 else { return drainInterval }
-        return min(drainInterval, ringSpan / 4)
+        return max(shortestDrainInterval, min(drainInterval, ringSpan / 4))
     }
+
+    /// At most 50 drains a second, whatever the ring.
+    static let shortestDrainInterval = 0.02
     /// The longest frames wait in the ring when no more are delivered; the sweep's drain also
     /// fdatasyncs data written since the last sync (a quiet device's last samples are durable
     /// within about two seconds).

@@ -10,7 +10,17 @@ import RecorderModel
 public struct MCAPExporter: Exporter {
     public var format: ExportFormat { .mcap }
 
-    public init() {}
+    /// Uncompressed bytes of messages per chunk (1 MiB unless a test asks for smaller ones).
+    let chunkSize: Int
+
+    public init() {
+        chunkSize = MCAPWriter.defaultChunkSize
+    }
+
+    /// With chunks of `chunkSize` bytes (tests: several chunks from a short run).
+    init(chunkSize: Int) {
+        self.chunkSize = chunkSize
+    }
 
     public func export(_ run: RunSource, to output: String) throws(ExportError) -> ExportReport {
         try OutputDirectory.refuseInside(output, runDirectory: run.directory)
@@ -19,7 +29,7 @@ public struct MCAPExporter: Exporter {
             report.warnings.append("the run is still recording: exported up to its last complete line")
         }
         let clock = try WallClock(run.result)
-        let writer = try MCAPWriter(path: output, library: "recorderd \(RecorderVersion.string)")
+        let writer = try MCAPWriter(path: output, library: "recorderd \(RecorderVersion.string)", chunkSize: chunkSize)
         var topics = MCAPTopics(writer: writer)
 
         // The step boundaries, from the manifest.

@@ -8,8 +8,10 @@ import Foundation
 /// summary's CRC-32. Memory holds one chunk.
 final class MCAPWriter {
     static let magic: [UInt8] = [0x89, 0x4D, 0x43, 0x41, 0x50, 0x30, 0x0D, 0x0A]
+    /// Uncompressed bytes of messages after which a chunk is written, by default.
+    static let defaultChunkSize = 1 << 20
     /// Uncompressed bytes of messages after which a chunk is written.
-    static let chunkSize = 1 << 20
+    let chunkSize: Int
 
     enum Opcode: UInt8 {
         case header = 0x01, footer = 0x02, schema = 0x03, channel = 0x04, message = 0x05, chunk = 0x06, messageIndex = 0x07
@@ -37,14 +39,16 @@ final class MCAPWriter {
     private var chunkEnd: UInt64 = 0
     private var chunkIndex: [UInt16: [(time: UInt64, offset: UInt64)]] = [:]
 
-    init(path: String, library: String) throws(ExportError) {
+    init(path: String, library: String, chunkSize: Int = MCAPWriter.defaultChunkSize) throws(ExportError) {
+        precondition(chunkSize > 0)
+        self.chunkSize = chunkSize
         file = try OutputFile(path: path)
         try emit(Self.magic)
         try emit(MCAPBuffer.record(Opcode.header.rawValue) {
             $0.string("")
             $0.string(library)
         })
-        chunk.reserveCapacity(Self.chunkSize + 4096)
+        chunk.reserveCapacity(chunkSize + 4096)
     }
 
     /// Adds a schema (written at once, and again in the summary); returns its id (from 1).
@@ -97,7 +101,7 @@ final class MCAPWriter {
         endTime = max(endTime, logTime)
         messageCount += 1
         channelCounts[channel, default: 0] += 1
-        if chunk.count >= Self.chunkSize { try writeChunk() }
+        if chunk.count >= chunkSize { try writeChunk() }
     }
 
     /// Compresses and writes the chunk, then its message indexes.

@@ -124,6 +124,7 @@ struct RecordingTests {
         #expect(Recording.drainInterval(ringSpan: 30) == Recording.drainInterval)
         #expect(Recording.drainInterval(ringSpan: .infinity) == Recording.drainInterval)
         #expect(Recording.drainInterval(ringSpan: 0) == Recording.drainInterval)
+        #expect(Recording.drainInterval(ringSpan: 64.0 / 20_000) == Recording.shortestDrainInterval)
         let s = try setup(speed: 4, ringSeconds: 0.2)
         let start = try await s.runs.start(TaskStartParams(taskIdentifier: "short", asyncActions: [.motion("m")]))
         let device = try s.devices.device(named: "imu0")
