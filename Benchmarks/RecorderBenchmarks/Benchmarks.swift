@@ -18,6 +18,13 @@ enum Benchmarks {
         return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     }
 
+    /// CPU seconds of the calling thread (a measure of one piece of work while other threads run).
+    static func threadCPUSeconds() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+
     /// User + system CPU seconds of the waited-for children so far.
     static func childrenCPUSeconds() -> Double {
         var usage = rusage()

@@ -28,20 +28,13 @@ extension IIOBenchmark {
         defer { unlink(output) }
         guard let writer = try? RecordFileWriter(path: output) else { return nil }
         let interval = Double(drainScans) / rate
-        let cpu0 = threadCPU()
+        let cpu0 = Benchmarks.threadCPUSeconds()
         for (i, piece) in pieces.enumerated() {
             try? writer.write(piece)
             writer.syncIfDue(now: Double(i + 1) * interval)
         }
         _ = writer.sha256
         try? writer.close()
-        return (threadCPU() - cpu0, Double(totalLines) * scansPerLine)
-    }
-
-    /// CPU seconds of the calling thread.
-    static func threadCPU() -> Double {
-        var t = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
-        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+        return (Benchmarks.threadCPUSeconds() - cpu0, Double(totalLines) * scansPerLine)
     }
 }

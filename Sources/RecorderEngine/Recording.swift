@@ -208,7 +208,8 @@ final class Recording: @unchecked Sendable {
         }
     }
 
-    /// How long a recorder lets frames gather in the ring before it writes them: one wake-up
+    /// How long a recorder lets frames gather in the ring before it writes them (a ring
+    /// shorter than a second is drained sooner: `drainInterval(ringSpan:)`): one wake-up
     /// of its queue per interval rather than one per delivery (a microphone delivers every
     /// 20 ms). A delivery at least this long after the last drain schedules one at once;
     /// frames delivered sooner wait for the next delivery or, when the device goes quiet, for

@@ -39,7 +39,7 @@ final class MCAPWriter {
     private var chunkEnd: UInt64 = 0
     private var chunkIndex: [UInt16: [(time: UInt64, offset: UInt64)]] = [:]
 
-    init(path: String, library: String, chunkSize: Int = MCAPWriter.defaultChunkSize) throws(ExportError) {
+    init(path: String, library: String, chunkSize: Int) throws(ExportError) {
         precondition(chunkSize > 0)
         self.chunkSize = chunkSize
         file = try OutputFile(path: path)

@@ -24,6 +24,16 @@ struct RecordingTests {
                      runs: TaskRunRegistry(dataDirectory: data, devices: devices, ringSeconds: ringSeconds, clock: clock, logger: Fixtures.logger))
     }
 
+    /// A task run whose one motion recorder ("m") records the replay until `frames` frames were
+    /// delivered; its start and its file result.
+    func recordMotion(speed: Double, ringSeconds: Double, frames: Int) async throws -> (start: TaskStartResult, file: FileResult) {
+        let s = try setup(speed: speed, ringSeconds: ringSeconds)
+        let start = try await s.runs.start(TaskStartParams(taskIdentifier: "motion", asyncActions: [.motion("m")]))
+        try await Fixtures.waitForFrames(try s.devices.device(named: "imu0"), frames)
+        let result = try await s.runs.finish(start.taskRunUUID)
+        return (start, try #require(result.asyncResults.first?.file))
+    }
+
     @Test func recordsTheReplayedSamplesExactlyWithStepMarkers() async throws {
         let s = try setup(speed: 4)
         let start = try await s.runs.start(TaskStartParams(taskIdentifier: "walk", asyncActions: [
@@ -101,12 +111,7 @@ struct RecordingTests {
 
     @Test func aSlowRecordingGetsGapRecordsThatAccountForEveryLostSample() async throws {
         // A ring of 64 frames and a 20 kHz replay: the writer cannot keep up.
-        let s = try setup(speed: 200, ringSeconds: 0.001)
-        let start = try await s.runs.start(TaskStartParams(taskIdentifier: "fast", asyncActions: [.motion("m")]))
-        let device = try s.devices.device(named: "imu0")
-        try await Fixtures.waitForFrames(device, 20_000)
-        let result = try await s.runs.finish(start.taskRunUUID)
-        let file = try #require(result.asyncResults.first?.file)
+        let (start, file) = try await recordMotion(speed: 200, ringSeconds: 0.001, frames: 20_000)
         let records = try Fixtures.records(start.runDirectory + "/m.jsonl")
         let gaps = records.filter(\.isGap)
         #expect(!gaps.isEmpty)
@@ -125,12 +130,7 @@ struct RecordingTests {
         #expect(Recording.drainInterval(ringSpan: .infinity) == Recording.drainInterval)
         #expect(Recording.drainInterval(ringSpan: 0) == Recording.drainInterval)
         #expect(Recording.drainInterval(ringSpan: 64.0 / 20_000) == Recording.shortestDrainInterval)
-        let s = try setup(speed: 4, ringSeconds: 0.2)
-        let start = try await s.runs.start(TaskStartParams(taskIdentifier: "short", asyncActions: [.motion("m")]))
-        let device = try s.devices.device(named: "imu0")
-        try await Fixtures.waitForFrames(device, 600)
-        let result = try await s.runs.finish(start.taskRunUUID)
-        let file = try #require(result.asyncResults.first?.file)
+        let (_, file) = try await recordMotion(speed: 4, ringSeconds: 0.2, frames: 600)
         #expect(file.gapCount == 0 && file.droppedSamples == 0)
         #expect(file.sampleCount >= 1000, "\(file.sampleCount)")
     }
