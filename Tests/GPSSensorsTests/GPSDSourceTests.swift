@@ -329,7 +329,10 @@ struct GPSDSourceTests {
 
     @Test(.timeLimit(.minutes(1)))
     func gpsDeviceWatchesOnlyThatReceiver() async throws {
-        let gpsd = try FakeGPSD.start(log: "ublox-neo-m9n-nmea.log")
+        // The slower replay (~28 s, as the restart test's): gpsfake plays its log once and gpsd
+        // goes with it, and on a loaded machine (two CI rehearsals) the default pace (~7 s) ended
+        // before the second registry had connected.
+        let gpsd = try FakeGPSD.start(log: "ublox-neo-m9n-nmea.log", delay: 0.02)
         defer { kill(gpsd.process.pid, SIGKILL); for pid in FakeGPSD.gpsdPIDs(port: gpsd.port) { kill(pid, SIGKILL) } }
         func device(_ name: String, _ gpsDevice: String?) -> DeviceConfiguration {
             var json: [String: JSONValue] = ["name": .string(name), "kind": .string("gpsd"), "port": .number(Double(gpsd.port))]
