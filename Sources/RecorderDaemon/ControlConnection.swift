@@ -134,7 +134,7 @@ final class ControlConnection: Sendable {
         linesContinuation.finish()
         let all = subscriptions.withLock { s -> [LiveStream] in defer { s = [:] }; return Array(s.values) }
         if !all.isEmpty {
-            DispatchQueue.global().async { for stream in all { stream.close() } }
+            QueueHandOff.detach { for stream in all { stream.close() } }
         }
     }
 
@@ -173,14 +173,14 @@ final class ControlConnection: Sendable {
         if accepted {
             unarmed.withLock { $0.append((holder, stream)) }
         } else {
-            DispatchQueue.global().async { stream.close() }
+            QueueHandOff.detach { stream.close() }
         }
         return SubscribeResult(subscription: id, device: device.name, deviceRate: device.capabilities?.rate ?? 0, rate: stream.deliveredRate)
     }
 
     func unsubscribe(_ id: Int) -> Bool {
         guard let stream = subscriptions.withLock({ $0.removeValue(forKey: id) }) else { return false }
-        DispatchQueue.global().async { stream.close() }
+        QueueHandOff.detach { stream.close() }
         return true
     }
 

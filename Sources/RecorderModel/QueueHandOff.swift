@@ -1,6 +1,7 @@
 import Dispatch
 
-/// Runs blocking work on a Dispatch queue (never on the cooperative pool) and awaits its result.
+/// Runs blocking work on a Dispatch queue or `BlockingPool` (never on the cooperative pool) and
+/// awaits its result.
 ///
 /// The result travels through a `LockedValue`, not through the continuation: ThreadSanitizer
 /// sees the happens-before of a pthread mutex, but not always that of a continuation resumed on
@@ -9,18 +10,7 @@ import Dispatch
 public enum QueueHandOff {
     /// `body` on `queue`; returns what it returned.
     public static func run<T: Sendable>(on queue: DispatchQueue, _ body: @escaping @Sendable () -> T) async -> T {
-        let box = LockedValue<T?>(nil)
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            queue.async {
-                let value = body()
-                box.withLock { $0 = value }
-                continuation.resume()
-            }
-        }
-        return box.withLock { value in
-            defer { value = nil }
-            return value!
-        }
+        await callback { deliver in queue.async { deliver(body()) } }
     }
 
     /// Starts work that reports once through `deliver` (from any thread) and awaits that report.
@@ -38,8 +28,15 @@ public enum QueueHandOff {
         }
     }
 
-    /// `body` on a global queue (blocking calls: device open, file I/O).
+    /// `body` on a thread of `BlockingPool.shared` (blocking calls: device open, file I/O, an
+    /// export); returns what it returned. Never on a global queue: see `BlockingPool` for why.
     public static func blocking<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await run(on: .global(), body)
+        await callback { deliver in BlockingPool.shared.submit { deliver(body()) } }
+    }
+
+    /// Starts `body` on a thread of `BlockingPool.shared` without waiting for it: blocking work
+    /// nobody awaits (closing a live stream stops its device's sampling thread).
+    public static func detach(_ body: @escaping @Sendable () -> Void) {
+        BlockingPool.shared.submit(body)
     }
 }

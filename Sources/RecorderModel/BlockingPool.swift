@@ -1,0 +1,104 @@
+import Foundation
+
+/// A bounded set of threads of recorderd's own for blocking calls (a device's open, file I/O, an
+/// export, closing a live stream): what `QueueHandOff.blocking` and `QueueHandOff.detach` run on.
+///
+/// Why not a global Dispatch queue: on Linux, Swift's tasks of default priority run on the global
+/// root queue of default QoS, the very pool behind `DispatchQueue.global()`, as wide as the machine
+/// has cores (two on the CI VM, four on a Pi 4). A blocked call there holds a thread of the
+/// cooperative pool, and libdispatch adds one only after about a second of stall (measured on
+/// this VM: a task waited 0.9 s behind two blocked global items, 1.9 s behind four).
+///
+/// Why bounded: a daemon no client can exhaust. Threads start on demand, up to `limit`; beyond
+/// that, work waits in order for a free thread (it is delayed, never refused, and never holds the
+/// cooperative pool). Idle threads park on a condition variable and are reused.
+///
+/// `@unchecked Sendable`: `queue`, `idle` and `threads` are only touched with `mutex` held.
+public final class BlockingPool: @unchecked Sendable {
+    /// The daemon's pool: twice the cores, at least eight threads (a Pi 4: eight).
+    public static let shared = BlockingPool(name: "recorderd-io", limit: max(8, 2 * ProcessInfo.processInfo.activeProcessorCount))
+
+    /// The most threads this pool runs at once.
+    public let limit: Int
+    private let name: String
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let condition: UnsafeMutablePointer<pthread_cond_t>
+    private var queue: [@Sendable () -> Void] = []
+    private var head = 0
+    private var idle = 0
+    private var threads = 0
+
+    /// A pool of at most `limit` threads, named `name` (at most 15 bytes shown by the kernel).
+    public init(name: String, limit: Int) {
+        precondition(limit >= 1, "a pool needs a thread")
+        self.name = name
+        self.limit = limit
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        condition = .allocate(capacity: 1)
+        condition.initialize(to: pthread_cond_t())
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deinitialize(count: 1)
+        condition.deallocate()
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+
+    /// Runs `body` on a thread of the pool, as soon as one is free; returns at once.
+    public func submit(_ body: @escaping @Sendable () -> Void) {
+        pthread_mutex_lock(mutex)
+        queue.append(body)
+        // Every parked thread, woken or about to be, takes one item: start a thread only for the
+        // items no parked thread will take.
+        let start = queue.count - head > idle && threads < limit
+        if start { threads += 1 }
+        pthread_cond_signal(condition)
+        pthread_mutex_unlock(mutex)
+        if start {
+            let thread = Thread { [self] in work() }
+            thread.name = name
+            thread.start()
+        }
+    }
+
+    /// How many threads the pool has started (they stay, parked, once started).
+    public var threadCount: Int {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return threads
+    }
+
+    /// True on a thread of any `BlockingPool`.
+    public static var isOnPoolThread: Bool { Thread.current.threadDictionary[poolThreadKey] != nil }
+
+    private static let poolThreadKey = "recorderd.BlockingPool"
+
+    private func work() {
+        Thread.current.threadDictionary[Self.poolThreadKey] = name
+        while true {
+            pthread_mutex_lock(mutex)
+            while head == queue.count {
+                idle += 1
+                pthread_cond_wait(condition, mutex)
+                idle -= 1
+            }
+            let body = queue[head]
+            head += 1
+            if head == queue.count {
+                queue.removeAll(keepingCapacity: queue.count <= 64)
+                head = 0
+            } else if head >= 256 {
+                queue.removeFirst(head)  // a backlog that never empties does not grow the array
+                head = 0
+            }
+            pthread_mutex_unlock(mutex)
+            body()
+        }
+    }
+}
