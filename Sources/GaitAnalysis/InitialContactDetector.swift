@@ -14,7 +14,14 @@ import Foundation
 /// wavelet lobe. A contact is the lowest point of a negative lobe of that signal (the steepest
 /// rise of the vertical acceleration) if the lobe is deep enough: at least `minimumDepth` (g/s),
 /// and at least `relativeDepth` × the signal's RMS over the last `rmsWindow` seconds (so a
-/// sway while standing after strong steps is not a step).
+/// sway while standing after strong steps is not a step). And a contact needs walking around it:
+/// the vertical acceleration's standard deviation over the `activityBefore` seconds before it
+/// and the look-ahead after it must reach `minimumActivity` (g) — the activity threshold of
+/// gait-sequence detectors (Iluz et al., "Automated detection of missteps during community
+/// ambulation in patients with Parkinson's disease", J NeuroEng Rehabil 11:48, 2014, gate their
+/// windows on the same standard deviation): quiet standing, whose sway the relative threshold
+/// follows down once it has lasted longer than `rmsWindow`, and the shuffling and turning of daily
+/// living have lobes but not the vertical bounce of steps.
 ///
 /// Pure: no clock, no I/O. Feed samples in time order with `add`; a pause longer than one bin
 /// (a gap) starts afresh.
@@ -28,8 +35,13 @@ public struct InitialContactDetector: Sendable {
         /// σ of the Gaussian, seconds.
         public var sigma = 0.12
         public var minimumDepth = 0.03
-        public var relativeDepth = 0.5
+        public var relativeDepth = 0.3
         public var rmsWindow = 4.0
+        /// The least standard deviation of vertical acceleration (g) around a contact, over
+        /// `activityBefore` seconds before it and the look-ahead after it. Walking has 0.08–0.2 g;
+        /// quiet standing 0.01 g or less. 0 turns the gate off.
+        public var minimumActivity = 0.05
+        public var activityBefore = 1.6
         /// Added to each contact's time: the steepest rise comes ~0.05 s before the heel strike
         /// the reference (INDIP, foot-worn) marks.
         public var delay = 0.05
@@ -56,6 +68,10 @@ public struct InitialContactDetector: Sendable {
     private var squaresFilled = 0
     private var previousOutput: Double?
     private var lobe: (minimum: Double, bin: Int, rms: Double, reported: Bool)?
+    /// The last `history.count` bin values, by bin number modulo the count; bins from
+    /// `historyFirst` on are real (the rest: before the signal began).
+    private var history: [Double]
+    private var historyFirst: Int?
     /// The last whole bin: its start (seconds) and mean value (for measures on the 40 Hz signal).
     public private(set) var lastBin: (time: Double, value: Double)?
 
@@ -72,6 +88,9 @@ public struct InitialContactDetector: Sendable {
         }
         kernel = taps.map { $0 / normaliser }
         squares = [Double](repeating: 0, count: max(1, Int((settings.rmsWindow * Self.rate).rounded())))
+        // Room for the activity window, the look-ahead and the longest wait.
+        let reach = Int(((settings.activityBefore + settings.longestWait) * Self.rate).rounded(.up)) + 2 * (h + 1)
+        history = [Double](repeating: 0, count: max(8, reach))
     }
 
     /// Bins on each side of the kernel's centre (3σ).
@@ -129,6 +148,7 @@ public struct InitialContactDetector: Sendable {
         squaresFilled = 0
         previousOutput = nil
         lobe = nil
+        historyFirst = nil
     }
 
     /// One bin's mean: the wavelet output for the bin `h` earlier, and a contact if a lobe ended.
@@ -140,6 +160,10 @@ public struct InitialContactDetector: Sendable {
             window.append(contentsOf: repeatElement(0, count: kernel.count / 2))
         }
         window.append(value)
+        if bin >= 0 {
+            if historyFirst == nil { historyFirst = bin }
+            history[bin % history.count] = value
+        }
         guard window.count == kernel.count else { return nil }
         var output = 0.0
         for (x, g) in zip(window, kernel) { output += x * g }
@@ -161,11 +185,13 @@ public struct InitialContactDetector: Sendable {
                 } else if Double(outputBin - current.bin) >= settings.longestWait * Self.rate, qualifies(current) {
                     // The lowest point has stood long enough: reported now, the lobe's rest ignored.
                     lobe!.reported = true
-                    return Double(current.bin) / Self.rate + settings.delay
+                    return isActive(around: current.bin, newest: bin) ? Double(current.bin) / Self.rate + settings.delay : nil
                 }
             } else {
                 lobe = nil
-                if !current.reported, qualifies(current) { return Double(current.bin) / Self.rate + settings.delay }
+                if !current.reported, qualifies(current), isActive(around: current.bin, newest: bin) {
+                    return Double(current.bin) / Self.rate + settings.delay
+                }
             }
         }
         return nil
@@ -175,6 +201,27 @@ public struct InitialContactDetector: Sendable {
     private func qualifies(_ lobe: (minimum: Double, bin: Int, rms: Double, reported: Bool)) -> Bool {
         let depth = -lobe.minimum
         return depth >= settings.minimumDepth && depth >= settings.relativeDepth * lobe.rms
+    }
+
+    /// True when the vertical acceleration from `activityBefore` seconds before `bin` up to the
+    /// `newest` bin varies by at least `minimumActivity` (standard deviation), and at least half of
+    /// that window is signal.
+    private func isActive(around bin: Int, newest: Int) -> Bool {
+        guard settings.minimumActivity > 0 else { return true }
+        // Half the window of real signal at least: not the first moments of a recording, while the
+        // fusion's gravity settles.
+        guard let first = historyFirst, bin - first >= Int((settings.activityBefore * Self.rate / 2).rounded()) else { return false }
+        let from = max(first, bin - Int((settings.activityBefore * Self.rate).rounded()), newest - history.count + 1)
+        guard newest > from else { return false }
+        var sum = 0.0, squares = 0.0
+        for b in from...newest {
+            let x = history[b % history.count]
+            sum += x
+            squares += x * x
+        }
+        let n = Double(newest - from + 1)
+        let variance = max(0, squares / n - (sum / n) * (sum / n))
+        return variance >= settings.minimumActivity * settings.minimumActivity
     }
 
     /// RMS of the outputs in the window (of those so far, before it is full).

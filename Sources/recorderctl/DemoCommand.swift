@@ -68,9 +68,10 @@ struct DemoCommand: AsyncParsableCommand {
 /// Finds the demo's bundled data and the daemon executable.
 enum DemoResources {
     static let walkFile = "Tests/Fixtures/imu/mobgap/MS/001/TimeMeasure1_Test11_Trial1.csv"
-    /// Seconds into `walkFile` the demo's replay starts: eight seconds of walking (the end of a
-    /// 34-step bout of the INDIP reference), then standing.
-    static let walkStart = 139.5
+    /// Seconds into `walkFile` the demo's replay starts: six seconds of walking (the end of a
+    /// 34-step bout of the INDIP reference, and the two steps of stopping after it, the last at
+    /// 147.5 s), then standing.
+    static let walkStart = 140.0
     /// The demo's step durations, timed to the data from `walkStart`.
     static let stepSeconds = ["countdown": 1.0, "walking.outbound": 4, "walking.return": 4, "walking.rest": 8]
 

@@ -6,26 +6,28 @@ import Testing
 struct GaitRulesTests {
     @Test func aRunOfRegularContactsBecomesABoutAndItsStepsAtOnce() {
         var rules = WalkingBoutRules()
-        #expect(rules.add(1.0).isEmpty && rules.add(1.5).isEmpty && rules.add(2.0).isEmpty)
-        #expect(rules.add(2.55) == [.boutStarted(start: 1.0), .steps([1.0, 1.5, 2.0, 2.55])])
-        #expect(rules.add(3.1) == [.steps([3.1])])
+        // Five regular contacts (two and a half strides) are not a bout yet…
+        for t in [1.0, 1.5, 2.0, 2.55, 3.1] { #expect(rules.add(t).isEmpty, "at \(t)") }
+        // …the sixth (three strides) begins one, and all six are steps at once.
+        #expect(rules.add(3.6) == [.boutStarted(start: 1.0), .steps([1.0, 1.5, 2.0, 2.55, 3.1, 3.6])])
+        #expect(rules.add(4.1) == [.steps([4.1])])
         // A pause longer than a step breaks the rhythm: the contacts after it are not steps yet…
-        #expect(rules.add(5.0).isEmpty && rules.run == [5.0] && !rules.isWalking && rules.hasOpenBout)
-        #expect(rules.add(5.5).isEmpty)
+        #expect(rules.add(6.0).isEmpty && rules.run == [6.0] && !rules.isWalking && rules.hasOpenBout)
+        #expect(rules.add(6.5).isEmpty)
         // …until three regular ones, within 3 s of the bout's last step, continue the bout.
-        #expect(rules.add(6.0) == [.steps([5.0, 5.5, 6.0])])
+        #expect(rules.add(7.0) == [.steps([6.0, 6.5, 7.0])])
         // A double detection within the bout is not a step and changes nothing.
-        #expect(rules.add(6.1).isEmpty && rules.isWalking)
-        #expect(rules.add(6.55) == [.steps([6.55])])
+        #expect(rules.add(7.1).isEmpty && rules.isWalking)
+        #expect(rules.add(7.55) == [.steps([7.55])])
         // A break of more than 3 s ends it at its last step; the new contact starts another run.
-        #expect(rules.add(10.0) == [.boutEnded(start: 1.0, end: 6.55, steps: 9)])
-        #expect(rules.run == [10.0] && !rules.isWalking && !rules.hasOpenBout)
+        #expect(rules.add(11.0) == [.boutEnded(start: 1.0, end: 7.55, steps: 11)])
+        #expect(rules.run == [11.0] && !rules.isWalking && !rules.hasOpenBout)
         #expect(rules.finish().isEmpty)
     }
 
     @Test func irregularContactsAreNeverSteps() {
         var rules = WalkingBoutRules()
-        // Too close, then an interval that jumps by more than twice: no run reaches four.
+        // Too close, then an interval that jumps by more than twice: no run reaches six.
         var actions: [WalkingBoutRules.Action] = []
         for t in [1.0, 1.1, 1.6, 2.0, 2.9, 3.05, 3.3, 4.2] { actions += rules.add(t) }
         #expect(actions.isEmpty, "\(actions)")

@@ -156,11 +156,40 @@ struct InitialContactAccuracyTests {
         }
     }
 
-    /// Daily living: what this first detector reaches, held as a floor while it improves. The
-    /// issue's bar — recall, precision and count no worse than mobgap's (0.508/0.533/3,
-    /// 0.565/0.510/5, 0.882/0.612/41) — is not met yet on every trial (see the closing note).
-    @Test(arguments: [("HA/001/TimeMeasure1_Test11_Trial1", 0.75, 0.6), ("HA/002/TimeMeasure1_Test11_Trial1", 0.4, 0.4),
-                      ("MS/001/TimeMeasure1_Test11_Trial1", 0.65, 0.55)])
+    /// Standing still for longer than the detector's RMS window (a balance stance before a walk):
+    /// no steps. The short walk's own quiet standing (its rows from 1 s to 4 s) played back and
+    /// forth for 24 s, fused as a recording would. Before the activity gate, the relative
+    /// threshold followed the sway down and the detector found a bout of steps in it.
+    @Test func quietStandingOfAnyLengthHasNoSteps() throws {
+        let rows = Array(try Fixtures.rows(Fixtures.shortWalk)[100..<400])
+        var fuser = DeviceMotionFuser(usesMagnetometer: false)
+        var detector = InitialContactDetector()
+        var bouts = WalkingBoutRules()
+        var contacts: [Double] = [], steps: [Double] = []
+        let looped = (0..<8).flatMap { $0 % 2 == 0 ? rows : rows.reversed() }
+        for (i, row) in looped.enumerated() {
+            let uptime = Double(i) / 100
+            let motion = fuser.fuse(MotionFrame(uptime: uptime, accelerometer: Vector3(x: row.acc[0], y: row.acc[1], z: row.acc[2]),
+                                                gyro: Vector3(x: row.gyr[0], y: row.gyr[1], z: row.gyr[2]) * (Double.pi / 180)))
+            guard let motion else { continue }
+            let up = motion.gravity * (1 / motion.gravity.length)
+            for contact in detector.add(uptime: uptime, verticalAcceleration: motion.userAcceleration.dot(up)) {
+                contacts.append(contact)
+                for case .steps(let s) in bouts.add(contact) { steps += s }
+            }
+        }
+        #expect(looped.count == 2400)
+        #expect(steps.isEmpty, "steps \(steps)")
+        #expect(contacts.count <= 1, "contacts \(contacts)")
+    }
+
+    /// Daily living: the bar is recall, precision and count no worse than mobgap's
+    /// (0.508/0.533/3, 0.565/0.510/5, 0.882/0.612/41). The floors asserted are above mobgap's
+    /// recall and precision for HA/001 and HA/002 (recorderd 0.841/0.639 and 0.696/0.561) and
+    /// above its precision for MS/001 (0.785/0.682); MS/001's recall (mobgap 0.882) and the
+    /// counts of the HA trials (20 and 11) are short of the bar (see the closing note).
+    @Test(arguments: [("HA/001/TimeMeasure1_Test11_Trial1", 0.8, 0.6), ("HA/002/TimeMeasure1_Test11_Trial1", 0.65, 0.54),
+                      ("MS/001/TimeMeasure1_Test11_Trial1", 0.75, 0.65)])
     func dailyLivingStepsHoldTheirFloor(trial: String, recall: Double, precision: Double) throws {
         let reference = try #require(try Self.reference()[trial])
         let s = Self.score(try Self.steps(trial), against: reference)

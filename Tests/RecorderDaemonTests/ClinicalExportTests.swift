@@ -7,13 +7,15 @@ import Testing
 /// The clinical exports of real runs: a task with questions and a gait recorder walked by
 /// `recorderctl run` (answers on standard input) against a daemon replaying a real walk, exported
 /// by `recorderctl export --format fhir|mork`, checked by fhir.resources (R4B) and against MORK's
-/// published example, the values against the run.
+/// published example, the values against the run. The walking step lasts 13 s, longer than the
+/// looped short walk (12.5 s), so that at whatever point of the loop it begins it holds at least
+/// six of the walk's eleven steps in a row (a bout begins with three strides).
 @Suite("FHIR and MORK exports of real runs")
 struct ClinicalExportTests {
     static let task = """
     {"identifier": "walkq", "steps": [
       {"identifier": "meds", "title": "Did you take your medication today?", "question": {"answerType": "boolean"}},
-      {"identifier": "walking.outbound", "title": "Walk", "duration": 7},
+      {"identifier": "walking.outbound", "title": "Walk", "duration": 13},
       {"identifier": "pain", "title": "Pain now", "question": {"answerType": "scale", "min": 0, "max": 10}}],
      "asyncActions": [
       {"identifier": "motion", "type": "motion", "recorderTypes": ["accelerometer", "gyro"], "startStepIdentifier": "walking.outbound", "stopStepIdentifier": "walking.outbound"},
