@@ -107,6 +107,7 @@ public final class ChildProcess: @unchecked Sendable {
             let left = deadline.remaining
             if left <= 0 && !killed {
                 Issue.record("process \(pid) did not exit within \(timeout) s")
+                kill(-pid, SIGKILL)
                 kill(pid, SIGKILL)
                 killed = true
             }
@@ -143,7 +144,13 @@ public final class ChildProcess: @unchecked Sendable {
         }
     }
 
+    /// Whatever happened to the test (an expectation thrown before its `stop`, a time limit), the
+    /// child and everything it started in its process group (gpsfake's gpsd, a namespace script's
+    /// generator) end with it: left running, they held devices, sockets and names (jackd's server
+    /// name) that the tests after them then failed on. A group whose leader has exited keeps its
+    /// number while any member lives, so the number names no other process.
     deinit {
+        kill(-pid, SIGKILL)
         if isRunning {
             kill(pid, SIGKILL)
             _ = waitBlocking(timeout: 10)
