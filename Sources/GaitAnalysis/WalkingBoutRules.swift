@@ -8,7 +8,7 @@
 /// do not split a bout; Kluge et al., 2021), in a form that decides as each contact arrives. A
 /// bout begins only after three strides (six regular contacts), not the consensus's two: here the
 /// contacts alone must tell walking from the shuffling of daily living, where Mobilise-D's
-/// pipeline has a gait-sequence detector before its contact detector (on the daily-living trials,
+/// pipeline has a gait-sequence detector before its contact detector (on HA/002's daily living,
 /// two strides let in bouts with no reference contact: precision 0.45 where three give 0.56).
 ///
 /// A state machine without I/O: feed contacts in time order with `add`; its actions say which

@@ -1,18 +1,13 @@
 import Dispatch
 
-/// Runs blocking work on a Dispatch queue or `BlockingPool` (never on the cooperative pool) and
-/// awaits its result.
+/// Runs blocking work off the cooperative pool (on `BlockingPool`, or wherever a callback API
+/// runs it) and awaits its result.
 ///
 /// The result travels through a `LockedValue`, not through the continuation: ThreadSanitizer
 /// sees the happens-before of a pthread mutex, but not always that of a continuation resumed on
 /// a Dispatch thread, and would report the hand-off of every object made there as a race. With
 /// the lock, a TSan report is a real race.
 public enum QueueHandOff {
-    /// `body` on `queue`; returns what it returned.
-    public static func run<T: Sendable>(on queue: DispatchQueue, _ body: @escaping @Sendable () -> T) async -> T {
-        await callback { deliver in queue.async { deliver(body()) } }
-    }
-
     /// Starts work that reports once through `deliver` (from any thread) and awaits that report.
     public static func callback<T: Sendable>(_ start: (@escaping @Sendable (T) -> Void) -> Void) async -> T {
         let box = LockedValue<T?>(nil)

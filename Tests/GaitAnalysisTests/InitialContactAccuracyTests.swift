@@ -72,44 +72,49 @@ struct InitialContactAccuracyTests {
     /// The steps recorderd finds in a trial: each row fused (gravity, user acceleration), the
     /// vertical acceleration through the detector, the contacts through the bout rules.
     static func steps(_ trial: String, rotation: Quaternion = .identity) throws -> [Double] {
-        var fuser = DeviceMotionFuser(usesMagnetometer: false)
-        var detector = InitialContactDetector()
-        var bouts = WalkingBoutRules()
-        var steps: [Double] = []
-        func take(_ actions: [WalkingBoutRules.Action]) {
-            for case .steps(let s) in actions { steps += s }
-        }
-        for (i, row) in try Fixtures.rows(Fixtures.root + "/imu/mobgap/\(trial).csv").enumerated() {
-            let uptime = Double(i) / 100
-            let acc = rotation.rotate(Vector3(x: row.acc[0], y: row.acc[1], z: row.acc[2]))
-            let gyro = rotation.rotate(Vector3(x: row.gyr[0], y: row.gyr[1], z: row.gyr[2]) * (Double.pi / 180))
-            guard let motion = fuser.fuse(MotionFrame(uptime: uptime, accelerometer: acc, gyro: gyro)) else { continue }
-            let up = motion.gravity * (1 / motion.gravity.length)
-            for contact in detector.add(uptime: uptime, verticalAcceleration: motion.userAcceleration.dot(up)) {
-                take(bouts.add(contact))
-            }
-        }
-        take(bouts.finish())
-        return steps
+        detect(fused(try Fixtures.rows(Fixtures.root + "/imu/mobgap/\(trial).csv"), rotation: rotation)).steps
     }
 
     /// How late each contact is found, in data time: the uptime of the sample that confirmed it,
     /// less the contact's. A live subscriber gets it then (plus the delivery, ~10 ms).
     static func latencies(_ trial: String) throws -> [Double] {
+        detect(fused(try Fixtures.rows(Fixtures.root + "/imu/mobgap/\(trial).csv"))).contacts.map { $0.confirmedAt - $0.time }
+    }
+
+    /// Rows at 100 Hz (g, deg/s), turned by `rotation`, fused as a recording fuses them: each
+    /// sample's uptime and vertical user acceleration (g, along fused gravity).
+    static func fused(_ rows: [(acc: [Double], gyr: [Double])], rotation: Quaternion = .identity) -> [(uptime: Double, vertical: Double)] {
         var fuser = DeviceMotionFuser(usesMagnetometer: false)
-        var detector = InitialContactDetector()
-        var latencies: [Double] = []
-        for (i, row) in try Fixtures.rows(Fixtures.root + "/imu/mobgap/\(trial).csv").enumerated() {
+        var samples: [(uptime: Double, vertical: Double)] = []
+        for (i, row) in rows.enumerated() {
             let uptime = Double(i) / 100
-            let acc = Vector3(x: row.acc[0], y: row.acc[1], z: row.acc[2])
-            let gyro = Vector3(x: row.gyr[0], y: row.gyr[1], z: row.gyr[2]) * (Double.pi / 180)
+            let acc = rotation.rotate(Vector3(x: row.acc[0], y: row.acc[1], z: row.acc[2]))
+            let gyro = rotation.rotate(Vector3(x: row.gyr[0], y: row.gyr[1], z: row.gyr[2]) * (Double.pi / 180))
             guard let motion = fuser.fuse(MotionFrame(uptime: uptime, accelerometer: acc, gyro: gyro)) else { continue }
             let up = motion.gravity * (1 / motion.gravity.length)
-            for contact in detector.add(uptime: uptime, verticalAcceleration: motion.userAcceleration.dot(up)) {
-                latencies.append(uptime - contact)
+            samples.append((uptime, motion.userAcceleration.dot(up)))
+        }
+        return samples
+    }
+
+    /// The samples through the contact detector and the bout rules: each contact with the uptime
+    /// of the sample that confirmed it, and the contacts that became steps.
+    static func detect(_ samples: [(uptime: Double, vertical: Double)]) -> (contacts: [(time: Double, confirmedAt: Double)], steps: [Double]) {
+        var detector = InitialContactDetector()
+        var bouts = WalkingBoutRules()
+        var contacts: [(time: Double, confirmedAt: Double)] = []
+        var steps: [Double] = []
+        func take(_ actions: [WalkingBoutRules.Action]) {
+            for case .steps(let s) in actions { steps += s }
+        }
+        for sample in samples {
+            for contact in detector.add(uptime: sample.uptime, verticalAcceleration: sample.vertical) {
+                contacts.append((contact, sample.uptime))
+                take(bouts.add(contact))
             }
         }
-        return latencies
+        take(bouts.finish())
+        return (contacts, steps)
     }
 
     /// The "within 1 s of the contact", in data time (no clock: a loaded machine cannot
@@ -162,25 +167,11 @@ struct InitialContactAccuracyTests {
     /// threshold followed the sway down and the detector found a bout of steps in it.
     @Test func quietStandingOfAnyLengthHasNoSteps() throws {
         let rows = Array(try Fixtures.rows(Fixtures.shortWalk)[100..<400])
-        var fuser = DeviceMotionFuser(usesMagnetometer: false)
-        var detector = InitialContactDetector()
-        var bouts = WalkingBoutRules()
-        var contacts: [Double] = [], steps: [Double] = []
         let looped = (0..<8).flatMap { $0 % 2 == 0 ? rows : rows.reversed() }
-        for (i, row) in looped.enumerated() {
-            let uptime = Double(i) / 100
-            let motion = fuser.fuse(MotionFrame(uptime: uptime, accelerometer: Vector3(x: row.acc[0], y: row.acc[1], z: row.acc[2]),
-                                                gyro: Vector3(x: row.gyr[0], y: row.gyr[1], z: row.gyr[2]) * (Double.pi / 180)))
-            guard let motion else { continue }
-            let up = motion.gravity * (1 / motion.gravity.length)
-            for contact in detector.add(uptime: uptime, verticalAcceleration: motion.userAcceleration.dot(up)) {
-                contacts.append(contact)
-                for case .steps(let s) in bouts.add(contact) { steps += s }
-            }
-        }
+        let (contacts, steps) = Self.detect(Self.fused(looped))
         #expect(looped.count == 2400)
         #expect(steps.isEmpty, "steps \(steps)")
-        #expect(contacts.count <= 1, "contacts \(contacts)")
+        #expect(contacts.count <= 1, "contacts \(contacts.map(\.time))")
     }
 
     /// Daily living: the bar is recall, precision and count no worse than mobgap's
