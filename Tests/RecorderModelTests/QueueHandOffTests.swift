@@ -7,20 +7,26 @@ import Testing
 @Suite struct QueueHandOffTests {
     /// Twice as many blocked bodies as the machine has cores, each waiting until a task of default
     /// priority has run (the pool a blocked body must not hold: on Linux, the global root queue of
-    /// default QoS): every one returns, each ran on a thread of the blocking pool, and the caller
-    /// is not on one.
+    /// default QoS): every one returns, each ran on a thread of the blocking pool — named
+    /// `recorderd-io` for `top -H`, two nice levels below the main thread — and the caller is not
+    /// on one.
     @Test(.timeLimit(.minutes(1)))
     func blockedBodiesLeaveThePoolFree() async throws {
         let count = 2 * ProcessInfo.processInfo.activeProcessorCount
         let taskRan = DispatchSemaphore(value: 0)
         let started = DispatchSemaphore(value: 0)
         let waited = LockedValue<[Double]>([])
+        let which = __priority_which_t(PRIO_PROCESS.rawValue)
+        let mainNice = getpriority(which, id_t(getpid()))
+        let threads = LockedValue<[(name: String, nice: Int32)]>([])
         let ownQueues = await withTaskGroup(of: Bool.self) { group in
             for _ in 0..<count {
                 group.addTask {
                     await QueueHandOff.blocking {
                         started.signal()
                         let own = BlockingPool.isOnPoolThread
+                        let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+                        threads.withLock { $0.append((name.trimmingCharacters(in: .whitespacesAndNewlines), getpriority(which, 0))) }
                         let begin = DispatchTime.now().uptimeNanoseconds
                         // Bounded, so that a regression fails instead of hanging the suite.
                         _ = taskRan.wait(timeout: .now() + 20)
@@ -39,6 +45,8 @@ import Testing
         }
         #expect(ownQueues.count == count && ownQueues.allSatisfy { $0 })
         #expect(!BlockingPool.isOnPoolThread)
+        let seen = threads.withLock { $0 }
+        #expect(seen.count == count && seen.allSatisfy { $0.name == "recorderd-io" && $0.nice == min(19, mainNice + 2) }, "\(seen), main thread at nice \(mainNice)")
         print("QueueHandOff: \(count) blocked bodies waited at most \(waited.withLock { $0.max() ?? 0 }) s for a task of default priority")
     }
 
