@@ -4,21 +4,35 @@ import RecorderModel
 /// What a gait analysis accumulates over one stretch of a recording with one step path: the
 /// steps and bouts attributed to it by time, its regularity sums, sway, movement and turns. The
 /// detectors run on across stretches (`GaitTracker`); a stretch only collects.
+///
+/// Sway and the movement that decides standing are measured over the stretch's *quiet part*:
+/// from `settleAfterStep` after its last walking step on (all of it when it has none). A rest
+/// step that begins with the walk's last steps — the participant still walking when the step
+/// changed — is then standing with its sway, when the quiet part is the larger part of it; its
+/// steps are still counted in it.
 struct GaitStretch: Sendable {
+    /// Seconds after a walking step before the trunk is taken as still again (the other foot
+    /// comes alongside; the walk's deceleration dies away).
+    static let settleAfterStep = 1.0
+
     let stepPath: String
     let start: Double
     var end: Double
+    let rate: Double
     /// Steps of each bout (by the bout's number) that fall in the stretch.
     var boutSteps: [(bout: Int, steps: [Double])] = []
     var regularity = RegularityAccumulator(rate: InitialContactDetector.rate)
     var sway: SwayAccumulator?
+    /// Where the quiet part begins: `settleAfterStep` after the last walking step so far.
+    private(set) var quietFrom = -Double.infinity
     var turns: [Turn] = []
     var hasYawRate = false
-    /// Sums and sums of squares of the AP, ML and vertical acceleration (for their spread about
-    /// the stretch's mean: a posture held at a slight lean is still standing).
-    var sums = (ap: 0.0, ml: 0.0, vertical: 0.0)
-    var squares = (ap: 0.0, ml: 0.0, vertical: 0.0)
-    var samples = 0
+    /// Sums and sums of squares of the AP, ML and vertical acceleration of the quiet part (for
+    /// their spread about its mean: a posture held at a slight lean is still standing), and its
+    /// samples.
+    private var sums = (ap: 0.0, ml: 0.0, vertical: 0.0)
+    private var squares = (ap: 0.0, ml: 0.0, vertical: 0.0)
+    private var quietSamples = 0
     var gapCount = 0
     var droppedSamples = 0
 
@@ -26,15 +40,39 @@ struct GaitStretch: Sendable {
         self.stepPath = stepPath
         self.start = start
         end = start
+        self.rate = rate
         sway = measuresSway ? SwayAccumulator(rate: rate) : nil
     }
 
+    /// One sample's horizontal (AP, ML) and vertical acceleration, g: into sway and the
+    /// movement sums when it lies in the quiet part.
+    mutating func addMotion(uptime: Double, ap: Double, ml: Double, vertical: Double) {
+        guard uptime >= quietFrom else { return }
+        quietSamples += 1
+        sums.ap += ap
+        sums.ml += ml
+        sums.vertical += vertical
+        squares.ap += ap * ap
+        squares.ml += ml * ml
+        squares.vertical += vertical * vertical
+        sway?.add(ap: ap, ml: ml)
+    }
+
+    /// A walking step of bout number `bout` at `time`: counted, and the quiet part starts over
+    /// after it.
     mutating func addStep(_ time: Double, bout: Int) {
         if let i = boutSteps.lastIndex(where: { $0.bout == bout }) {
             boutSteps[i].steps.append(time)
         } else {
             boutSteps.append((bout, [time]))
         }
+        let from = time + Self.settleAfterStep
+        guard from > quietFrom else { return }
+        quietFrom = from
+        sums = (0, 0, 0)
+        squares = (0, 0, 0)
+        quietSamples = 0
+        if sway != nil { sway = SwayAccumulator(rate: rate) }
     }
 
     /// The summary of the stretch for the action `identifier`; nil when shorter than
@@ -46,8 +84,12 @@ struct GaitStretch: Sendable {
         s.droppedSamples = droppedSamples
         if hasYawRate { s.turns = turns }
         let bouts = boutSteps.map(\.steps).filter { !$0.isEmpty }
+        let n = Double(max(1, quietSamples))
+        func variance(_ sum: Double, _ square: Double) -> Double { max(0, square / n - (sum / n) * (sum / n)) }
+        let horizontal = (variance(sums.ap, squares.ap) + variance(sums.ml, squares.ml)).squareRoot()
+        let vertical = variance(sums.vertical, squares.vertical).squareRoot()
+        let isStill = quietSamples > 0 && horizontal <= GaitTracker.standingLimit && vertical <= GaitTracker.standingLimit
         if !bouts.isEmpty {
-            s.activity = .walking
             var walking = WalkingMeasures(bouts: bouts)
             if let stepTime = walking.stepTimeMean, let r = regularity.measures(stepTime: stepTime) {
                 walking.stepRegularity = r.stepRegularity
@@ -55,15 +97,23 @@ struct GaitStretch: Sendable {
                 walking.symmetry = r.symmetry
             }
             s.walking = walking
-            return s
+            // Standing only when the still quiet part is most of the stretch (the walk's last
+            // steps at its start).
+            let quiet = Double(quietSamples) / rate
+            guard isStill, quiet >= GaitTracker.shortestSummary, quiet >= (end - start) - quiet else {
+                s.activity = .walking
+                return s
+            }
+            s.note = "\(walking.stepCount) step\(walking.stepCount == 1 ? "" : "s") at the start; standing (and sway) from "
+                + String(format: "%.1f s", quietFrom - start) + " on"
         }
-        let n = Double(max(1, samples))
-        func variance(_ sum: Double, _ square: Double) -> Double { max(0, square / n - (sum / n) * (sum / n)) }
-        let horizontal = (variance(sums.ap, squares.ap) + variance(sums.ml, squares.ml)).squareRoot()
-        let vertical = variance(sums.vertical, squares.vertical).squareRoot()
-        if horizontal <= GaitTracker.standingLimit, vertical <= GaitTracker.standingLimit {
+        if isStill {
             s.activity = .standing
-            if let sway { s.sway = sway.result } else { s.note = "sway is measured with the sensor at the lower back" }
+            if let sway {
+                s.sway = sway.result
+            } else {
+                s.note = [s.note, "sway is measured with the sensor at the lower back"].compactMap { $0 }.joined(separator: "; ")
+            }
         } else {
             s.note = String(format: "movement without walking: acceleration RMS %.3f g horizontal, %.3f g vertical", horizontal, vertical)
         }

@@ -62,14 +62,7 @@ public struct GaitTracker: Sendable {
         }
         lastUptime = uptime
         current!.end = uptime
-        current!.samples += 1
-        current!.sums.ap += ap
-        current!.sums.ml += ml
-        current!.sums.vertical += vertical
-        current!.squares.ap += ap * ap
-        current!.squares.ml += ml * ml
-        current!.squares.vertical += vertical * vertical
-        current!.sway?.add(ap: ap, ml: ml)
+        current!.addMotion(uptime: uptime, ap: ap, ml: ml, vertical: vertical)
         if let yawRate {
             current!.hasYawRate = true
             if let turn = turns.add(uptime: uptime, yawRate: yawRate) { withStretch(at: turn.start) { $0.turns.append(turn) } }

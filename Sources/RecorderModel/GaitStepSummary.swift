@@ -8,7 +8,9 @@ public struct GaitStepSummary: Sendable, Equatable, Codable {
     public enum Activity: String, Sendable, Codable {
         /// At least one walking bout (a run of regular steps).
         case walking
-        /// No walking, and little enough movement to measure postural sway.
+        /// No walking, or walking only in a smaller first part of the step (the walk's last steps
+        /// when the step changed: `walking` counts them, `note` says so), and little enough
+        /// movement after it to measure postural sway (`sway`, over that part).
         case standing
         /// Neither: movement without walking, or too little data.
         case neither
@@ -21,7 +23,7 @@ public struct GaitStepSummary: Sendable, Equatable, Codable {
     public var startUptime: Double
     public var endUptime: Double
     public var activity: Activity
-    /// Why the activity is `neither`, and what gaps the analysis went around.
+    /// Why the activity is `neither`, or which first part of a `standing` step held steps.
     public var note: String?
     /// Gaps within the stretch (samples lost, each reported by a gap record in the motion data):
     /// the analysis went on around them.
@@ -53,9 +55,11 @@ public struct GaitStepSummary: Sendable, Equatable, Codable {
             if let t = turns, !t.isEmpty { s += ", \(t.count) turn\(t.count == 1 ? "" : "s")" }
             return s + gapSuffix
         case .standing:
-            guard let sway else { return "\(stepPath): standing" + gapSuffix }
+            // Steps at the start of a standing step (the walk's last ones) are said after the sway.
+            let steps = walking.map { w in ", after \(w.stepCount) step\(w.stepCount == 1 ? "" : "s")" } ?? ""
+            guard let sway else { return "\(stepPath): standing" + steps + gapSuffix }
             return "\(stepPath): standing, sway RMS \(Self.milliG(sway.rmsAP)) AP / \(Self.milliG(sway.rmsML)) ML mg, "
-                + "path \(Self.milliG(sway.pathLength)) mg" + gapSuffix
+                + "path \(Self.milliG(sway.pathLength)) mg" + steps + gapSuffix
         case .neither:
             return "\(stepPath): neither walking nor standing" + (note.map { " (\($0))" } ?? "")
         }

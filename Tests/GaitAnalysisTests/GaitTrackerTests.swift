@@ -63,6 +63,36 @@ struct GaitTrackerTests {
         #expect(times == times.sorted(), "records in time order")
     }
 
+    /// The step changes to the rest while the walk's last step is taken (11.65 s, the step at
+    /// 11.5 s): the rest is standing, its sway measured after that step (the walk's 0.1 g of AP
+    /// acceleration kept out of it), and the step still counted in it. The walk itself, mostly
+    /// walking with 4 s of standing before it, stays walking.
+    @Test func aRestThatBeginsWithTheWalksLastStepIsStandingWithItsSway() throws {
+        var tracker = GaitTracker(identifier: "gait", rate: 100, measuresSway: true)
+        var events: [GaitTracker.Event] = []
+        for i in 0..<2500 {
+            let t = Double(i) / 100
+            let walking = t >= 4 && t < 12.2
+            let vertical = walking ? Self.walkSignal(t, strikesFrom: 4.5, to: 12) : 0
+            let ap = walking ? 0.1 * sin(2 * Double.pi * t / 1.1) : 0.01 * sin(Double.pi * t)
+            tracker.add(uptime: t, stepPath: t < 11.5 ? "task/walk" : "task/rest", vertical: vertical, ap: ap, ml: 0, yawRate: 0,
+                        events: &events)
+        }
+        tracker.finish(events: &events)
+        let s = tracker.summaries
+        try #require(s.map(\.stepPath) == ["task/walk", "task/rest"])
+        let walk = s[0], rest = s[1]
+        #expect(walk.activity == .walking && walk.sway == nil, "\(walk)")
+        #expect(rest.activity == .standing, "\(rest)")
+        #expect(rest.walking?.stepCount == 1, "\(String(describing: rest.walking))")
+        #expect((walk.walking?.stepCount ?? 0) + (rest.walking?.stepCount ?? 0) == 14, "every strike counted once")
+        let sway = try #require(rest.sway)
+        #expect(abs(sway.rmsAP - 0.01 / 2.0.squareRoot()) < 0.001, "\(sway)")
+        #expect(sway.duration > 12 && sway.duration < 12.4, "measured from 1 s after the step: \(sway.duration)")
+        #expect(rest.headline.hasSuffix(", after 1 step"), "\(rest.headline)")
+        #expect(rest.note == "1 step at the start; standing (and sway) from 1.2 s on", "\(String(describing: rest.note))")
+    }
+
     @Test func aGapIsAnalysedAroundAndSaidSo() {
         var tracker = GaitTracker(identifier: "gait", rate: 100, measuresSway: true)
         var events: [GaitTracker.Event] = []
