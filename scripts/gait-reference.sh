@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The gait peer (issue 13): Mobilise-D's reference pipeline, PyPI mobgap 1.2.0, and recorderd's gait
 # analysis (the release benchmark, BENCH_ONLY=gait) on the lower-back walks of
-# Tests/Fixtures/imu/mobgap, both scored against the INDIP reference's initial contacts.
+# Tests/Fixtures/imu/mobgap, both scored against the INDIP reference's initial contacts and their
+# sides (left / right).
 # Not part of CI (mobgap pulls a heavy Python stack): it makes its own virtual environment in
 # .build/gait-venv. Prints a Markdown table for BENCHMARKS.md.
 #
@@ -19,4 +20,5 @@ fixtures=Tests/Fixtures/imu/mobgap
 "$venv/bin/python" Benchmarks/gait/mobgap_pipeline.py "$fixtures" "$out/mobgap.json"
 swift build -c release --product RecorderBenchmarks >/dev/null
 BENCH_ONLY=gait BENCH_GAIT_OUTPUT="$out/recorderd.json" .build/release/RecorderBenchmarks | grep '^gait'
-python3 Benchmarks/gait/score.py "$fixtures/reference_initial_contacts.json" "mobgap=$out/mobgap.json" "recorderd=$out/recorderd.json"
+python3 Benchmarks/gait/score.py "$fixtures/reference_initial_contacts.json" --sides "$fixtures/reference_sides.json" \
+  "mobgap=$out/mobgap.json" "recorderd=$out/recorderd.json"

@@ -6,33 +6,40 @@ import RecorderModel
 /// The gait analysis (`BENCH_ONLY=gait`): its cost per sample — the whole `GaitTracker` (contact
 /// detector, bout rules, regularity, sway, turns, per-step stretches) over the fused motion of
 /// every mobgap walk, looped to 2 million samples (the fusion measured apart: `BENCH_ONLY=fusion`),
-/// and the detector and bout rules alone — and recorderd's steps on each trial, written as JSON (`BENCH_GAIT_OUTPUT`, default `.build/gait-reference/recorderd.json`)
+/// and the detector and bout rules alone — and recorderd's steps on each trial, with the side of
+/// each contact, written as JSON (`BENCH_GAIT_OUTPUT`, default `.build/gait-reference/recorderd.json`)
 /// for `scripts/gait-reference.sh` to score beside Mobilise-D's pipeline.
 enum GaitBenchmark {
     static func run(fixtures: String) {
         let referenceText = try! String(contentsOfFile: fixtures + "/reference_initial_contacts.json", encoding: .utf8)
         let reference = try! JSONSerialization.jsonObject(with: Data(referenceText.replacingOccurrences(of: "NaN", with: "null").utf8)) as! [String: Any]
         var verticals: [String: [Double]] = [:]
+        var yawRates: [String: [Double?]] = [:]
         var signals: [(vertical: Double, ap: Double, ml: Double, yaw: Double)] = []
         for trial in reference.keys.sorted() {
             var fuser = DeviceMotionFuser(usesMagnetometer: false)
             let text = try! String(contentsOfFile: fixtures + "/\(trial).csv", encoding: .utf8)
             var values: [Double] = []
+            var yaws: [Double?] = []
             for line in text.split(separator: "\n").dropFirst() {
                 let f = line.split(separator: ",").map { Double($0)! }
                 let uptime = Double(values.count) / 100
                 let frame = MotionFrame(uptime: uptime, accelerometer: Vector3(x: f[1], y: f[2], z: f[3]),
                                         gyro: Vector3(x: f[4], y: f[5], z: f[6]) * (Double.pi / 180))
-                guard let m = fuser.fuse(frame) else { values.append(0); continue }
+                guard let m = fuser.fuse(frame) else { values.append(0); yaws.append(nil); continue }
                 let up = m.gravity * (1 / m.gravity.length)
                 values.append(m.userAcceleration.dot(up))
+                yaws.append(m.rotationRate.dot(up))
                 signals.append((values.last!, frame.accelerometer!.x, frame.accelerometer!.y, m.rotationRate.dot(up)))
             }
             verticals[trial] = values
+            yawRates[trial] = yaws
         }
-        // recorderd's steps per trial.
-        var output: [String: [String: [Double]]] = [:]
-        for (trial, values) in verticals { output[trial] = ["initialContacts": steps(values, offset: 0)] }
+        // recorderd's steps per trial, and the side of every contact the tracker reports.
+        var output: [String: [String: Any]] = [:]
+        for (trial, values) in verticals {
+            output[trial] = ["initialContacts": steps(values, offset: 0), "sides": sides(values, yawRates[trial]!)]
+        }
         let path = ProcessInfo.processInfo.environment["BENCH_GAIT_OUTPUT"] ?? ".build/gait-reference/recorderd.json"
         try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try! JSONSerialization.data(withJSONObject: output, options: [.sortedKeys]).write(to: URL(fileURLWithPath: path))
@@ -74,6 +81,17 @@ enum GaitBenchmark {
         }
         tracker.finish(events: &events)
         return total + events.count
+    }
+
+    /// The contacts the tracker reports in a trial (100 Hz) with their sides, as `[seconds, side]`.
+    static func sides(_ values: [Double], _ yaws: [Double?]) -> [[Any]] {
+        var tracker = GaitTracker(identifier: "gait", rate: 100, measuresSway: false)
+        var events: [GaitTracker.Event] = []
+        for i in values.indices {
+            tracker.add(uptime: Double(i) / 100, stepPath: "walk", vertical: values[i], ap: 0, ml: 0, yawRate: yaws[i], events: &events)
+        }
+        tracker.finish(events: &events)
+        return events.compactMap { if case .step(let t, let side) = $0 { return [t, side?.rawValue ?? NSNull()] } else { return nil } }
     }
 
     /// The steps in `values` (100 Hz), looped to `count` samples.

@@ -110,7 +110,7 @@ public struct GaitRecords: RecordProducer {
         guard !events.isEmpty else { return }
         for event in events {
             switch event {
-            case .step(let uptime): sink.appendStep(uptime: uptime)
+            case .step(let uptime, let side): sink.appendStep(uptime: uptime, side: side)
             case .bout(let start, let end, let steps, let cadence): sink.appendBout(start: start, end: end, steps: steps, cadence: cadence)
             }
         }
@@ -120,8 +120,9 @@ public struct GaitRecords: RecordProducer {
     public func describe(_ result: inout FileResult) {
         result.stepSummaries = tracker.summaries
         result.conventions = [
-            "step": "event step: an initial contact (heel strike) at uptime; event bout: a walking bout of steps from startUptime "
-                + "to uptime (its first and last step). Summaries count the steps of bouts.",
+            "step": "event step: an initial contact (heel strike) at uptime, side its foot (left or right) where a gyroscope "
+                + "tells it; event bout: a walking bout of steps from startUptime to uptime (its first and last step). "
+                + "Summaries count the steps of bouts.",
             "sway": "the accelerometer along the horizontal directions of the posture held (up averaged over 10 s), as ISway: "
                 + "AP along the device's z axis laid horizontal (x when z is near vertical), ML perpendicular; g",
         ]

@@ -10,8 +10,8 @@ import RecorderModel
 public struct GaitTracker: Sendable {
     /// What the analysis found, in time order of finding.
     public enum Event: Sendable, Equatable {
-        /// An initial contact at this uptime.
-        case step(Double)
+        /// An initial contact at this uptime, with its foot when the yaw rate tells it.
+        case step(Double, side: FootSide?)
         /// A walking bout ended: its first and last step, its steps, its cadence (steps/min).
         case bout(start: Double, end: Double, steps: Int, cadence: Double?)
     }
@@ -31,6 +31,7 @@ public struct GaitTracker: Sendable {
     private var detector = InitialContactDetector()
     private var boutRules = WalkingBoutRules()
     private var turns: TurnDetector
+    private var sides = StepSideClassifier()
     private var boutNumber = 0
     /// The steps of the bout under way (its record's cadence is computed as the summaries' is).
     private var boutSteps: [Double] = []
@@ -65,6 +66,7 @@ public struct GaitTracker: Sendable {
         current!.addMotion(uptime: uptime, ap: ap, ml: ml, vertical: vertical)
         if let yawRate {
             current!.hasYawRate = true
+            sides.add(uptime: uptime, yawRate: yawRate)
             if let turn = turns.add(uptime: uptime, yawRate: yawRate) { withStretch(at: turn.start) { $0.turns.append(turn) } }
         }
         let binBefore = detector.lastBin?.time
@@ -83,6 +85,7 @@ public struct GaitTracker: Sendable {
         current?.droppedSamples += dropped
         for contact in detector.finish() { take(contact, events: &events) }
         apply(boutRules.finish(), events: &events)
+        sides.reset()
     }
 
     /// The recording ends: what the detectors still hold; every stretch is summarised.
@@ -107,7 +110,7 @@ public struct GaitTracker: Sendable {
     private mutating func take(_ contact: Double, events: inout [Event]) {
         // A bout this contact ends is recorded before it (records stay in time order).
         apply(boutRules.add(contact), events: &events)
-        events.append(.step(contact))
+        events.append(.step(contact, side: sides.side(at: contact)))
     }
 
     private mutating func apply(_ actions: [WalkingBoutRules.Action], events: inout [Event]) {

@@ -128,10 +128,10 @@ public struct RecordSink {
         counts.gaps += 1
     }
 
-    /// A gait analysis's step (initial contact) at `uptime`.
-    public mutating func appendStep(uptime: Double) {
+    /// A gait analysis's step (initial contact) at `uptime`, taken with the foot `side` when known.
+    public mutating func appendStep(uptime: Double, side: FootSide? = nil) {
         beforeRecord(at: uptime)
-        encoder.appendStep(uptime: uptime, timestamp: uptime - startUptime, stepPath: stepPath)
+        encoder.appendStep(uptime: uptime, timestamp: uptime - startUptime, stepPath: stepPath, side: side)
         counts.samples += 1
     }
 

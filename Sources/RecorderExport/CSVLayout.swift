@@ -62,7 +62,8 @@ struct CSVLayout {
         case .soundLevel:
             return [("timeInterval", "s"), ("average", "dBFS"), ("peak", "dBFS")]
         case .gait:
-            return [("event", "step|bout"), ("startUptime", "s"), ("duration", "s"), ("steps", ""), ("cadence", "steps/min")]
+            return [("event", "step|bout"), ("side", "left|right"), ("startUptime", "s"), ("duration", "s"), ("steps", ""),
+                    ("cadence", "steps/min")]
         case .other:
             return [("sensorType", ""), ("x", ""), ("y", ""), ("z", "")]
         }

@@ -27,7 +27,9 @@ enum MCAPSchemas {
                       ("horizontalAccuracy", "number"), ("verticalAccuracy", "number"), ("course", "number"), ("speed", "number"),
                       ("relativeDistance", "number"), ("totalDistance", "number"), ("mode", "string"), ("satellitesUsed", "integer")]
         case .soundLevel?: fields = [("timeInterval", "number"), ("average", "number"), ("peak", "number"), ("unit", "string")]
-        case .step?: fields = [("event", "string"), ("startUptime", "number"), ("duration", "number"), ("steps", "integer"), ("cadence", "number")]
+        case .step?:
+            fields = [("event", "string"), ("side", "string"), ("startUptime", "number"), ("duration", "number"), ("steps", "integer"),
+                      ("cadence", "number")]
         default: fields = [("x", "number"), ("y", "number"), ("z", "number")]
         }
         return Schema(name: "recorderd.\(sensorType)", json: object("recorderd \(sensorType) record", common + fields, required: ["uptime"]))

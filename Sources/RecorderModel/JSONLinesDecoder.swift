@@ -226,11 +226,11 @@ public enum JSONLinesDecoder {
     /// 1, x…w 2…5, heading 6, duration 7, latitude 8, longitude 9, horizontalAccuracy 10,
     /// verticalAccuracy 11, altitude 12, course 13, speed 14, relativeDistance 15, totalDistance
     /// 16, startUptime 17, cadence 18, timeInterval 19, average 20, peak 21, droppedSamples 22,
-    /// eventAccuracy 23, satellitesUsed 24, steps 25), the 8 string fields follow from here.
+    /// eventAccuracy 23, satellitesUsed 24, steps 25), the 9 string fields follow from here.
     private static let stringFields = 26
 
     /// The bit of `key` in the seen-mask, or nil for a key that is no field of `Record`: by the
-    /// key's length first (one or two comparisons instead of thirty-four).
+    /// key's length first (one or two comparisons instead of thirty-five).
     private static func field(_ key: UnsafeBufferPointer<UInt8>) -> Int? {
         let n = stringFields
         func pick(_ candidates: (StaticString, Int)...) -> Int? {
@@ -246,7 +246,7 @@ public enum JSONLinesDecoder {
             case UInt8(ascii: "w"): return 5
             default: return nil
             }
-        case 4: return pick(("mode", n + 6), ("peak", 21), ("unit", n + 7))
+        case 4: return pick(("mode", n + 6), ("peak", 21), ("unit", n + 7), ("side", n + 8))
         case 5: return pick(("event", n + 3), ("speed", 14), ("steps", 25))
         case 6: return pick(("uptime", 0), ("course", 13))
         case 7: return pick(("heading", 6), ("average", 20), ("cadence", 18))
@@ -309,6 +309,7 @@ public enum JSONLinesDecoder {
         case 5: r.errorDescription = string
         case 6: r.mode = string
         case 7: r.unit = string
+        case 8: r.side = string
         default: return false
         }
         return true

@@ -161,10 +161,14 @@ public struct JSONLinesEncoder: Sendable {
         appendStatic("}\n")
     }
 
-    /// A gait analysis's initial contact (a step) measured at `uptime`.
-    public mutating func appendStep(uptime: Double, timestamp: Double, stepPath: JSONString?) {
+    /// A gait analysis's initial contact (a step) measured at `uptime`, with its foot when known.
+    public mutating func appendStep(uptime: Double, timestamp: Double, stepPath: JSONString?, side: FootSide? = nil) {
         appendPrefix(uptime: uptime, timestamp: timestamp, stepPath: stepPath)
-        appendStatic(",\"event\":\"step\",\"sensorType\":\"step\"}\n")
+        switch side {
+        case .left?: appendStatic(",\"event\":\"step\",\"sensorType\":\"step\",\"side\":\"left\"}\n")
+        case .right?: appendStatic(",\"event\":\"step\",\"sensorType\":\"step\",\"side\":\"right\"}\n")
+        case nil: appendStatic(",\"event\":\"step\",\"sensorType\":\"step\"}\n")
+        }
     }
 
     /// A walking bout that ended with its last step at `uptime`: its first step at `startUptime`,
@@ -366,6 +370,7 @@ extension JSONLinesEncoder {
         string("stepPath", r.stepPath)
         string("event", r.event)
         string("sensorType", r.sensorType)
+        string("side", r.side)
         if isLocation { string("timestampDate", r.timestampDate) }
         number("x", r.x)
         number("y", r.y)

@@ -35,6 +35,8 @@ public struct Record: Sendable, Equatable, Codable {
     public var startUptime: Double?
     public var steps: Int?
     public var cadence: Double?
+    /// Step records (gait): the foot, `left` or `right`, where the analysis tells it.
+    public var side: String?
     public var timeInterval: Double?
     public var average: Double?
     public var peak: Double?

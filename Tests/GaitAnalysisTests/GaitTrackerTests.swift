@@ -34,7 +34,7 @@ struct GaitTrackerTests {
             let vertical = walking ? Self.walkSignal(t, strikesFrom: 4.5, to: 12) : 0
             let ap = walking ? 0.1 * sin(2 * Double.pi * t / 1.1) : 0.01 * sin(Double.pi * t)
             tracker.add(uptime: t, stepPath: path, vertical: vertical, ap: ap, ml: 0, yawRate: 0, events: &events)
-            for case .step(let contact) in events[before...] { latencies.append(t - contact) }
+            for case .step(let contact, _) in events[before...] { latencies.append(t - contact) }
         }
         // The analysis's latency in data time: each contact is found within 0.8 s of samples
         // after it (a live subscriber gets it then).
@@ -56,7 +56,7 @@ struct GaitTrackerTests {
         #expect(bouts.count == 1 && bouts.first?.2 == out + back)
         let times = events.map { e -> Double in
             switch e {
-            case .step(let t): return t
+            case .step(let t, _): return t
             case .bout(_, let end, _, _): return end
             }
         }

@@ -39,8 +39,8 @@ struct ExportGoldenTests {
 
         e.removeAll()
         e.appendMarker(uptime: t0, timestamp: 0, timestampDate: ISO8601Timestamp.string(from: start), stepPath: out)
-        e.appendStep(uptime: t0 + 0.02, timestamp: 0.02, stepPath: out)
-        e.appendStep(uptime: t0 + 0.07, timestamp: 0.07, stepPath: out)
+        e.appendStep(uptime: t0 + 0.02, timestamp: 0.02, stepPath: out, side: .left)
+        e.appendStep(uptime: t0 + 0.07, timestamp: 0.07, stepPath: out, side: .right)
         e.appendBout(uptime: t0 + 0.08, timestamp: 0.08, stepPath: out, startUptime: t0 + 0.02, steps: 2, cadence: 1200)
         try Data(e.bytes).write(to: URL(fileURLWithPath: directory + "/gait.jsonl"))
 
