@@ -24,15 +24,15 @@ struct StepSideClassifier: Sendable {
     /// The bin number each slot of `bins` holds (Int.min: none).
     private var binNumbers = [Int](repeating: .min, count: history)
     private var current: (bin: Int, sum: Double, count: Int)?
-    private let kernel: [Double]
-
-    init() {
-        let h = Int((3 * Self.sigma * Self.rate).rounded(.up))
-        kernel = (-h...h).map { k in
-            let t = Double(k) / Self.rate
-            return exp(-t * t / (2 * Self.sigma * Self.sigma))
+    /// The Gaussian's taps over ±3σ, and their sum.
+    private static let kernel: [Double] = {
+        let h = Int((3 * sigma * rate).rounded(.up))
+        return (-h...h).map { k in
+            let t = Double(k) / rate
+            return exp(-t * t / (2 * sigma * sigma))
         }
-    }
+    }()
+    private static let kernelSum = kernel.reduce(0, +)
 
     /// One yaw-rate sample at `uptime` seconds.
     mutating func add(uptime: Double, yawRate: Double) {
@@ -55,12 +55,12 @@ struct StepSideClassifier: Sendable {
     /// rate, a gap, the signal's first moments).
     func side(at uptime: Double) -> FootSide? {
         let centre = Int((uptime * Self.rate).rounded(.down))
-        let h = kernel.count / 2
+        let h = Self.kernel.count / 2
         var weighted = 0.0, weights = 0.0
         for k in -h...h {
             guard let v = value(centre + k) else { continue }
-            weighted += kernel[k + h] * v
-            weights += kernel[k + h]
+            weighted += Self.kernel[k + h] * v
+            weights += Self.kernel[k + h]
         }
         let w = Int((Self.halfWindow * Self.rate).rounded())
         var sum = 0.0, count = 0
@@ -70,7 +70,7 @@ struct StepSideClassifier: Sendable {
             count += 1
         }
         // At least the contact's bin and most of the kernel on both sides.
-        guard value(centre) != nil, weights > 0.8 * kernel.reduce(0, +), count > w else { return nil }
+        guard value(centre) != nil, weights > 0.8 * Self.kernelSum, count > w else { return nil }
         return weighted / weights - sum / Double(count) > 0 ? .right : .left
     }
 

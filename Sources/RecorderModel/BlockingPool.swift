@@ -13,10 +13,11 @@ import Foundation
 /// that, work waits in order for a free thread (it is delayed, never refused, and never holds the
 /// cooperative pool). Idle threads park on a condition variable and are reused.
 ///
-/// Its threads run 2 nice levels below the process's main thread (libdispatch's `utility` QoS): the work here (an export, a plot, a run's files read for the web page) yields the CPU to
-/// the recorders' sampling and writing threads. They are as wide as twice the cores, where the
-/// global queue they replace was effectively as wide as the cores: at equal priority, more of them
-/// at once took more CPU from the real-time audio capture in full test runs.
+/// Its threads run 2 nice levels below the process's main thread: the work here (an export, a
+/// plot, a run's files read for the web page) yields the CPU to the recorders' sampling and
+/// writing threads. They are as wide as twice the cores, where the global queue they replace was
+/// effectively as wide as the cores: at equal priority, more of them at once took more CPU from
+/// the real-time audio capture in full test runs.
 ///
 /// `@unchecked Sendable`: `queue`, `idle` and `threads` are only touched with `mutex` held.
 public final class BlockingPool: @unchecked Sendable {

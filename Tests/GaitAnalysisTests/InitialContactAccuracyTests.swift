@@ -81,25 +81,28 @@ struct InitialContactAccuracyTests {
         detect(fused(try Fixtures.rows(Fixtures.root + "/imu/mobgap/\(trial).csv"))).contacts.map { $0.confirmedAt - $0.time }
     }
 
+    typealias FusedSample = (uptime: Double, vertical: Double, yawRate: Double)
+
     /// Rows at 100 Hz (g, deg/s), turned by `rotation`, fused as a recording fuses them: each
-    /// sample's uptime and vertical user acceleration (g, along fused gravity).
-    static func fused(_ rows: [(acc: [Double], gyr: [Double])], rotation: Quaternion = .identity) -> [(uptime: Double, vertical: Double)] {
+    /// sample's uptime, vertical user acceleration (g, along fused gravity) and rate of turn
+    /// about fused vertical (rad/s).
+    static func fused(_ rows: [(acc: [Double], gyr: [Double])], rotation: Quaternion = .identity) -> [FusedSample] {
         var fuser = DeviceMotionFuser(usesMagnetometer: false)
-        var samples: [(uptime: Double, vertical: Double)] = []
+        var samples: [FusedSample] = []
         for (i, row) in rows.enumerated() {
             let uptime = Double(i) / 100
             let acc = rotation.rotate(Vector3(x: row.acc[0], y: row.acc[1], z: row.acc[2]))
             let gyro = rotation.rotate(Vector3(x: row.gyr[0], y: row.gyr[1], z: row.gyr[2]) * (Double.pi / 180))
             guard let motion = fuser.fuse(MotionFrame(uptime: uptime, accelerometer: acc, gyro: gyro)) else { continue }
             let up = motion.gravity * (1 / motion.gravity.length)
-            samples.append((uptime, motion.userAcceleration.dot(up)))
+            samples.append((uptime, motion.userAcceleration.dot(up), motion.rotationRate.dot(up)))
         }
         return samples
     }
 
     /// The samples through the contact detector and the bout rules: each contact with the uptime
     /// of the sample that confirmed it, and the contacts that became steps.
-    static func detect(_ samples: [(uptime: Double, vertical: Double)]) -> (contacts: [(time: Double, confirmedAt: Double)], steps: [Double]) {
+    static func detect(_ samples: [FusedSample]) -> (contacts: [(time: Double, confirmedAt: Double)], steps: [Double]) {
         var detector = InitialContactDetector()
         var bouts = WalkingBoutRules()
         var contacts: [(time: Double, confirmedAt: Double)] = []

@@ -1,6 +1,5 @@
 import Foundation
 import GaitAnalysis
-import MotionFusion
 import RecorderModel
 import RecorderTestSupport
 import Testing
@@ -29,21 +28,16 @@ struct StepSideAccuracyTests {
         init(_ description: String) { self.description = description }
     }
 
-    /// The steps the tracker reports for a trial, with their sides: rows at 100 Hz fused, the
-    /// vertical user acceleration and the rate of turn about fused vertical fed as `GaitRecords`
-    /// feeds them.
+    /// The steps the tracker reports for a trial, with their sides: rows at 100 Hz fused
+    /// (`InitialContactAccuracyTests.fused`), the vertical user acceleration and the rate of turn
+    /// about fused vertical fed as `GaitRecords` feeds them.
     static func steps(_ trial: String, rotation: Quaternion = .identity) throws -> [(time: Double, side: FootSide?)] {
-        var fuser = DeviceMotionFuser(usesMagnetometer: false)
         var tracker = GaitTracker(identifier: "gait", rate: 100, measuresSway: false)
         var events: [GaitTracker.Event] = []
-        for (i, row) in try Fixtures.rows(Fixtures.root + "/imu/mobgap/\(trial).csv").enumerated() {
-            let uptime = Double(i) / 100
-            let acc = rotation.rotate(Vector3(x: row.acc[0], y: row.acc[1], z: row.acc[2]))
-            let gyro = rotation.rotate(Vector3(x: row.gyr[0], y: row.gyr[1], z: row.gyr[2]) * (Double.pi / 180))
-            guard let motion = fuser.fuse(MotionFrame(uptime: uptime, accelerometer: acc, gyro: gyro)) else { continue }
-            let up = motion.gravity * (1 / motion.gravity.length)
-            tracker.add(uptime: uptime, stepPath: "walk", vertical: motion.userAcceleration.dot(up), ap: 0, ml: 0,
-                        yawRate: motion.rotationRate.dot(up), events: &events)
+        let rows = try Fixtures.rows(Fixtures.root + "/imu/mobgap/\(trial).csv")
+        for sample in InitialContactAccuracyTests.fused(rows, rotation: rotation) {
+            tracker.add(uptime: sample.uptime, stepPath: "walk", vertical: sample.vertical, ap: 0, ml: 0, yawRate: sample.yawRate,
+                        events: &events)
         }
         tracker.finish(events: &events)
         return events.compactMap { if case .step(let t, let side) = $0 { return (t, side) } else { return nil } }
