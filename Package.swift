@@ -157,7 +157,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "RecorderBenchmarks",
-            dependencies: ["RecorderModel", "RecorderEngine", "RecorderClient", "RecorderDaemon", "MotionFusion", "GaitAnalysis", "FakeIIO"],
+            dependencies: ["RecorderModel", "RecorderEngine", "RecorderClient", "RecorderDaemon", "MotionFusion", "GaitAnalysis", "FakeIIO",
+                           "RecorderTestSupport"],
             path: "Benchmarks/RecorderBenchmarks"
         ),
         .executableTarget(name: "ExportCount", dependencies: ["RecorderExport"], path: "Benchmarks/ExportCount"),

@@ -87,6 +87,9 @@ enum Benchmarks {
         if only == nil || only == "gait" {
             GaitBenchmark.run(fixtures: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Tests/Fixtures/imu/mobgap").standardized.path)
         }
+        if only == "gait-frontier" {
+            GaitBenchmark.frontier(fixtures: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Tests/Fixtures/imu/mobgap").standardized.path)
+        }
         if only == nil || only == "torture" { await TortureBenchmark.run() }
         if only == nil || only == "footprint" {
             FootprintBenchmark.run(repository: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path)

@@ -10,17 +10,28 @@ import RecorderModel
 /// each contact, written as JSON (`BENCH_GAIT_OUTPUT`, default `.build/gait-reference/recorderd.json`)
 /// for `scripts/gait-reference.sh` to score beside Mobilise-D's pipeline.
 enum GaitBenchmark {
-    static func run(fixtures: String) {
+    /// One mobgap trial fused as a recording fuses it (100 Hz).
+    struct FusedTrial {
+        /// `HA/001/TimeMeasure1_Test5_Trial1`.
+        let name: String
+        /// Vertical user acceleration (g, along fused gravity) per row.
+        let vertical: [Double]
+        /// Rate of turn about fused vertical (rad/s) per row, `nil` before the fusion's first output.
+        let yawRate: [Double?]
+        /// What the tracker is fed: vertical, the accelerometer's x and y (g), the yaw rate.
+        let signals: [(vertical: Double, ap: Double, ml: Double, yaw: Double)]
+    }
+
+    /// Every trial of the fixtures' reference, in name order.
+    static func fusedTrials(fixtures: String) -> [FusedTrial] {
         let referenceText = try! String(contentsOfFile: fixtures + "/reference_initial_contacts.json", encoding: .utf8)
         let reference = try! JSONSerialization.jsonObject(with: Data(referenceText.replacingOccurrences(of: "NaN", with: "null").utf8)) as! [String: Any]
-        var verticals: [String: [Double]] = [:]
-        var yawRates: [String: [Double?]] = [:]
-        var signals: [(vertical: Double, ap: Double, ml: Double, yaw: Double)] = []
-        for trial in reference.keys.sorted() {
+        return reference.keys.sorted().map { trial in
             var fuser = DeviceMotionFuser(usesMagnetometer: false)
             let text = try! String(contentsOfFile: fixtures + "/\(trial).csv", encoding: .utf8)
             var values: [Double] = []
             var yaws: [Double?] = []
+            var signals: [(vertical: Double, ap: Double, ml: Double, yaw: Double)] = []
             for line in text.split(separator: "\n").dropFirst() {
                 let f = line.split(separator: ",").map { Double($0)! }
                 let uptime = Double(values.count) / 100
@@ -32,9 +43,19 @@ enum GaitBenchmark {
                 yaws.append(m.rotationRate.dot(up))
                 signals.append((values.last!, frame.accelerometer!.x, frame.accelerometer!.y, m.rotationRate.dot(up)))
             }
-            verticals[trial] = values
-            yawRates[trial] = yaws
+            return FusedTrial(name: trial, vertical: values, yawRate: yaws, signals: signals)
         }
+    }
+
+    static func run(fixtures: String) {
+        let trials = fusedTrials(fixtures: fixtures)
+        var verticals: [String: [Double]] = [:]
+        var yawRates: [String: [Double?]] = [:]
+        for trial in trials {
+            verticals[trial.name] = trial.vertical
+            yawRates[trial.name] = trial.yawRate
+        }
+        let signals = trials.flatMap(\.signals)
         // recorderd's steps per trial, and the side of every contact the tracker reports.
         var output: [String: [String: Any]] = [:]
         for (trial, values) in verticals {

@@ -120,13 +120,13 @@ struct GaitRecordingTests {
         #expect(bouts.count == 1 && bouts.first?.steps ?? 0 >= summarised && bouts.first?.steps ?? 0 <= summarised + inBetween,
                 "\(bouts), \(summarised) summarised, \(inBetween) between the steps")
         #expect(file.sampleCount == steps.count + bouts.count)
-        let reference = try #require(try InitialContactAccuracyTests.reference()["HA/001/TimeMeasure1_Test5_Trial1"])
+        let reference = try #require(try GaitReference.load()["HA/001/TimeMeasure1_Test5_Trial1"])
         let boutSteps = steps.compactMap(\.uptime).filter { $0 >= bouts[0].startUptime! - 1e-9 && $0 <= bouts[0].uptime! + 1e-9 }
         // Each step with its foot (the replay device has a gyroscope); a straight walk's feet alternate.
         let sides = steps.filter { ($0.uptime ?? 0) >= bouts[0].startUptime! - 1e-9 && ($0.uptime ?? 0) <= bouts[0].uptime! + 1e-9 }.map(\.side)
         #expect(sides.allSatisfy { $0 == "left" || $0 == "right" }, "\(sides)")
         #expect(zip(sides, sides.dropFirst()).filter { $0 == $1 }.count <= 1, "feet alternate: \(sides)")
-        let score = InitialContactAccuracyTests.score(boutSteps.map { $0 - firstRow }, against: reference)
+        let score = GaitReference.score(boutSteps.map { $0 - firstRow }, against: reference)
         #expect(score.recall == 1, "\(score)")
         #expect(steps.allSatisfy { ["walk/walking", "walk/standing", "walk"].contains($0.stepPath) })
         return true
