@@ -81,6 +81,10 @@ enum Benchmarks {
             let log = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Tests/Fixtures/gps/ublox-neo-m9n-nmea.log").standardized.path
             await DeviceLoadBenchmark.run(gpsLog: log)
         }
+        if only == "device-memory" {
+            let log = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Tests/Fixtures/gps/ublox-neo-m9n-nmea.log").standardized.path
+            await DeviceLoadBenchmark.run(gpsLog: log, load: .memory)
+        }
         if only == "iio-instructions" { await IIOBenchmark.instructions() }
         if only == nil || only == "parse" { ParseBenchmark.run() }
         if only == nil || only == "fusion" { FusionBenchmark.run(walk: root) }

@@ -11,13 +11,26 @@ import RecorderModel
 /// namespace (its own network and /dev: gpsd, JACK's shared memory and recorderd see one another).
 /// Reports recorderd's CPU (all threads, schedstat) as a share of one core, its memory, and the
 /// loss of every recorder and of the device. Needs root.
+///
+/// `BENCH_ONLY=device-memory` is the issue's memory configuration instead: an IIO, a gpsd and an
+/// ALSA recorder with 30 s rings and one live subscriber — the IMU at 104 Hz (a gait IMU's rate)
+/// recording its accelerometer and gyro as they are, the same microphone and GPS, and a live
+/// accelerometer subscriber at 50 Hz.
 enum DeviceLoadBenchmark {
     /// Seconds measured (`BENCH_LOAD_SECONDS`, default 30).
     static let seconds = ProcessInfo.processInfo.environment["BENCH_LOAD_SECONDS"].flatMap { Double($0) } ?? 30
-    static let imuRate = 1666.0
+
+    /// What runs: the whole device (`device`) or the memory configuration (`device-memory`).
+    struct Load {
+        var imuRate: Double
+        /// Fused device motion recorded and subscribed to (attitude), and the fixes subscribed to.
+        var fused: Bool
+        static let whole = Load(imuRate: 1666, fused: true)
+        static let memory = Load(imuRate: 104, fused: false)
+    }
     static let server = "recorderd-load"
 
-    static func run(gpsLog: String) async {
+    static func run(gpsLog: String, load: Load = .whole) async {
         guard geteuid() == 0 else { return Benchmarks.say("device: skipped (needs root for the fake IIO namespace)") }
         let tools = [IIOBenchmark.generator, IIOBenchmark.recorderd, "/usr/bin/jackd", "/usr/bin/jack_wait", "/usr/bin/gpsfake", "/usr/sbin/gpsd"]
         if let missing = tools.first(where: { !FileManager.default.isExecutableFile(atPath: $0) }) {
@@ -25,7 +38,7 @@ enum DeviceLoadBenchmark {
         }
         let tree = try! FakeIIOTree(devices: [FakeIIODevice(availableFrequencies: [104, 208, 416, 833, 1666], timestampClock: "monotonic")])
         defer { tree.remove() }
-        writeFiles(tree, gpsLog: gpsLog)
+        writeFiles(tree, gpsLog: gpsLog, imuRate: load.imuRate)
         let generator = IIOBenchmark.startGenerator(tree, unthrottled: false)
         let daemon = IIOBenchmark.namespace(tree, ["/bin/bash", tree.root + "/load.sh"])
         var connected: RecorderClient?
@@ -40,27 +53,29 @@ enum DeviceLoadBenchmark {
             return Benchmarks.say("device: recorderd did not start: \(log.suffix(400))")
         }
 
-        // Two live subscribers for the whole run, each counting what it receives.
-        let attitude = try! await client.subscribe(device: "imu0", sensorTypes: [.attitude], rate: 50)
-        let fixes = try! await client.subscribe(device: "gps0", sensorTypes: [.location])
-        let attitudeReader = Task { () -> (samples: Int, gaps: Int) in
-            var n = (samples: 0, gaps: 0)
-            do { for try await batch in attitude { for r in batch { if r.isSample { n.samples += 1 } else { n.gaps += 1 } } } } catch {}
-            return n
+        // The live subscribers, for the whole run, each counting what it receives: fused attitude
+        // and the fixes (the whole device), or the accelerometer (the memory configuration).
+        func count(_ stream: AsyncThrowingStream<[Record], any Error>?) -> Task<(samples: Int, gaps: Int), Never> {
+            Task {
+                var n = (samples: 0, gaps: 0)
+                guard let stream else { return n }
+                do { for try await batch in stream { for r in batch { if r.isSample { n.samples += 1 } else { n.gaps += 1 } } } } catch {}
+                return n
+            }
         }
-        let fixReader = Task { () -> (samples: Int, gaps: Int) in
-            var n = (samples: 0, gaps: 0)
-            do { for try await batch in fixes { for r in batch { if r.isSample { n.samples += 1 } else { n.gaps += 1 } } } } catch {}
-            return n
-        }
-        let types: [SensorType] = [.accelerometer, .gyro, .attitude, .gravity, .userAcceleration, .rotationRate]
+        let imuStream = try! await client.subscribe(device: "imu0", sensorTypes: [load.fused ? .attitude : .accelerometer], rate: 50)
+        let attitudeReader = count(imuStream)
+        let fixReader = count(load.fused ? try! await client.subscribe(device: "gps0", sensorTypes: [.location]) : nil)
+        let types: [SensorType] = load.fused ? [.accelerometer, .gyro, .attitude, .gravity, .userAcceleration, .rotationRate] : [.accelerometer, .gyro]
         let run = try! await client.startTask(identifier: "load", asyncActions: [
-            .motion("motion", device: "imu0", options: MotionOptions(recorderTypes: types, frequency: imuRate)),
+            .motion("motion", device: "imu0", options: MotionOptions(recorderTypes: types, frequency: load.imuRate)),
             AsyncActionConfiguration(identifier: "voice", device: "mic0", options: .microphone(MicrophoneOptions(saveAudioFile: true, levelInterval: 0.1))),
             AsyncActionConfiguration(identifier: "location", device: "gps0", options: .distance(DistanceOptions(saveCoordinates: true))),
         ])
         try? await Task.sleep(for: .seconds(2)) // every recorder streaming before the window
         let pid = IIOBenchmark.payloadPID(daemon)
+        // What the window itself uses of the resident memory: the pages referenced in it.
+        if let pid { FootprintBenchmark.clearReferences(pid: pid) }
         let cpu0 = IIOBenchmark.payloadCPU(daemon)
         let t0 = Date()
         try? await Task.sleep(for: .seconds(seconds))
@@ -93,7 +108,7 @@ enum DeviceLoadBenchmark {
                                   file.droppedSamples, file.gapCount, file.errorCount ?? 0))
             if file.droppedSamples != 0 || file.gapCount != 0 { lossless = false }
         }
-        Benchmarks.say("device under load: live subscribers got \(attitudeCount.samples) attitude samples (\(attitudeCount.gaps) gap records), \(fixCount.samples) fixes (\(fixCount.gaps) gap records); IIO generator overruns \(overruns)")
+        Benchmarks.say("device under load: live subscribers got \(attitudeCount.samples) \(load.fused ? "attitude" : "accelerometer") samples (\(attitudeCount.gaps) gap records), \(fixCount.samples) fixes (\(fixCount.gaps) gap records); IIO generator overruns \(overruns)")
         if attitudeCount.gaps != 0 || fixCount.gaps != 0 { lossless = false }
         Benchmarks.say("device under load: \(lossless ? "no loss anywhere" : "LOSS (see above)")")
     }
@@ -106,12 +121,15 @@ enum DeviceLoadBenchmark {
         let shared = figures["part shared memory"] ?? 0
         let parts = figures.filter { $0.key.hasPrefix("part ") && $0.key != "part shared memory" }.sorted { $0.value > $1.value }
         let total = parts.reduce(0) { $0 + $1.value }
+        let touched = figures.filter { $0.key.hasPrefix("touched ") && $0.key != "touched shared memory" }.sorted { $0.value > $1.value }
         return String(format: "RSS %.1f MiB without JACK's shared memory (%.1f MiB): ", total, shared)
             + parts.map { String(format: "%@ %.1f", String($0.key.dropFirst(5)), $0.value) }.joined(separator: ", ")
+            + String(format: "; of it referenced in the window (and 2 s after): %.1f MiB: ", touched.reduce(0) { $0 + $1.value })
+            + touched.map { String(format: "%@ %.1f", String($0.key.dropFirst(8)), $0.value) }.joined(separator: ", ")
     }
 
     /// The namespace's script (JACK, gpsfake, then recorderd), ALSA's and recorderd's configuration.
-    static func writeFiles(_ tree: FakeIIOTree, gpsLog: String) {
+    static func writeFiles(_ tree: FakeIIOTree, gpsLog: String, imuRate: Double) {
         let root = tree.root
         let devices = [
             #"{"name": "imu0", "kind": "iio", "uri": "local:", "frequency": \#(imuRate)}"#,
