@@ -71,21 +71,22 @@ final class IIODaemonHarness: @unchecked Sendable {
                                             "retryInterval": 0.5, "devices": devices]
         let file = tree.root + "/recorderd.json"
         try JSONSerialization.data(withJSONObject: configuration).write(to: URL(fileURLWithPath: file))
-        var payload = [ChildProcess.executable("recorderd"), "--config", file, "--log-level", "error"]
+        var payload = [ChildProcess.executable("recorderd"), "--config", file, "--log-level", "info"]
         if path == .iiodDefaultContext { payload = ["/usr/bin/env", "IIOD_REMOTE=ip:127.0.0.1"] + payload }
         let command = tree.namespaceCommand(payload, generator: ChildProcess.executable("FakeIIOGenerator"), iiod: path.usesIIOD, readOnly: readOnly)
         let process = try ChildProcess(command[0], Array(command.dropFirst()))
         daemon = process
-        let deadline = Deadline(seconds: 20)
-        while !deadline.hasPassed {
-            if let c = try? await RecorderClient.connect(socketPath: socket) {
-                client = c
-                return c
-            }
-            guard process.isRunning else { throw IIOHarnessError("recorderd exited: \(process.printed)") }
-            try await Task.sleep(for: .milliseconds(20))
+        // Usually listening within a second, even beside six busy loops; once, in CI, not after
+        // 20 s (cause unknown): 60 s, and a failure carries recorderd's log and iiod's.
+        let started = ContinuousClock.now
+        do {
+            let c = try await process.connectWhenListening(socket, timeout: 60)
+            client = c
+            return c
+        } catch {
+            let iiod = (try? String(contentsOfFile: tree.root + "/iiod.log", encoding: .utf8)) ?? "(no iiod log)"
+            throw IIOHarnessError("\(error) — after \(ContinuousClock.now - started); iiod printed: \(iiod)")
         }
-        throw IIOHarnessError("recorderd did not listen on \(socket)")
     }
 
     /// Stops recorderd (SIGTERM to the namespace's init, which passes it on) and waits for it.

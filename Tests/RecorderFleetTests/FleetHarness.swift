@@ -63,7 +63,7 @@ struct FleetHarness {
     func readySubscriber(_ topic: String, timeout: Int = 120) async throws -> ChildProcess {
         let probe = "test/probe/\(UUID().uuidString)"
         let sub = try broker.subscriber(topic, timeout: timeout, arguments: ["-t", probe])
-        let deadline = Deadline(seconds: 20)
+        let deadline = Deadline(seconds: 60)
         while !deadline.hasPassed {
             try await broker.publish(probe, "probe")
             if sub.printedSoFar().contains(probe) { return sub }

@@ -37,7 +37,7 @@ public struct MosquittoBroker: Sendable {
         try (configuration + "user root\npersistence false\nlog_dest file \(directory)/mosquitto.log\nlog_type all\n")
             .write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
         let process = try ChildProcess("/usr/sbin/mosquitto", ["-c", directory + "/mosquitto.conf"])
-        let deadline = Deadline(seconds: 20)
+        let deadline = Deadline(seconds: 60)
         while !deadline.hasPassed {
             if LoopbackTCP.accepts(port: port) { return MosquittoBroker(process: process, port: port, directory: directory) }
             guard process.isRunning else { break }
