@@ -335,9 +335,7 @@ struct FullDiskTortureTests {
         let daemon = try await TortureDaemon(directory: directory, speed: 50)
         let client = try await daemon.client()
         // Full at the start: the run is refused, clearly, and leaves nothing.
-        let filler = open(data + "/filler", O_WRONLY | O_CREAT, 0o600)
-        var chunk = [UInt8](repeating: 7, count: 4096)
-        while write(filler, &chunk, chunk.count) > 0 {}
+        let filler = try DiskFiller(directory: data)
         do {
             _ = try await client.startTask(identifier: "t", asyncActions: [.motion("m")])
             Issue.record("a run started on a full disk")
@@ -347,8 +345,7 @@ struct FullDiskTortureTests {
         }
         #expect(try await Torture.statusLatency(client) < Torture.latencyBound)
         #expect(try await client.status().taskRuns.isEmpty)
-        close(filler)
-        unlink(data + "/filler")
+        filler.free()
         // Full during the recording: the recorder stops, is listed as failed, and the run's
         // manifest and every whole line are kept.
         let run = try await client.startTask(identifier: "t", asyncActions: [.motion("m")])

@@ -141,9 +141,7 @@ struct FullDiskAtStartTests {
         #expect(try Privileges.run(["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", data]) == 0)
         defer { _ = try? Privileges.run(["umount", "-l", data]); try? FileManager.default.removeItem(atPath: data) }
         // Fill the disk to the last byte.
-        let filler = open(data + "/filler", O_WRONLY | O_CREAT, 0o600)
-        var chunk = [UInt8](repeating: 7, count: 4096)
-        while write(filler, &chunk, chunk.count) > 0 {}
+        let filler = try DiskFiller(directory: data)
         var configuration = DaemonConfiguration()
         configuration.devices = [Fixtures.replayDevice(speed: 4)]
         let devices = DeviceRegistry(configuration: configuration, backends: [ReplayBackend()], baseDirectory: "/", logger: Fixtures.logger)
@@ -161,9 +159,14 @@ struct FullDiskAtStartTests {
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: data + "/runs/t")) ?? []).isEmpty, "no trace left")
         #expect(try devices.device(named: "imu0").info.state == .available, "the device was let go")
         // With space again, the same UUID starts (nothing of the failed start remains).
-        close(filler)
-        unlink(data + "/filler")
-        _ = try await runs.start(TaskStartParams(taskIdentifier: "t", taskRunUUID: uuid, asyncActions: [.motion("m")]))
+        filler.free()
+        #expect(try await DiskFiller.awaitFree(data, bytes: 384 * 1024), "the filler is gone, its space still taken: \(DiskFiller.describe(data))")
+        do {
+            _ = try await runs.start(TaskStartParams(taskIdentifier: "t", taskRunUUID: uuid, asyncActions: [.motion("m")]))
+        } catch {
+            Issue.record("with the filler removed: \(DiskFiller.describe(data))")
+            throw error
+        }
         #expect(try TaskResultStore.read(directory: runs.active()[0].runDirectory).status == .recording)
         await runs.interruptAll()
     }
@@ -184,10 +187,7 @@ struct FullDiskAtStartTests {
         #expect(runs.active().first?.recording == ["m"])
         // Then the disk fills (filled here, after the check: a small disk filled by the recorder
         // itself could be full before the check, a race the test once lost).
-        let filler = open(data + "/filler", O_WRONLY | O_CREAT, 0o600)
-        var chunk = [UInt8](repeating: 7, count: 4096)
-        while write(filler, &chunk, chunk.count) > 0 {}
-        close(filler)
+        _ = try DiskFiller(directory: data)
         // The recording lets go of the device when it stops: wait for that.
         let device = try devices.device(named: "imu0")
         try await Fixtures.waitForFrames(device, 10_000)
