@@ -71,7 +71,7 @@ let package = Package(
         ),
         .target(
             name: "AudioSensors",
-            dependencies: ["RecorderModel", "RecorderEngine", "CALSA", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["RecorderModel", "RecorderEngine", "CALSA", "CSystemSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .systemLibrary(
             name: "CSystemd",

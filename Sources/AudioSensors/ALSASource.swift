@@ -1,3 +1,4 @@
+import CSystemSupport
 import Dispatch
 import Foundation
 import Logging
@@ -32,17 +33,18 @@ public final class ALSASource: SensorSource {
         let status = LockedValue<String>("starting")
 
         init() {
-            var fds: [Int32] = [0, 0]
-            _ = pipe(&fds)
-            _ = fcntl(fds[0], F_SETFL, O_NONBLOCK)
-            _ = fcntl(fds[1], F_SETFL, O_NONBLOCK)
+            // Close-on-exec: a sound server a client library starts (libjack can) must not keep
+            // it. With no descriptor left there is no pipe (-1): `pause` then looks for the stop
+            // every 0.1 s and the capture at its poll's timeout (0.5 s).
+            var fds: [Int32] = [-1, -1]
+            if recorderd_pipe_cloexec_nonblocking(&fds) != 0 { fds = [-1, -1] }
             wakeRead = fds[0]
             wakeWrite = fds[1]
         }
 
         deinit {
-            close(wakeRead)
-            close(wakeWrite)
+            if wakeRead >= 0 { close(wakeRead) }
+            if wakeWrite >= 0 { close(wakeWrite) }
         }
 
         var isStopped: Bool { stopped.load(ordering: .acquiring) }
@@ -56,7 +58,16 @@ public final class ALSASource: SensorSource {
         /// Waits up to `seconds` or until stopped.
         func pause(_ seconds: Double) {
             var p = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
-            _ = poll(&p, 1, Int32(clamping: Int(saturating: seconds * 1000)))
+            guard wakeRead < 0 else {
+                _ = poll(&p, 1, Int32(clamping: Int(saturating: seconds * 1000)))
+                return
+            }
+            let end = SystemClock.monotonicUptime() + seconds
+            while !isStopped {
+                let left = end - SystemClock.monotonicUptime()
+                if left <= 0 { break }
+                _ = poll(&p, 1, Int32(clamping: Int(saturating: min(left, 0.1) * 1000)))
+            }
         }
     }
 

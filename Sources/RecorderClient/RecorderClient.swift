@@ -35,7 +35,8 @@ public final class RecorderClient: Sendable {
 
     /// Connects to the daemon's socket.
     public static func connect(socketPath: String) async throws(RecorderClientError) -> RecorderClient {
-        let fd = Foundation.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        // Close-on-exec: a child the client's program starts must not hold the connection.
+        let fd = Foundation.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .connectionFailed(String(cString: strerror(errno))) }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)

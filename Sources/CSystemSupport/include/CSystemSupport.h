@@ -13,4 +13,8 @@ ssize_t recorderd_getrandom(void *buffer, size_t length);
 /// -1 with errno.
 int recorderd_set_thread_name(const char *name);
 
+/// pipe2(2) with O_CLOEXEC | O_NONBLOCK: both ends non-blocking and closed in any program a child
+/// executes. Returns 0, or -1 with errno.
+int recorderd_pipe_cloexec_nonblocking(int fds[2]);
+
 #endif
