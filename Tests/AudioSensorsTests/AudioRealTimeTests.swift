@@ -79,9 +79,11 @@ import Testing
     }
 
     /// Points this process's libasound and libjack at `jack` (for a source run in process);
-    /// the returned closure restores the environment other tests' children inherit.
+    /// the returned closure restores the environment other tests' children inherit — all but
+    /// `JACK_NO_START_SERVER`, which stays: libjack in this process never starts a server of its
+    /// own (a child that would inherit every descriptor the parallel tests hold open).
     static func useJACK(_ jack: JACKServer) -> () -> Void {
-        let saved = jack.environment.keys.map { ($0, getenv($0).map { String(cString: $0) }) }
+        let saved = jack.environment.keys.filter { $0 != "JACK_NO_START_SERVER" }.map { ($0, getenv($0).map { String(cString: $0) }) }
         for (key, value) in jack.environment { setenv(key, value, 1) }
         return {
             for (key, value) in saved {
@@ -98,6 +100,9 @@ import Testing
         defer { restore() }
         let configuration = try JSONDecoder().decode(ALSAConfiguration.self, from: Data(#"{"name":"mic0","pcm":"recorderd_jack","sampleRate":48000,"channels":1}"#.utf8))
         let source = ALSASource(configuration: configuration, retryInterval: 0.2, logger: Logger(label: "test"))
+        // Stopped before the environment is restored, also when the test throws (a source left
+        // running retries its PCM for ever).
+        defer { source.stop() }
         let caps = try source.open()
         #expect(caps.details["sampleRate"] == "48000")
         // 20 ms periods: the capture thread stalls for 0.5 s at the 25th chunk; the PCM buffers
