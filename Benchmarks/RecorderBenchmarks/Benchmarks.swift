@@ -64,6 +64,7 @@ enum Benchmarks {
     }
 
     static func main() async {
+        let log = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Tests/Fixtures/gps/ublox-neo-m9n-nmea.log").standardized.path
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Tests/Fixtures/imu/mobgap/HA/001/TimeMeasure1_Test11_Trial1.csv").standardized.path
         say("machine: \(ProcessInfo.processInfo.processorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB")
         let only = ProcessInfo.processInfo.environment["BENCH_ONLY"]
@@ -73,18 +74,11 @@ enum Benchmarks {
         }
         if only == nil || only == "step" { await stepRoundTrip(file: root) }
         if only == nil || only == "gps" {
-            let log = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Tests/Fixtures/gps/ublox-neo-m9n-nmea.log").standardized.path
             await GPSBenchmark.run(log: log)
         }
         if only == nil || only == "iio" { await IIOBenchmark.run() }
-        if only == nil || only == "device" {
-            let log = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Tests/Fixtures/gps/ublox-neo-m9n-nmea.log").standardized.path
-            await DeviceLoadBenchmark.run(gpsLog: log)
-        }
-        if only == "device-memory" {
-            let log = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Tests/Fixtures/gps/ublox-neo-m9n-nmea.log").standardized.path
-            await DeviceLoadBenchmark.run(gpsLog: log, load: .memory)
-        }
+        if only == nil || only == "device" { await DeviceLoadBenchmark.run(gpsLog: log) }
+        if only == "device-memory" { await DeviceLoadBenchmark.run(gpsLog: log, load: .memory) }
         if only == "iio-instructions" { await IIOBenchmark.instructions() }
         if only == nil || only == "parse" { ParseBenchmark.run() }
         if only == nil || only == "fusion" { FusionBenchmark.run(walk: root) }

@@ -64,7 +64,7 @@ enum DeviceLoadBenchmark {
             }
         }
         let imuStream = try! await client.subscribe(device: "imu0", sensorTypes: [load.fused ? .attitude : .accelerometer], rate: 50)
-        let attitudeReader = count(imuStream)
+        let imuReader = count(imuStream)
         let fixReader = count(load.fused ? try! await client.subscribe(device: "gps0", sensorTypes: [.location]) : nil)
         let types: [SensorType] = load.fused ? [.accelerometer, .gyro, .attitude, .gravity, .userAcceleration, .rotationRate] : [.accelerometer, .gyro]
         let run = try! await client.startTask(identifier: "load", asyncActions: [
@@ -84,7 +84,7 @@ enum DeviceLoadBenchmark {
         let memory = pid.map(memoryFigures) ?? "unknown"
         let result = try! await run.finish()
         client.close()
-        let attitudeCount = await attitudeReader.value
+        let imuCount = await imuReader.value
         let fixCount = await fixReader.value
         IIOBenchmark.stop(daemon)
         let overruns = IIOBenchmark.stopGenerator(generator)
@@ -108,8 +108,8 @@ enum DeviceLoadBenchmark {
                                   file.droppedSamples, file.gapCount, file.errorCount ?? 0))
             if file.droppedSamples != 0 || file.gapCount != 0 { lossless = false }
         }
-        Benchmarks.say("device under load: live subscribers got \(attitudeCount.samples) \(load.fused ? "attitude" : "accelerometer") samples (\(attitudeCount.gaps) gap records), \(fixCount.samples) fixes (\(fixCount.gaps) gap records); IIO generator overruns \(overruns)")
-        if attitudeCount.gaps != 0 || fixCount.gaps != 0 { lossless = false }
+        Benchmarks.say("device under load: live subscribers got \(imuCount.samples) \(load.fused ? "attitude" : "accelerometer") samples (\(imuCount.gaps) gap records), \(fixCount.samples) fixes (\(fixCount.gaps) gap records); IIO generator overruns \(overruns)")
+        if imuCount.gaps != 0 || fixCount.gaps != 0 { lossless = false }
         Benchmarks.say("device under load: \(lossless ? "no loss anywhere" : "LOSS (see above)")")
     }
 

@@ -32,19 +32,21 @@ public final class ALSASource: SensorSource {
         let overruns = Atomic<Int>(0)
         let status = LockedValue<String>("starting")
 
-        init() {
-            // Close-on-exec: a sound server a client library starts (libjack can) must not keep
-            // it. With no descriptor left there is no pipe (-1): `pause` then looks for the stop
-            // every 0.1 s and the capture at its poll's timeout (0.5 s).
+        /// Throws when the pipe cannot be made (no descriptor left): the capture does not start,
+        /// and the device says why.
+        init() throws(ALSAError) {
+            // Close-on-exec: a sound server a client library starts (libjack can) must not keep it.
             var fds: [Int32] = [-1, -1]
-            if recorderd_pipe_cloexec_nonblocking(&fds) != 0 { fds = [-1, -1] }
+            guard recorderd_pipe_cloexec_nonblocking(&fds) == 0 else {
+                throw ALSAError("cannot create the capture's wake pipe", code: -errno)
+            }
             wakeRead = fds[0]
             wakeWrite = fds[1]
         }
 
         deinit {
-            if wakeRead >= 0 { close(wakeRead) }
-            if wakeWrite >= 0 { close(wakeWrite) }
+            close(wakeRead)
+            close(wakeWrite)
         }
 
         var isStopped: Bool { stopped.load(ordering: .acquiring) }
@@ -58,16 +60,7 @@ public final class ALSASource: SensorSource {
         /// Waits up to `seconds` or until stopped.
         func pause(_ seconds: Double) {
             var p = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
-            guard wakeRead < 0 else {
-                _ = poll(&p, 1, Int32(clamping: Int(saturating: seconds * 1000)))
-                return
-            }
-            let end = SystemClock.monotonicUptime() + seconds
-            while !isStopped {
-                let left = end - SystemClock.monotonicUptime()
-                if left <= 0 { break }
-                _ = poll(&p, 1, Int32(clamping: Int(saturating: min(left, 0.1) * 1000)))
-            }
+            _ = poll(&p, 1, Int32(clamping: Int(saturating: seconds * 1000)))
         }
     }
 
@@ -100,7 +93,7 @@ public final class ALSASource: SensorSource {
     public var longestBlock: Double { 1 }
 
     public func start(sink: any FrameSink) throws {
-        let newRun = Run()
+        let newRun = try Run()
         run.withLock { $0 = newRun }
         ThreadName.start(ThreadName.sampling("alsa", device: configuration.name)) { [configuration, retryInterval, logger, periodFrames] in
             ALSACapture(configuration: configuration, periodFrames: periodFrames, retryInterval: retryInterval,

@@ -29,22 +29,24 @@ public struct DiskFiller {
     public static func awaitFree(_ directory: String, bytes: UInt64, timeout: Double = 10) async throws -> Bool {
         let deadline = Deadline(seconds: timeout)
         while true {
-            var fs = statvfs()
             let last = deadline.hasPassed
-            if statvfs(directory, &fs) == 0, UInt64(fs.f_bavail) * UInt64(fs.f_frsize) >= bytes { return true }
+            if let free = freeBytes(directory), free >= bytes { return true }
             if last { return false }
             try await Task.sleep(for: .milliseconds(20))
         }
     }
 
+    /// The bytes free on the file system at `directory` (nil: no such file system).
+    static func freeBytes(_ directory: String) -> UInt64? {
+        var fs = statvfs()
+        guard statvfs(directory, &fs) == 0 else { return nil }
+        return UInt64(fs.f_bavail) * UInt64(fs.f_frsize)
+    }
+
     /// The file system's free space at `directory`, its files with their sizes and every process
     /// that holds a file in it open (from `/proc/*/fd`) — for a test's failure message.
     public static func describe(_ directory: String) -> String {
-        var lines: [String] = []
-        var fs = statvfs()
-        if statvfs(directory, &fs) == 0 {
-            lines.append("free \(UInt64(fs.f_bavail) * UInt64(fs.f_frsize)) of \(UInt64(fs.f_blocks) * UInt64(fs.f_frsize)) bytes")
-        }
+        var lines = ["free \(freeBytes(directory).map(String.init) ?? "?") bytes"]
         if let walk = FileManager.default.enumerator(atPath: directory) {
             for case let name as String in walk {
                 let size = (try? FileManager.default.attributesOfItem(atPath: directory + "/" + name)[.size] as? Int) ?? nil
