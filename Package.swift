@@ -117,6 +117,7 @@ let package = Package(
                 "RecorderModel", "RecorderClient", "RecorderFHIR", "RecorderExport", "RecorderPlot",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -22,6 +22,8 @@ public final class ControlServer: Service, Sendable {
     let lineTimeout: TimeAmount
     /// Unfinished request bytes of all connections together.
     let budget = InputBudget()
+    /// The descriptors connections may hold (shared with task runs).
+    let descriptors: DescriptorBudget
     /// Other threads' hand-offs to `group`'s loop; closed before the loop shuts down.
     let gate = EventLoopGate()
     let logger: Logger
@@ -32,12 +34,13 @@ public final class ControlServer: Service, Sendable {
     private let lastAcceptFailureLog = LockedValue<Double>(-.infinity)
 
     init(socketPath: String, socketMode: UInt16, listenSocket: Int32? = nil, maximumConnections: Int = DaemonLimits().connections,
-         lineTimeout: Double = DaemonLimits().lineTimeout, router: RequestRouter, logger: Logger) {
+         lineTimeout: Double = DaemonLimits().lineTimeout, descriptors: DescriptorBudget = DescriptorBudget(), router: RequestRouter, logger: Logger) {
         self.socketPath = socketPath
         self.socketMode = socketMode
         self.listenSocket = listenSocket
         self.maximumConnections = maximumConnections
         self.lineTimeout = .nanoseconds(Int64(Int(saturating: (lineTimeout * 1e9).rounded())))
+        self.descriptors = descriptors
         self.router = router
         self.logger = logger
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -59,11 +62,13 @@ public final class ControlServer: Service, Sendable {
         let gate = self.gate
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 128)
-            .serverChannelInitializer { [weak self] channel in
-                // Out of descriptors (EMFILE, ENFILE): accepting pauses instead of spinning; the
-                // pending connections are taken once descriptors are free again.
+            .serverChannelOption(.maxMessagesPerRead, value: 1)
+            .serverChannelInitializer { [weak self, descriptors] channel in
+                // Every connection counts against the descriptor budget; while it is spent (or an
+                // accept fails: EMFILE, ENFILE) accepting pauses; the pending connections are
+                // taken once descriptors are free again.
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(AcceptPauseHandler { error in self?.acceptFailed(error) })
+                    try channel.pipeline.syncOperations.addHandler(AcceptPauseHandler(descriptors: descriptors) { error in self?.acceptFailed(error) })
                 }
             }
             .childChannelOption(.allowRemoteHalfClosure, value: true)

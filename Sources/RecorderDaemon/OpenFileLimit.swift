@@ -18,9 +18,16 @@ enum OpenFileLimit {
         }
         let soft = Int(clamping: limit.rlim_cur)
         if soft < needed {
-            logger.warning("the open-file limit is below what the configured limits need; connections, task runs or recorders may fail with clear errors before a limit is reached (raise LimitNOFILE)",
+            logger.warning("the open-file limit is below what the configured limits need; connections and task runs beyond what it allows are refused before a limit is reached (raise LimitNOFILE)",
                            metadata: ["limit": "\(soft)", "needed": "\(needed)"])
         }
         return soft
+    }
+
+    /// The soft limit in force.
+    static var soft: Int {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return Int.max / 2 }
+        return Int(clamping: limit.rlim_cur)
     }
 }

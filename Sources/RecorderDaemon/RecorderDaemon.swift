@@ -17,6 +17,8 @@ public struct RecorderDaemon: Sendable {
     public let devices: DeviceRegistry
     public let runs: TaskRunRegistry
     public let server: ControlServer
+    /// The descriptors clients' connections and task runs may hold, sized from the open-file limit.
+    public let descriptors = DescriptorBudget()
     let supervisor: SupervisorService
     let notifier: SystemdNotifier
     /// Reads the configuration again on SIGHUP; nil: SIGHUP is not handled.
@@ -53,11 +55,11 @@ public struct RecorderDaemon: Sendable {
                                  stageProviders: Self.stageProviders, analysisProviders: Self.analysisProviders,
                                  baseDirectory: baseDirectory, logger: logger)
         runs = TaskRunRegistry(dataDirectory: configuration.dataDirectory, devices: devices, ringSeconds: configuration.ringSeconds,
-                               limits: configuration.limits, clock: clock, logger: logger)
+                               limits: configuration.limits, descriptors: descriptors, clock: clock, logger: logger)
         let router = RequestRouter(runs: runs, devices: devices, startUptime: clock.uptime(), clock: clock)
         server = ControlServer(socketPath: configuration.socket, socketMode: configuration.socketMode, listenSocket: listenSocket,
                                maximumConnections: configuration.limits.connections,
-                               lineTimeout: configuration.limits.lineTimeout, router: router, logger: logger)
+                               lineTimeout: configuration.limits.lineTimeout, descriptors: descriptors, router: router, logger: logger)
         supervisor = SupervisorService(devices: devices, runs: runs, retryInterval: configuration.retryInterval,
                                        orphanTimeout: configuration.orphanTimeout, logger: logger)
     }
@@ -70,7 +72,9 @@ public struct RecorderDaemon: Sendable {
 
     /// Recovers interrupted runs and probes the devices (nothing is recording yet).
     func recoverAndProbe() async throws {
-        OpenFileLimit.ensure(configuration.limits.descriptorsNeeded(devices: configuration.devices.count), logger: logger)
+        let deviceCount = configuration.devices.count, webPage = configuration.http != nil
+        let openFileLimit = OpenFileLimit.ensure(configuration.limits.descriptorsNeeded(devices: deviceCount, webPage: webPage), logger: logger)
+        descriptors.setOpenFileLimit(openFileLimit, devices: deviceCount, webPage: webPage)
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         RunRecovery.recover(dataDirectory: configuration.dataDirectory, logger: logger)
         let available = await SupervisorService.onBlockingQueue { [devices] in devices.probeAll() }

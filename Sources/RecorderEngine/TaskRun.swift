@@ -14,6 +14,8 @@ public final class TaskRun: @unchecked Sendable {
     public let taskIdentifier: String
     /// The run directory.
     public let directory: String
+    /// Async actions configured (each may become a recorder).
+    let actionCount: Int
     let queue: DispatchQueue
     private let persistQueue: DispatchQueue
     private let pendingPersist = LockedValue<TaskResult?>(nil)
@@ -34,6 +36,7 @@ public final class TaskRun: @unchecked Sendable {
         self.uuid = uuid
         self.taskIdentifier = taskIdentifier
         self.directory = directory
+        actionCount = actions.count
         self.clock = clock
         self.logger = logger
         queue = DispatchQueue(label: "recorderd.run.\(uuid.uuidString)")

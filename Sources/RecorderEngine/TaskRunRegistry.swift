@@ -9,6 +9,8 @@ public final class TaskRunRegistry: Sendable {
     let devices: DeviceRegistry
     let ringSeconds: Double
     let limits: DaemonLimits
+    /// The descriptors a run and its recorders take while they record (shared with connections).
+    public let descriptors: DescriptorBudget
     let clock: any RecorderClock
     let logger: Logger
     private let runs = LockedValue<[UUID: TaskRun]>([:])
@@ -19,11 +21,12 @@ public final class TaskRunRegistry: Sendable {
     let index: RunIndex
 
     public init(dataDirectory: String, devices: DeviceRegistry, ringSeconds: Double, limits: DaemonLimits = DaemonLimits(),
-                clock: any RecorderClock = SystemClock(), logger: Logger) {
+                descriptors: DescriptorBudget = DescriptorBudget(), clock: any RecorderClock = SystemClock(), logger: Logger) {
         self.dataDirectory = dataDirectory
         self.devices = devices
         self.ringSeconds = ringSeconds
         self.limits = limits
+        self.descriptors = descriptors
         self.clock = clock
         self.logger = logger
         index = RunIndex(runsDirectory: dataDirectory + "/runs")
@@ -66,10 +69,15 @@ public final class TaskRunRegistry: Sendable {
         let directory = "\(runsDirectory)/\(params.taskIdentifier)/\(ISO8601Timestamp.compactString(from: startDate))-\(uuid.uuidString)"
         let run = TaskRun(uuid: uuid, taskIdentifier: params.taskIdentifier, directory: directory,
                           actions: params.asyncActions, questionnaire: params.questionnaire, clock: clock, logger: logger)
-        enum Admission { case admitted, duplicate, full }
+        enum Admission { case admitted, duplicate, full, outOfDescriptors }
+        let share = Self.descriptorShare(recorders: params.asyncActions.count)
         let admission = runs.withLock { r -> Admission in
             guard r.count < limits.taskRuns else { return .full }
             guard r[uuid] == nil, index.claim(uuid) else { return .duplicate }
+            guard descriptors.take(share) else {
+                index.release(uuid)
+                return .outOfDescriptors
+            }
             r[uuid] = run
             return .admitted
         }
@@ -77,6 +85,7 @@ public final class TaskRunRegistry: Sendable {
         case .admitted: break
         case .duplicate: throw .duplicateTaskRun(uuid.uuidString)
         case .full: throw .limitReached("too many task runs: recorderd records at most \(limits.taskRuns) at once")
+        case .outOfDescriptors: throw .limitReached(Self.outOfDescriptors(share: share, budget: descriptors))
         }
         let devices = self.devices
         let actions = params.asyncActions
@@ -90,10 +99,22 @@ public final class TaskRunRegistry: Sendable {
             _ = try? await run.perform(touching: false) { run.abandonStart() }
             try? FileManager.default.removeItem(atPath: directory)
             runs.withLock { $0[uuid] = nil }
+            descriptors.give(share)
             index.release(uuid)
             logger.error("task run not started", metadata: ["taskRun": "\(uuid)", "error": "\(error)"])
             throw error
         }
+    }
+
+    /// The descriptors a run with `recorders` recorders holds at most.
+    static func descriptorShare(recorders: Int) -> Int {
+        DaemonLimits.descriptorsPerRun + recorders * DaemonLimits.descriptorsPerRecorder
+    }
+
+    /// Why a run that needs `share` descriptors is refused.
+    static func outOfDescriptors(share: Int, budget: DescriptorBudget) -> String {
+        "out of open files: this task run needs \(share) and \(max(0, budget.available)) of the \(budget.limit) recorderd may open "
+            + "for connections and task runs are free (finish a task run or close connections, or raise LimitNOFILE)"
     }
 
     /// Creates a run's directory; it must not exist (the UUID makes it unique).
@@ -151,7 +172,8 @@ public final class TaskRunRegistry: Sendable {
         }
         let record = EndedTaskRun(taskRunUUID: run.uuid, taskIdentifier: run.taskIdentifier, status: status,
                                   ended: ISO8601Timestamp.string(from: clock.now()))
-        runs.withLock { $0[run.uuid] = nil }
+        // Its descriptors go back once (two requests may end the same run).
+        if runs.withLock({ $0.removeValue(forKey: run.uuid) != nil }) { descriptors.give(Self.descriptorShare(recorders: run.actionCount)) }
         ended.withLock { e in
             e.append(record)
             if e.count > EndedTaskRun.kept { e.removeFirst(e.count - EndedTaskRun.kept) }

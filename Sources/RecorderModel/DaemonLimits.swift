@@ -43,6 +43,9 @@ public struct DaemonLimits: Sendable, Equatable, Codable {
     public static let descriptorsPerRun = 2
     /// Everything else: standard streams, the event loop, journald, the listening socket, libraries.
     public static let descriptorsBase = 64
+    /// HTTP connections the web page (`http`) holds at once; more wait in its listening socket's
+    /// backlog until one closes.
+    public static let webConnections = 32
 
     public init(connections: Int = 64, taskRuns: Int = 16, recordersPerRun: Int = 16, lineTimeout: Double = 10) {
         self.connections = connections
@@ -62,9 +65,9 @@ public struct DaemonLimits: Sendable, Equatable, Codable {
         lineTimeout = try c.decodeIfPresent(Double.self, forKey: .lineTimeout, in: Self.lineTimeoutRange) ?? lineTimeout
     }
 
-    /// Open files recorderd needs at these limits with `devices` configured.
-    public func descriptorsNeeded(devices: Int) -> Int {
-        Self.descriptorsBase + connections + devices * Self.descriptorsPerDevice
+    /// Open files recorderd needs at these limits with `devices` configured (and the web page).
+    public func descriptorsNeeded(devices: Int, webPage: Bool = false) -> Int {
+        Self.descriptorsBase + (webPage ? Self.webConnections : 0) + connections + devices * Self.descriptorsPerDevice
             + taskRuns * (Self.descriptorsPerRun + recordersPerRun * Self.descriptorsPerRecorder)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import RecorderModel
@@ -44,7 +45,10 @@ public struct WebServer: Service {
             let app = Application(
                 router: router,
                 server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(http1: .init(idleTimeout: .seconds(120)), ws: .init(maxFrameSize: 1 << 16, validateUTF8: true))),
-                configuration: .init(address: .hostname(host, port: port), serverName: nil),
+                // At most `webConnections` at once; more wait in the backlog (each holds a descriptor
+                // the daemon counts on: see DescriptorBudget).
+                configuration: .init(address: .hostname(host, port: port), serverName: nil,
+                                     availableConnectionsDelegate: MaximumAvailableConnections(DaemonLimits.webConnections, logger: logger)),
                 onServerRunning: { [logger] _ in logger.notice("web page listening", metadata: ["address": "http://\(address)/"]) },
                 logger: logger)
             do {

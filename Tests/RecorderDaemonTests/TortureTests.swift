@@ -90,9 +90,10 @@ struct TortureTests {
         #expect(try await daemon.stop() == 0)
     }
 
-    /// Out of descriptors (a limit set above what the open-file limit allows): accepting pauses
-    /// instead of spinning, requests that need a file get a clear error, UUIDs stay random, and
-    /// all is well again once descriptors are free.
+    /// Descriptors asked for beyond the open-file limit (a connection limit set above what it
+    /// allows): the daemon never runs out (libdispatch kills a process that does), accepting
+    /// pauses instead of spinning, requests that need a file get a clear error, and all is well
+    /// again once the connections close.
     @Test func runningOutOfDescriptorsIsSurvived() async throws {
         #expect(Torture.raiseOpenFileLimit() >= 1200)
         let daemon = try await TortureDaemon(speed: 2, extra: #" "limits": {"connections": 1000},"#,
@@ -113,19 +114,23 @@ struct TortureTests {
         try await awaitRecords(client, count: 200)
         let spent = daemon.cpuSeconds - cpuBefore, elapsed = SystemClock.monotonicUptime() - began
         #expect(spent < elapsed * 0.3, "the daemon spun: \(spent) CPU s in \(elapsed) s")
+        // What it holds stays well below the limit of 160: the budget keeps what the daemon itself
+        // needs free (it idles at about 16 descriptors).
+        let opened = daemon.process.openDescriptors
+        #expect(opened > 60 && opened <= 160 - 32, "the daemon holds \(opened) descriptors")
         var outcomes: [String] = []
         for _ in 0..<5 {
             do {
                 let extra = try await client.startTask(identifier: "t", asyncActions: [.motion("x")])
-                #expect(extra.taskRunUUID != UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
-                outcomes.append("started \(extra.errors.first?.errorDescription ?? "")")
+                outcomes.append("started \(extra.taskRunUUID)")
                 _ = try await extra.cancel()
             } catch {
                 outcomes.append("\(error)")
             }
         }
-        print("TORTURE descriptors: \(held.count) connections held; \(spent) CPU s in \(elapsed) s of recording; task.start: \(outcomes)")
-        #expect(outcomes.allSatisfy { $0.hasPrefix("started") || $0.contains("-32008") || $0.contains("Too many open files") }, "\(outcomes)")
+        print("TORTURE descriptors: \(held.count) connections held, the daemon \(opened) descriptors open; \(spent) CPU s in \(elapsed) s of recording; task.start: \(outcomes)")
+        #expect(outcomes.allSatisfy { $0.contains("out of open files") && $0.contains("-32011") }, "\(outcomes)")
+        #expect(daemon.process.openDescriptors <= 160 - 32)
         let latency = try await Torture.statusLatency(client)
         #expect(latency < Torture.latencyBound, "daemon.status took \(latency) s out of descriptors")
         for fd in held { close(fd) }

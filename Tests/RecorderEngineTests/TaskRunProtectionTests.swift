@@ -8,13 +8,14 @@ import Testing
 /// whose manifest cannot be written, or be told a run finished when its manifest was not.
 @Suite("Task runs are protected")
 struct TaskRunProtectionTests {
-    func registry(data: String, limits: DaemonLimits = DaemonLimits(), clock: any RecorderClock = SystemClock(),
-                  speed: Double = 4) throws -> (DeviceRegistry, TaskRunRegistry) {
+    func registry(data: String, limits: DaemonLimits = DaemonLimits(), descriptors: DescriptorBudget = DescriptorBudget(),
+                  clock: any RecorderClock = SystemClock(), speed: Double = 4) throws -> (DeviceRegistry, TaskRunRegistry) {
         var configuration = DaemonConfiguration()
         configuration.devices = [Fixtures.replayDevice(speed: speed)]
         let devices = DeviceRegistry(configuration: configuration, backends: [ReplayBackend()], baseDirectory: "/", logger: Fixtures.logger)
         devices.probeAll()
-        return (devices, TaskRunRegistry(dataDirectory: data, devices: devices, ringSeconds: 30, limits: limits, clock: clock, logger: Fixtures.logger))
+        return (devices, TaskRunRegistry(dataDirectory: data, devices: devices, ringSeconds: 30, limits: limits, descriptors: descriptors,
+                                         clock: clock, logger: Fixtures.logger))
     }
 
     /// A UUID that names a finished run is refused — also within the same second, also under
@@ -74,6 +75,37 @@ struct TaskRunProtectionTests {
         _ = try await runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: []))
         #expect(runs.count == 2)
         await runs.interruptAll()
+    }
+
+    /// A run takes its descriptors (2, and 3 a recorder) from the budget it shares with the
+    /// connections: one that does not fit is refused with `-32011` naming the open-file limit,
+    /// leaves nothing behind (its UUID may be used later), and a run that ends gives them back.
+    @Test func aRunThatWouldRunOutOfDescriptorsIsRefused() async throws {
+        let data = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let budget = DescriptorBudget(capacity: 10)
+        let (_, runs) = try registry(data: data, descriptors: budget)
+        let a = try await runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: [.motion("a"), .motion("b")]))
+        #expect(budget.available == 2)
+        let refused = UUID()
+        await #expect(throws: TaskRunError.limitReached("out of open files: this task run needs 5 and 2 of the 10 recorderd may open for connections and task runs are free (finish a task run or close connections, or raise LimitNOFILE)")) {
+            _ = try await runs.start(TaskStartParams(taskIdentifier: "t", taskRunUUID: refused, asyncActions: [.motion("c")]))
+        }
+        #expect(runs.count == 1 && budget.available == 2)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: data + "/runs/t").allSatisfy { !$0.hasSuffix(refused.uuidString) })
+        let b = try await runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: []))
+        #expect(budget.available == 0)
+        _ = try await runs.finish(a.taskRunUUID)
+        #expect(budget.available == 8)
+        _ = try await runs.cancel(b.taskRunUUID, keepFiles: false)
+        #expect(budget.available == 10)
+        // Ending a run twice gives its share back once.
+        await #expect(throws: TaskRunError.unknownTaskRun(a.taskRunUUID.uuidString)) { _ = try await runs.finish(a.taskRunUUID) }
+        #expect(budget.available == 10)
+        _ = try await runs.start(TaskStartParams(taskIdentifier: "t", taskRunUUID: refused, asyncActions: [.motion("c")]))
+        #expect(budget.available == 5)
+        await runs.interruptAll()
+        #expect(budget.available == 10)
     }
 
     /// Many idle runs are abandoned together, not one stop grace after another.

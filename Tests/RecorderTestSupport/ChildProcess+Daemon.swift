@@ -23,4 +23,9 @@ extension ChildProcess {
         _ = try? await stop(signal: SIGKILL, timeout: 5)
         throw NotListening(description: "recorderd did not listen on \(socket): \(printed)")
     }
+
+    /// Descriptors the process has open now (entries of /proc/PID/fd; -1 once it is gone).
+    public var openDescriptors: Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1
+    }
 }

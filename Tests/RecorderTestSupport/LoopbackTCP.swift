@@ -42,7 +42,41 @@ public enum LoopbackTCP {
         defer { close(fd) }
         var address = address(port: port)
         return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Foundation.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
         }
+    }
+
+    /// A connection to `port` (close-on-exec; the caller closes it), or nil when none was made.
+    public static func connect(port: Int) -> Int32? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        var address = address(port: port)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Foundation.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        if connected { return fd }
+        close(fd)
+        return nil
+    }
+
+    /// Sends `GET path` on a new connection to `port` and returns the response's status line, or
+    /// nil when none came within `timeout` seconds.
+    public static func statusLine(port: Int, path: String, timeout: Double) -> String? {
+        guard let fd = connect(port: port) else { return nil }
+        defer { close(fd) }
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8)
+        guard request.withUnsafeBytes({ send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else { return nil }
+        let deadline = Deadline(seconds: timeout)
+        var received: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while !deadline.hasPassed {
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&p, 1, Int32(max(1, deadline.remaining * 1000))) > 0 else { continue }
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
+            if n <= 0 { break }
+            received += chunk[0..<n]
+            if let end = received.firstIndex(of: UInt8(ascii: "\r")) { return String(decoding: received[..<end], as: UTF8.self) }
+        }
+        return nil
     }
 }

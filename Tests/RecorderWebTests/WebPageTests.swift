@@ -157,6 +157,39 @@ struct WebPageTests {
         #expect(try await web.stop() == 0, "\(web.daemon.printed)")
     }
 
+    /// A client that opens connection after connection to the page cannot take the daemon's
+    /// descriptors (running out would kill it): the page holds at most 32, the rest wait in the
+    /// backlog, recording goes on, and the page answers again once they close.
+    @Test(.timeLimit(.minutes(2)))
+    func connectionsToThePageBeyondItsShareWaitInTheBacklog() async throws {
+        let web = try await WebHarness.start()
+        let listening = Deadline(seconds: 30)
+        while !LoopbackTCP.accepts(port: web.port), !listening.hasPassed { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(LoopbackTCP.statusLine(port: web.port, path: "/api/status", timeout: 20) == "HTTP/1.1 200 OK")
+        let idle = web.daemon.openDescriptors
+        var held: [Int32] = []
+        for _ in 0..<200 { if let fd = LoopbackTCP.connect(port: web.port) { held.append(fd) } }
+        // Once the page has taken its share, one more request waits unanswered. (`idle` may still
+        // count the first request's connection, hence the margins.)
+        let deadline = Deadline(seconds: 30)
+        while web.daemon.openDescriptors < idle + DaemonLimits.webConnections - 4, !deadline.hasPassed {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let waiting = LoopbackTCP.statusLine(port: web.port, path: "/api/status", timeout: 1)
+        let busy = web.daemon.openDescriptors
+        print("WEB connections: \(held.count) open, the daemon holds \(busy) descriptors (\(idle) before)")
+        #expect(busy >= idle + DaemonLimits.webConnections - 4 && busy <= idle + DaemonLimits.webConnections + 4, "\(idle) → \(busy)")
+        #expect(waiting == nil, "\(waiting ?? "")")
+        let client = try await RecorderClient.connect(socketPath: web.socket)
+        let run = try await client.startTask(identifier: "t", asyncActions: [.motion("m")])
+        for fd in held { close(fd) }
+        #expect(LoopbackTCP.statusLine(port: web.port, path: "/api/status", timeout: 20) == "HTTP/1.1 200 OK")
+        let result = try await run.finish()
+        #expect(result.asyncResults.compactMap(\.file).first?.droppedSamples == 0)
+        client.close()
+        #expect(try await web.stop() == 0, "\(web.daemon.printed)")
+    }
+
     @Test(.enabled(if: Browser.testsEnabled("WebPageTests")), .timeLimit(.minutes(3)))
     func aLivePlotSaysSoWhenItsDeviceGoesAway() async throws {
         let web = try await WebHarness.start()

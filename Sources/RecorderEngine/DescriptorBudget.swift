@@ -1,0 +1,66 @@
+import RecorderModel
+import Synchronization
+
+/// The descriptors recorderd may open for its clients' work: its open-file limit less what it
+/// needs whatever the clients do (`DaemonLimits.descriptorsBase`, the devices' share, the web
+/// page's connections).
+/// Connections, task runs and recorders take theirs before they open anything and give them back
+/// once closed, so a client that asks for more gets a clear `-32011` and the process never runs
+/// out.
+///
+/// Running out is not an error recorderd could report: while work waits on its global queues,
+/// libdispatch's worker monitor opens `/proc/<tid>/stat` once a second and kills the process
+/// (SIGILL, "workq: registered worker exited prematurely") when that open fails
+/// (swift-corelibs-libdispatch, src/event/workqueue.c). Swift concurrency's pool is such a queue.
+public final class DescriptorBudget: Sendable {
+    private let capacity = Atomic<Int>(.max / 2)
+    private let used = Atomic<Int>(0)
+
+    /// A budget of `capacity` descriptors (by default as good as unlimited, until `setOpenFileLimit`).
+    public init(capacity: Int = .max / 2) {
+        self.capacity.store(capacity, ordering: .relaxed)
+    }
+
+    /// Sizes the budget for the process's open-file limit with `devices` configured and the web
+    /// page on or off (at start and when the configuration is reloaded; what is taken stays taken).
+    public func setOpenFileLimit(_ limit: Int, devices: Int, webPage: Bool = false) {
+        capacity.store(Self.capacity(openFileLimit: limit, devices: devices, webPage: webPage), ordering: .releasing)
+    }
+
+    /// What clients may use under an open-file limit of `limit` with `devices` configured.
+    public static func capacity(openFileLimit limit: Int, devices: Int, webPage: Bool = false) -> Int {
+        let reserved = DaemonLimits.descriptorsBase + (webPage ? DaemonLimits.webConnections : 0)
+            + min(max(devices, 0), 100_000) * DaemonLimits.descriptorsPerDevice
+        return max(0, min(limit, .max / 2) - reserved)
+    }
+
+    /// The budget's size.
+    public var limit: Int { capacity.load(ordering: .acquiring) }
+
+    /// Descriptors left (negative when `takeAccepted` overdrew it).
+    public var available: Int { limit - used.load(ordering: .acquiring) }
+
+    /// Takes `count` descriptors if that many are left; false (nothing taken) otherwise.
+    public func take(_ count: Int) -> Bool {
+        var current = used.load(ordering: .relaxed)
+        while true {
+            guard current + count <= limit else { return false }
+            let (exchanged, original) = used.compareExchange(expected: current, desired: current + count,
+                                                             ordering: .acquiringAndReleasing)
+            if exchanged { return true }
+            current = original
+        }
+    }
+
+    /// Counts a descriptor that is already open (an accepted connection), even past the budget;
+    /// returns whether any are left for the next.
+    @discardableResult
+    public func takeOpened() -> Bool {
+        used.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue < limit
+    }
+
+    /// Gives back `count` descriptors that were closed.
+    public func give(_ count: Int) {
+        used.wrappingSubtract(count, ordering: .acquiringAndReleasing)
+    }
+}
