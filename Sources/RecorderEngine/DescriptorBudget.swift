@@ -29,7 +29,7 @@ public final class DescriptorBudget: Sendable {
 
     /// What clients may use under an open-file limit of `limit` with `devices` configured.
     public static func capacity(openFileLimit limit: Int, devices: Int, webPage: Bool = false) -> Int {
-        let reserved = DaemonLimits.descriptorsBase + (webPage ? DaemonLimits.webConnections : 0)
+        let reserved = DaemonLimits.descriptorsBase + (webPage ? DaemonLimits.webPageDescriptors : 0)
             + min(max(devices, 0), 100_000) * DaemonLimits.descriptorsPerDevice
         return max(0, min(limit, .max / 2) - reserved)
     }

@@ -46,6 +46,9 @@ public struct DaemonLimits: Sendable, Equatable, Codable {
     /// HTTP connections the web page (`http`) holds at once; more wait in its listening socket's
     /// backlog until one closes.
     public static let webConnections = 32
+    /// Descriptors the web page may hold: per HTTP connection the connection, its own control
+    /// connection's end, and a file it makes or sends.
+    public static let webPageDescriptors = webConnections * 3
 
     public init(connections: Int = 64, taskRuns: Int = 16, recordersPerRun: Int = 16, lineTimeout: Double = 10) {
         self.connections = connections
@@ -67,7 +70,7 @@ public struct DaemonLimits: Sendable, Equatable, Codable {
 
     /// Open files recorderd needs at these limits with `devices` configured (and the web page).
     public func descriptorsNeeded(devices: Int, webPage: Bool = false) -> Int {
-        Self.descriptorsBase + (webPage ? Self.webConnections : 0) + connections + devices * Self.descriptorsPerDevice
+        Self.descriptorsBase + (webPage ? Self.webPageDescriptors : 0) + connections + devices * Self.descriptorsPerDevice
             + taskRuns * (Self.descriptorsPerRun + recordersPerRun * Self.descriptorsPerRecorder)
     }
 }
