@@ -18,7 +18,7 @@ public struct RecorderDaemon: Sendable {
     public let runs: TaskRunRegistry
     public let server: ControlServer
     /// The descriptors clients' connections and task runs may hold, sized from the open-file limit.
-    public let descriptors = DescriptorBudget()
+    let descriptors = DescriptorBudget()
     let supervisor: SupervisorService
     let notifier: SystemdNotifier
     /// Reads the configuration again on SIGHUP; nil: SIGHUP is not handled.

@@ -29,15 +29,13 @@ public final class DescriptorBudget: Sendable {
 
     /// What clients may use under an open-file limit of `limit` with `devices` configured.
     public static func capacity(openFileLimit limit: Int, devices: Int, webPage: Bool = false) -> Int {
-        let reserved = DaemonLimits.descriptorsBase + (webPage ? DaemonLimits.webPageDescriptors : 0)
-            + min(max(devices, 0), 100_000) * DaemonLimits.descriptorsPerDevice
-        return max(0, min(limit, .max / 2) - reserved)
+        max(0, min(limit, .max / 2) - DaemonLimits.descriptorsReserved(devices: devices, webPage: webPage))
     }
 
     /// The budget's size.
     public var limit: Int { capacity.load(ordering: .acquiring) }
 
-    /// Descriptors left (negative when `takeAccepted` overdrew it).
+    /// Descriptors left (negative when `takeOpened` overdrew it).
     public var available: Int { limit - used.load(ordering: .acquiring) }
 
     /// Takes `count` descriptors if that many are left; false (nothing taken) otherwise.

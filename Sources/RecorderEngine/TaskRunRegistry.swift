@@ -98,8 +98,7 @@ public final class TaskRunRegistry: Sendable {
             // Nothing was recorded: the run leaves no trace, and its UUID may be used again.
             _ = try? await run.perform(touching: false) { run.abandonStart() }
             try? FileManager.default.removeItem(atPath: directory)
-            runs.withLock { $0[uuid] = nil }
-            descriptors.give(share)
+            remove(run)
             index.release(uuid)
             logger.error("task run not started", metadata: ["taskRun": "\(uuid)", "error": "\(error)"])
             throw error
@@ -109,6 +108,12 @@ public final class TaskRunRegistry: Sendable {
     /// The descriptors a run with `recorders` recorders holds at most.
     static func descriptorShare(recorders: Int) -> Int {
         DaemonLimits.descriptorsPerRun + recorders * DaemonLimits.descriptorsPerRecorder
+    }
+
+    /// Takes `run` out of the recording ones; its descriptors go back once (two requests may end
+    /// the same run, or end it while its start fails).
+    private func remove(_ run: TaskRun) {
+        if runs.withLock({ $0.removeValue(forKey: run.uuid) != nil }) { descriptors.give(Self.descriptorShare(recorders: run.actionCount)) }
     }
 
     /// Why a run that needs `share` descriptors is refused.
@@ -172,8 +177,7 @@ public final class TaskRunRegistry: Sendable {
         }
         let record = EndedTaskRun(taskRunUUID: run.uuid, taskIdentifier: run.taskIdentifier, status: status,
                                   ended: ISO8601Timestamp.string(from: clock.now()))
-        // Its descriptors go back once (two requests may end the same run).
-        if runs.withLock({ $0.removeValue(forKey: run.uuid) != nil }) { descriptors.give(Self.descriptorShare(recorders: run.actionCount)) }
+        remove(run)
         ended.withLock { e in
             e.append(record)
             if e.count > EndedTaskRun.kept { e.removeFirst(e.count - EndedTaskRun.kept) }

@@ -68,9 +68,14 @@ public struct DaemonLimits: Sendable, Equatable, Codable {
         lineTimeout = try c.decodeIfPresent(Double.self, forKey: .lineTimeout, in: Self.lineTimeoutRange) ?? lineTimeout
     }
 
+    /// Open files recorderd needs whatever its clients do: its own, the devices' and the web page's.
+    public static func descriptorsReserved(devices: Int, webPage: Bool = false) -> Int {
+        descriptorsBase + (webPage ? webPageDescriptors : 0) + min(max(devices, 0), 100_000) * descriptorsPerDevice
+    }
+
     /// Open files recorderd needs at these limits with `devices` configured (and the web page).
     public func descriptorsNeeded(devices: Int, webPage: Bool = false) -> Int {
-        Self.descriptorsBase + (webPage ? Self.webPageDescriptors : 0) + connections + devices * Self.descriptorsPerDevice
+        Self.descriptorsReserved(devices: devices, webPage: webPage) + connections
             + taskRuns * (Self.descriptorsPerRun + recordersPerRun * Self.descriptorsPerRecorder)
     }
 }
