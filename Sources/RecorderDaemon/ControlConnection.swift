@@ -47,9 +47,9 @@ final class ControlConnection: Sendable {
     }
 
     /// A request line to answer (from the handler, on the event loop). A step boundary of a
-    /// known run goes straight to the run's queue, which answers it and lets the next request
-    /// through: the request task is not woken on the path a participant waits on. Everything
-    /// else is answered by the request task (`serve`).
+    /// known run is answered here when its run's queue is idle, or else by that queue, which also
+    /// lets the next request through: the request task is not woken on the path a participant
+    /// waits on. Everything else is answered by the request task (`serve`).
     func deliver(_ line: ByteBuffer) {
         channel.eventLoop.preconditionInEventLoop()
         guard line.readableBytes <= Self.parsedOnEventLoop else {
@@ -57,7 +57,7 @@ final class ControlConnection: Sendable {
             return
         }
         let parsed = Result(catching: { () throws(RequestParseError) in try JSONRPCRequest.parse(line: line.readableBytesView) })
-        if case .success(let request) = parsed, router.submitStep(request, connection: self) { return }
+        if case .success(let request) = parsed, router.submitStep(request, connection: self, onEventLoop: true) { return }
         linesContinuation.yield(.parsed(parsed))
     }
 
@@ -70,7 +70,7 @@ final class ControlConnection: Sendable {
                 parsed = p
             case .unparsed(let bytes):
                 parsed = Result(catching: { () throws(RequestParseError) in try JSONRPCRequest.parse(line: bytes.readableBytesView) })
-                if case .success(let request) = parsed, router.submitStep(request, connection: self) { continue }
+                if case .success(let request) = parsed, router.submitStep(request, connection: self, onEventLoop: false) { continue }
             }
             let response: [UInt8]?
             switch parsed {

@@ -93,16 +93,17 @@ struct RequestRouter: Sendable {
         }
     }
 
-    /// Answers a step boundary from the run's queue.
-    /// Submits a valid `step.start` or `step.finish` of a known run to the run's queue, which
-    /// sends the response and lets the connection's next request through; false (nothing done)
-    /// for any other request, invalid params or an unknown run — `respond` answers those.
-    func submitStep(_ request: JSONRPCRequest, connection: ControlConnection) -> Bool {
+    /// Answers a valid `step.start` or `step.finish` of a known run without the request task:
+    /// on the event loop itself when `onEventLoop` and the run's queue is idle, otherwise from
+    /// the run's queue. Either way it sends the response and lets the connection's next request
+    /// through. False (nothing done) for any other request, invalid params or an unknown run:
+    /// `respond` answers those.
+    func submitStep(_ request: JSONRPCRequest, connection: ControlConnection, onEventLoop: Bool) -> Bool {
         guard let method = ControlMethod(rawValue: request.method), method == .stepStart || method == .stepFinish,
               let params = try? Self.params(StepParams.self, request.params),
               method == .stepFinish || params.results == nil else { return false }
         let id = request.id
-        return runs.submitStep(params, finishing: method == .stepFinish) { result in
+        return runs.submitStep(params, finishing: method == .stepFinish, onCallerThread: onEventLoop) { result in
             if let id {
                 let bytes: [UInt8]
                 switch result {

@@ -7,8 +7,8 @@ import Synchronization
 /// writes `<identifier>.jsonl`.
 ///
 /// `@unchecked Sendable`: every mutable property is used only on the owning run's serial queue
-/// (`queue`; the methods that touch them assert it); the ring's notification only schedules work
-/// onto that queue.
+/// (`queue`; the methods that touch them assert it); the ring's notification and the sweep timer
+/// only submit work to that queue.
 final class Recording: @unchecked Sendable {
     /// Seconds a stopping recorder waits for samples measured before the stop but still in flight
     /// from the device (a hardware FIFO or replay batch holds about 20 ms).
@@ -21,7 +21,7 @@ final class Recording: @unchecked Sendable {
     let analysis: (any AnalysisProvider)?
     /// The sensor types recorded (checked against the device when it starts).
     var types: [SensorType]
-    let queue: DispatchQueue
+    let queue: RunQueue
     let clock: any RecorderClock
     let directory: String
 
@@ -53,7 +53,7 @@ final class Recording: @unchecked Sendable {
     var sweeper: (any DispatchSourceTimer)?
 
     init(configuration: AsyncActionConfiguration, device: Device, types: [SensorType], analysis: (any AnalysisProvider)? = nil,
-         directory: String, stepPath: String, queue: DispatchQueue, clock: any RecorderClock) {
+         directory: String, stepPath: String, queue: RunQueue, clock: any RecorderClock) {
         self.configuration = configuration
         self.device = device
         self.analysis = analysis
@@ -81,7 +81,7 @@ final class Recording: @unchecked Sendable {
     /// Starts recording at `uptime`: creates the file, writes the first marker, attaches to the ring.
     /// Returns the wanted sensor types the device turned out not to have.
     func start(uptime: Double, date: Date) throws(RecordingStartError) -> [SensorType] {
-        dispatchPrecondition(condition: .onQueue(queue))
+        queue.precondition()
         do {
             try arm()
         } catch {
@@ -157,7 +157,8 @@ final class Recording: @unchecked Sendable {
         deliveryDrainInterval.store(Self.drainInterval(ringSpan: Double(ring.capacity) / caps.rate).bitPattern, ordering: .relaxed)
         reader = ring.addReader(fromUptime: uptime - preRollSeconds) { [weak self] in self?.framesArrived() }
         scheduleDrain()
-        let sweep = DispatchSource.makeTimerSource(queue: queue)
+        // Fires on a global queue and submits: the run's queue counts all its work (`RunQueue`).
+        let sweep = DispatchSource.makeTimerSource(queue: .global())
         sweep.schedule(deadline: .now() + Self.sweepInterval, repeating: Self.sweepInterval)
         sweep.setEventHandler { [weak self] in self?.scheduleDrain() }
         sweep.resume()
@@ -267,7 +268,7 @@ final class Recording: @unchecked Sendable {
     /// Returns true when frames remain to be read (the caller reschedules).
     @discardableResult
     func drain(budget: Int) -> Bool {
-        dispatchPrecondition(condition: .onQueue(queue))
+        queue.precondition()
         guard let reader, writer != nil, pipeline != nil, failure == nil, !reachedStop else { return false }
         var left = budget
         var more = false
@@ -346,7 +347,7 @@ final class Recording: @unchecked Sendable {
 
     /// Drains, writes the last markers, fsyncs and closes. `date` is the wall-clock time now.
     func finalize(date: Date) {
-        dispatchPrecondition(condition: .onQueue(queue))
+        queue.precondition()
         guard !isFinalized else { return }
         isFinalized = true
         if writer != nil, pipeline != nil {
@@ -385,7 +386,7 @@ final class Recording: @unchecked Sendable {
     /// An analysis's summary of the step at `path`, from every frame the ring holds now (drained
     /// first); nil for recorders without one.
     func summary(ofStep path: String) -> GaitStepSummary? {
-        dispatchPrecondition(condition: .onQueue(queue))
+        queue.precondition()
         guard analysis != nil, pipeline != nil else { return nil }
         while drain(budget: Self.drainBudget) {}
         return pipeline?.summaries(ofStep: path).first

@@ -5,7 +5,7 @@ import RecorderModel
 
 /// One task run: its rules, its recorders and its manifest.
 ///
-/// `@unchecked Sendable`: mutable state is used only on `queue` (a serial Dispatch queue, so the
+/// `@unchecked Sendable`: mutable state is used only on `queue` (a serial `RunQueue`, so the
 /// file I/O never runs on the cooperative pool; every method that touches it asserts so with
 /// `dispatchPrecondition`); the async methods hop onto it. What other threads may read — the
 /// last activity and the published status — sits behind locks.
@@ -16,7 +16,7 @@ public final class TaskRun: @unchecked Sendable {
     public let directory: String
     /// Async actions configured (each may become a recorder).
     let actionCount: Int
-    let queue: DispatchQueue
+    let queue: RunQueue
     private let persistQueue: DispatchQueue
     private let pendingPersist = LockedValue<TaskResult?>(nil)
     let clock: any RecorderClock
@@ -39,7 +39,7 @@ public final class TaskRun: @unchecked Sendable {
         actionCount = actions.count
         self.clock = clock
         self.logger = logger
-        queue = DispatchQueue(label: "recorderd.run.\(uuid.uuidString)")
+        queue = RunQueue(label: "recorderd.run.\(uuid.uuidString)")
         persistQueue = DispatchQueue(label: "recorderd.run.persist.\(uuid.uuidString)")
         rules = TaskRunRules(taskIdentifier: taskIdentifier, actions: actions)
         result = TaskResult(taskIdentifier: taskIdentifier, taskRunUUID: uuid, startDate: clock.now())
@@ -52,7 +52,7 @@ public final class TaskRun: @unchecked Sendable {
     /// Asserts that the caller runs on the run's queue.
     @inline(__always)
     func onQueue() {
-        dispatchPrecondition(condition: .onQueue(queue))
+        queue.precondition()
     }
 
     /// Runs `body` on the run's queue and returns its outcome.
@@ -189,7 +189,7 @@ public final class TaskRun: @unchecked Sendable {
                 guard let r = recording(id) else { continue }
                 r.stop(uptime: uptime)
                 stopped.append(id)
-                queue.asyncAfter(deadline: .now() + Recording.stopGrace) { [self] in
+                queue.async(after: Recording.stopGrace) { [self] in
                     r.finalize(date: clock.now())
                     persist()
                 }
@@ -263,7 +263,7 @@ public final class TaskRun: @unchecked Sendable {
         _ = rules.finishTask()
         result.status = status
         result.endDate = date
-        queue.asyncAfter(deadline: .now() + Recording.stopGrace) { [self] in
+        queue.async(after: Recording.stopGrace) { [self] in
             for r in recordings { r.finalize(date: clock.now()) }
             let final = snapshot()
             let failure = persistQueue.sync { () -> StorageError? in

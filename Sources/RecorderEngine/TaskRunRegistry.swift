@@ -156,10 +156,18 @@ public final class TaskRunRegistry: Sendable {
     /// `step.start` (or `step.finish` when `finishing`) without awaiting it: runs on the run's
     /// queue, which calls `respond` with the outcome. False, and nothing done, when the run is
     /// unknown. The daemon's fast path for step boundaries: no task hands the answer back.
-    public func submitStep(_ params: StepParams, finishing: Bool, respond: @escaping @Sendable (Result<StepResult, TaskRunError>) -> Void) -> Bool {
+    /// `onCallerThread`: first try applying it right here, when the run's queue is idle
+    /// (`TaskRun.boundaryIfIdle`), and call `respond` before returning. Only from a thread that
+    /// may wait briefly (the control server's event loop), never from the cooperative pool.
+    public func submitStep(_ params: StepParams, finishing: Bool, onCallerThread: Bool = false,
+                           respond: @escaping @Sendable (Result<StepResult, TaskRunError>) -> Void) -> Bool {
         guard let run = runs.withLock({ $0[params.taskRunUUID] }) else { return false }
         let path = params.stepPath
         let results = params.results
+        if onCallerThread, let outcome = run.boundaryIfIdle(path, finishing: finishing, results: results) {
+            respond(outcome)
+            return true
+        }
         run.submit(respond: respond) { () throws(TaskRunError) -> StepResult in
             finishing ? try run.finishStep(path, results: results) : try run.startStep(path)
         }

@@ -1,7 +1,7 @@
 import Foundation
 import GaitAnalysis
 import MotionFusion
-import RecorderEngine
+@testable import RecorderEngine
 import RecorderModel
 import RecorderTestSupport
 import Testing
@@ -26,6 +26,26 @@ struct GaitRecordingTests {
         #expect(devices.probeAll() == 1)
         return Setup(devices: devices, runs: TaskRunRegistry(dataDirectory: data, devices: devices, ringSeconds: 30, clock: SystemClock(),
                                                              logger: Fixtures.logger))
+    }
+
+    /// A `step.finish` answers with the analyses' summaries of the step, which drains and writes
+    /// first: the daemon's event loop leaves it to the run's queue. A `step.start` that starts
+    /// nothing is applied on the caller's thread.
+    @Test func aStepFinishThatAnAnalysisSummarisesIsNotAppliedOnTheCallersThread() async throws {
+        let s = try setup(Fixtures.replayDevice(file: Fixtures.shortWalk, loop: false))
+        let start = try await s.runs.start(TaskStartParams(taskIdentifier: "walk", asyncActions: [
+            AsyncActionConfiguration(identifier: "gait", startStepIdentifier: "walking", stopStepIdentifier: "walking",
+                                     options: .gait(GaitOptions())),
+        ]))
+        let run = try s.runs.run(start.taskRunUUID)
+        run.queue.queue.sync {}
+        #expect(run.queue.queue.sync { run.isInlineBoundary("walk/standing", finishing: false) })
+        _ = try #require(run.boundaryIfIdle("walk/standing", finishing: false, results: nil)).get()
+        #expect(run.queue.queue.sync { run.isInlineBoundary("walk/standing", finishing: true) } == false)
+        #expect(run.boundaryIfIdle("walk/standing", finishing: true, results: nil) == nil)
+        _ = try await s.runs.finishStep(StepParams(taskRunUUID: start.taskRunUUID, stepPath: "walk/standing"))
+        let result = try await s.runs.finish(start.taskRunUUID)
+        #expect(result.stepHistory.map(\.stepPath) == ["walk/standing"])
     }
 
     @Test(.timeLimit(.minutes(4)))
