@@ -157,8 +157,8 @@ final class Recording: @unchecked Sendable {
         deliveryDrainInterval.store(Self.drainInterval(ringSpan: Double(ring.capacity) / caps.rate).bitPattern, ordering: .relaxed)
         reader = ring.addReader(fromUptime: uptime - preRollSeconds) { [weak self] in self?.framesArrived() }
         scheduleDrain()
-        // Fires on a global queue and submits: the run's queue counts all its work (`RunQueue`).
-        let sweep = DispatchSource.makeTimerSource(queue: .global())
+        // Fires on the runs' timer queue and submits: the run's queue counts all its work (`RunQueue`).
+        let sweep = DispatchSource.makeTimerSource(queue: RunQueue.timers)
         sweep.schedule(deadline: .now() + Self.sweepInterval, repeating: Self.sweepInterval)
         sweep.setEventHandler { [weak self] in self?.scheduleDrain() }
         sweep.resume()

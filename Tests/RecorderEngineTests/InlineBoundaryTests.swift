@@ -3,6 +3,7 @@ import Foundation
 @testable import RecorderEngine
 import RecorderModel
 import RecorderTestSupport
+import Synchronization
 import Testing
 
 /// The step-boundary fast path: a boundary that only changes the step is applied on the calling
@@ -52,6 +53,30 @@ struct InlineBoundaryTests {
         release.signal()
         queue.queue.sync {}
         #expect(queue.syncIfIdle { true } == true)
+    }
+
+    /// A run's delayed work (a stopping recorder's grace, the sweeps) does not wait for Swift's
+    /// cooperative pool, which on Linux runs on dispatch's global queues: here the pool's threads
+    /// all spin, and the timer still fires on time.
+    @Test(.timeLimit(.minutes(1)))
+    func delayedWorkDoesNotWaitForABusyCooperativePool() {
+        let queue = RunQueue(label: "test.pool")
+        let spin = Atomic<Bool>(true)
+        let spinning = DispatchGroup()
+        for _ in 0..<ProcessInfo.processInfo.activeProcessorCount {
+            spinning.enter()
+            DispatchQueue.global().async {
+                let deadline = Deadline(seconds: 6)
+                while spin.load(ordering: .relaxed), !deadline.hasPassed {}
+                spinning.leave()
+            }
+        }
+        let fired = DispatchSemaphore(value: 0)
+        queue.async(after: 0.01) { fired.signal() }
+        let onTime = fired.wait(timeout: .now() + 2) == .success
+        spin.store(false, ordering: .relaxed)
+        spinning.wait()
+        #expect(onTime, "the timer waited behind the cooperative pool")
     }
 
     /// A run whose recorder starts at step "c": "a" and "b" only change the step; "c" starts it.

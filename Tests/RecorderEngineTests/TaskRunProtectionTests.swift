@@ -203,7 +203,9 @@ struct FullDiskAtStartTests {
     @Test(.enabled(if: Privileges.rootTestsEnabled("aRecorderStoppedByAFullDiskIsListedAsFailed")), .timeLimit(.minutes(1)))
     func aRecorderStoppedByAFullDiskIsListedAsFailed() async throws {
         let data = try Fixtures.temporaryDirectory()
-        #expect(try Privileges.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", data]) == 0)
+        // 32 MiB: the recorder alone (~1 MB/s) fills it in about half a minute, long after the
+        // first check even when the test resumes seconds late (8 MiB were once full before it).
+        #expect(try Privileges.run(["mount", "-t", "tmpfs", "-o", "size=32m", "tmpfs", data]) == 0)
         defer { _ = try? Privileges.run(["umount", "-l", data]); try? FileManager.default.removeItem(atPath: data) }
         var configuration = DaemonConfiguration()
         configuration.devices = [Fixtures.replayDevice(speed: 50)]
