@@ -7,12 +7,18 @@ extension TaskRun {
     /// `step.finish` whose analyses summarise the step (that drains and writes). The daemon's
     /// event loop tries this first and submits the boundary (`submit`) when it gets nil.
     func boundaryIfIdle(_ path: String, finishing: Bool, results: [AnswerResult]?) -> Result<StepResult, TaskRunError>? {
-        lastActivity.withLock { $0 = clock.uptime() }
         let outcome = queue.syncIfIdle { () -> Result<StepResult, TaskRunError>? in
             guard isInlineBoundary(path, finishing: finishing) else { return nil }
-            return Result { () throws(TaskRunError) in finishing ? try finishStep(path, results: results) : try startStep(path) }
+            return Result { () throws(TaskRunError) in try boundary(path, finishing: finishing, results: results) }
         }
-        return outcome ?? nil
+        guard let outcome = outcome ?? nil else { return nil }  // `submit` touches the run instead
+        lastActivity.withLock { $0 = clock.uptime() }
+        return outcome
+    }
+
+    /// `step.start`, or `step.finish` with the step's answers when `finishing` (on the queue).
+    func boundary(_ path: String, finishing: Bool, results: [AnswerResult]?) throws(TaskRunError) -> StepResult {
+        finishing ? try finishStep(path, results: results) : try startStep(path)
     }
 
     /// Whether the boundary changes only the step path: no recorder starts or stops, and no

@@ -168,9 +168,7 @@ public final class TaskRunRegistry: Sendable {
             respond(outcome)
             return true
         }
-        run.submit(respond: respond) { () throws(TaskRunError) -> StepResult in
-            finishing ? try run.finishStep(path, results: results) : try run.startStep(path)
-        }
+        run.submit(respond: respond) { () throws(TaskRunError) -> StepResult in try run.boundary(path, finishing: finishing, results: results) }
         return true
     }
 
