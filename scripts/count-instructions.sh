@@ -20,10 +20,14 @@
 # - live: one record written into the web page's live plot messages (LivePoints), against
 #   Foundation's JSONEncoder writing the same values.
 # The difference between a long and a short run is that many iterations' worth, without start-up.
+# - protocol: a step boundary's JSON: a step.start's params as the client writes them, the
+#   daemon's StepResult reply written and read back by the client, a 20-step manifest pretty-printed
+#   (recorderd's JSONTextEncoder / JSONParser + JSONValueDecoder against Foundation's encoder and
+#   decoder as they were used before, in the same run).
 # - upload: one MB of a run through the fleet upload without the network (the release UploadCount
 #   program: the Pi's manifest and chunks, the collector's store and SHA-256 checks), against
 #   mosquitto_pub + mosquitto_sub moving the same file through a broker.
-# Usage: scripts/count-instructions.sh [parse|fusion|gait|export|iio|ring|drain|live|upload]...
+# Usage: scripts/count-instructions.sh [parse|protocol|fusion|gait|export|iio|ring|drain|live|upload]...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp -d)
@@ -45,6 +49,21 @@ for part in "${parts[@]}"; do
       one=$(instructions "$out/parse" "$side" 1)
       many=$(instructions "$out/parse" "$side" 1001)
       echo "parse $side: $(( (many - one) / 1000 )) instructions per step.start + task.start pair"
+    done
+    ;;
+  protocol)
+    mkdir -p "$out/protocol-src"
+    cp Benchmarks/InstructionCounts/protocol.swift "$out/protocol-src/main.swift"
+    sed '/^import RecorderModel$/d' Benchmarks/RecorderBenchmarks/ProtocolEncodeBenchmark.swift > "$out/protocol-src/ProtocolEncodeBenchmark.swift"
+    swiftc -O -module-name ProtocolCount -o "$out/protocol" "$out/protocol-src/"*.swift Sources/RecorderModel/*.swift
+    for row in params reply read manifest; do
+      counts=()
+      for side in ours foundation; do
+        one=$(instructions "$out/protocol" "$side" "$row" 100)
+        many=$(instructions "$out/protocol" "$side" "$row" 1100)
+        counts+=($(( (many - one) / 1000 )))
+      done
+      echo "protocol $row: recorderd ${counts[0]}, Foundation ${counts[1]} instructions ($(awk "BEGIN{printf \"%.2f\", ${counts[0]}/${counts[1]}}")×)"
     done
     ;;
   fusion)

@@ -89,6 +89,7 @@ enum Benchmarks {
         if only == "device-memory" { await DeviceLoadBenchmark.run(gpsLog: log, load: .memory) }
         if only == "iio-instructions" { await IIOBenchmark.instructions() }
         if only == nil || only == "parse" { ParseBenchmark.run() }
+        if only == nil || only == "protocol" { ProtocolEncodeBenchmark.run() }
         if only == nil || only == "fusion" { FusionBenchmark.run(walk: root) }
         if only == nil || only == "gait" {
             GaitBenchmark.run(fixtures: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Tests/Fixtures/imu/mobgap").standardized.path)
@@ -246,6 +247,7 @@ enum Benchmarks {
         let client = try! await RecorderClient.connect(socketPath: configuration.socket)
         var latencies: [Double] = []
         var switches = 0
+        var boundaryCPU = 0.0
         let clock = ContinuousClock()
         // 200 task runs of 20 steps (real tasks have 5 to 20), each with a motion recording.
         for _ in 0..<(ProcessInfo.processInfo.environment["BENCH_ONE_RUN"] == nil ? 200 : 1) {
@@ -253,20 +255,22 @@ enum Benchmarks {
             for i in 0..<(ProcessInfo.processInfo.environment["BENCH_ONE_RUN"] == nil ? 20 : 4000) {
                 let path = "bench/step\(i)"
                 let switches0 = voluntarySwitches()
+                let cpu0 = cpuSeconds()
                 let t0 = clock.now
                 _ = try! await run.startStep(path)
                 let elapsed = clock.now - t0
                 switches += voluntarySwitches() - switches0
                 latencies.append(Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6)
                 _ = try! await run.finishStep(path)
+                boundaryCPU += cpuSeconds() - cpu0
             }
             _ = try! await run.finish()
         }
         latencies.sort()
         let p50 = latencies[latencies.count / 2]
         let p99 = latencies[latencies.count * 99 / 100]
-        say(String(format: "step.start round trip (%d calls in 200 runs of 20 steps, recording at 100 Hz): p50 %.0f µs, p99 %.0f µs, max %.0f µs, %.2f voluntary context switches per call (all threads, client's included)",
-                     latencies.count, p50, p99, latencies.last!, Double(switches) / Double(latencies.count)))
+        say(String(format: "step.start round trip (%d calls in 200 runs of 20 steps, recording at 100 Hz): p50 %.0f µs, p99 %.0f µs, max %.0f µs, %.2f voluntary context switches per call (all threads, client's included), %.0f µs of CPU per boundary (a start and a finish, all threads)",
+                     latencies.count, p50, p99, latencies.last!, Double(switches) / Double(latencies.count), boundaryCPU * 1e6 / Double(2 * latencies.count)))
         client.close()
         await daemon.shutdown()
         try? FileManager.default.removeItem(atPath: directory)

@@ -78,28 +78,42 @@ public final class RecorderClient: Sendable {
     // MARK: Calls
 
     /// Sends a request and decodes its result.
+    ///
+    /// The params are encoded once (`JSONTextEncoder`), into the request line; the result is decoded
+    /// straight from the parsed response (`JSONValueDecoder`: integers range-checked, dates as
+    /// ISO-8601 strings), with no second serialisation in between.
     public func call<Params: Encodable & Sendable, Result: Decodable>(_ method: ControlMethod, _ params: Params, as: Result.Type = Result.self,
                                                                       onResponse: (@Sendable (JSONRPCMessage) -> Void)? = nil) async throws(RecorderClientError) -> Result {
-        let message = try await send(method: method.rawValue, params: try encodeParams(params), onResponse: onResponse)
+        let encoded: [UInt8]
+        do {
+            encoded = try JSONTextEncoder().encode(params)
+        } catch {
+            throw .invalidResponse("cannot encode params: \(error)")
+        }
+        let message = try await send(method: method.rawValue, encodedParams: encoded, onResponse: onResponse)
         if let error = message.error { throw .rpc(error) }
         do {
-            let data = try JSONEncoder().encode(message.result ?? .null)
-            return try TaskResult.makeDecoder().decode(Result.self, from: data)
+            return try JSONValueDecoder().decode(Result.self, from: message.result ?? .null)
         } catch {
             throw .invalidResponse(DecodingErrorDescription.describe(error, prefix: "result"))
         }
     }
 
-    func encodeParams<P: Encodable>(_ params: P) throws(RecorderClientError) -> JSONValue {
-        do {
-            return try JSONValue(encoding: params)
-        } catch {
-            throw .invalidResponse("cannot encode params: \(error)")
-        }
-    }
-
     /// Sends one raw request; returns the response message.
     public func send(method: String, params: JSONValue?, onResponse: (@Sendable (JSONRPCMessage) -> Void)? = nil) async throws(RecorderClientError) -> JSONRPCMessage {
+        var encoded: [UInt8]?
+        if let params {
+            do {
+                encoded = try JSONTextEncoder().encode(params)
+            } catch {
+                throw .invalidResponse("cannot encode request")
+            }
+        }
+        return try await send(method: method, encodedParams: encoded, onResponse: onResponse)
+    }
+
+    /// Sends a request whose params are already JSON text (nil: no params member).
+    func send(method: String, encodedParams: [UInt8]?, onResponse: (@Sendable (JSONRPCMessage) -> Void)?) async throws(RecorderClientError) -> JSONRPCMessage {
         let response = LockedValue<JSONRPCMessage?>(nil)
         do {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
@@ -114,14 +128,7 @@ public final class RecorderClient: Sendable {
                     continuation.resume(throwing: RecorderClientError.connectionClosed)
                     return
                 }
-                let request = JSONRPCRequest(id: JSONRPCID(id), method: method, params: params)
-                guard var line = try? JSONEncoder().encode(request) else {
-                    _ = state.withLock { $0.pending.removeValue(forKey: id) }
-                    continuation.resume(throwing: RecorderClientError.invalidResponse("cannot encode request"))
-                    return
-                }
-                line.append(UInt8(ascii: "\n"))
-                socket.send(line, queue: writeQueue)
+                socket.send(Self.requestLine(id: id, method: method, encodedParams: encodedParams), queue: writeQueue)
             }
             guard let message = response.withLock({ $0 }) else { throw RecorderClientError.connectionClosed }
             return message
@@ -137,12 +144,25 @@ public final class RecorderClient: Sendable {
         socket.send(Data(bytes), queue: writeQueue)
     }
 
+    /// `{"jsonrpc":"2.0","id":…,"method":…,"params":…}` and a newline.
+    static func requestLine(id: Int64, method: String, encodedParams: [UInt8]?) -> Data {
+        var bytes = Array(#"{"jsonrpc":"2.0","id":"#.utf8)
+        bytes += String(id).utf8
+        bytes += #","method":"#.utf8
+        JSONString.appendEscaped(method, to: &bytes)
+        if let encodedParams {
+            bytes += #","params":"#.utf8
+            bytes += encodedParams
+        }
+        bytes += "}\n".utf8
+        return Data(bytes)
+    }
+
     // MARK: Reading
 
     static func readLoop(socket: ClientSocket, client: () -> RecorderClient?) {
         var buffer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        let decoder = JSONDecoder()
         while true {
             let n = socket.receive(into: &chunk)
             if n <= 0 { break }
@@ -151,7 +171,7 @@ public final class RecorderClient: Sendable {
             while let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
                 let line = buffer[start..<newline]
                 start = newline + 1
-                if let message = try? decoder.decode(JSONRPCMessage.self, from: Data(line)) { client()?.dispatch(message) }
+                if let message = try? JSONRPCMessage.parse(line: line) { client()?.dispatch(message) }
             }
             buffer.removeFirst(start)
         }

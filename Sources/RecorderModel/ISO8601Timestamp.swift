@@ -4,6 +4,61 @@ import Foundation
 public enum ISO8601Timestamp {
     /// Formats `date` in UTC with milliseconds and offset `+00:00`.
     public static func string(from date: Date) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(29)
+        append(date, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `string(from: date)`'s text, in quotes when `quoted` (as a JSON string), written
+    /// digit by digit for the years 1000–9999 (every date a recording makes); other years go
+    /// through `gmtime_r`.
+    public static func append(_ date: Date, quoted: Bool = false, to bytes: inout [UInt8]) {
+        let since1970 = date.timeIntervalSince1970
+        // -30,610,224,000 is 1000-01-01, 253,402,300,800 is 10000-01-01 (UTC).
+        guard since1970 >= -30_610_224_000, since1970 < 253_402_300_799 else {
+            let text = gmtimeString(from: date)
+            if quoted { bytes.append(UInt8(ascii: "\"")) }
+            bytes += text.utf8
+            if quoted { bytes.append(UInt8(ascii: "\"")) }
+            return
+        }
+        var t = Int(floor(since1970))
+        var ms = Int(((since1970 - Double(t)) * 1000).rounded())
+        if ms >= 1000 { ms -= 1000; t += 1 }
+        let days = t >= 0 ? t / 86_400 : (t - 86_399) / 86_400
+        let secondOfDay = t - days * 86_400
+        let (year, month, day) = civilFromDays(days)
+        func put(_ value: Int, _ width: Int) {
+            var divisor = 1
+            for _ in 1..<width { divisor *= 10 }
+            var v = value
+            while divisor > 0 {
+                bytes.append(UInt8(ascii: "0") + UInt8(v / divisor))
+                v %= divisor
+                divisor /= 10
+            }
+        }
+        if quoted { bytes.append(UInt8(ascii: "\"")) }
+        put(year, 4)
+        bytes.append(UInt8(ascii: "-"))
+        put(month, 2)
+        bytes.append(UInt8(ascii: "-"))
+        put(day, 2)
+        bytes.append(UInt8(ascii: "T"))
+        put(secondOfDay / 3600, 2)
+        bytes.append(UInt8(ascii: ":"))
+        put(secondOfDay / 60 % 60, 2)
+        bytes.append(UInt8(ascii: ":"))
+        put(secondOfDay % 60, 2)
+        bytes.append(UInt8(ascii: "."))
+        put(ms, 3)
+        bytes += "+00:00".utf8
+        if quoted { bytes.append(UInt8(ascii: "\"")) }
+    }
+
+    /// The text through the C library (any year a `time_t` and `tm` hold).
+    static func gmtimeString(from date: Date) -> String {
         var t = time_t(Int(saturating: floor(date.timeIntervalSince1970)))
         var ms = Int(saturating: ((date.timeIntervalSince1970 - Double(t)) * 1000).rounded())
         if ms >= 1000 { ms -= 1000; t += 1 }
@@ -104,6 +159,19 @@ public enum ISO8601Timestamp {
         case 4, 6, 9, 11: return 30
         default: return 31
         }
+    }
+
+    /// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's `civil_from_days`).
+    static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     /// Days from 1970-01-01 to a date of the proleptic Gregorian calendar (Howard Hinnant's

@@ -138,6 +138,9 @@ public struct JSONRPCMessage: Sendable, Decodable {
     public var params: JSONValue?
     public var result: JSONValue?
     public var error: RPCError?
+
+    /// An empty message (every member absent).
+    public init() {}
 }
 
 /// A JSON-RPC response as the daemon sends it.

@@ -9,7 +9,8 @@ import Foundation
 /// between -9223372036854775808 and 9223372036854775807`). Nothing is re-serialised, so every
 /// error carries its full coding path. Floating-point values are finite by construction
 /// (`JSONParser` refuses numbers a Double cannot hold); bounds on them are checked where they
-/// are decoded (`KeyedDecodingContainer.decode(_:forKey:in:)`).
+/// are decoded (`KeyedDecodingContainer.decode(_:forKey:in:)`). A `Date` is an ISO-8601 string,
+/// as `TaskResult.makeEncoder` writes it (`TaskResult.makeDecoder`'s rule).
 public struct JSONValueDecoder: Sendable {
     public init() {}
 
@@ -87,6 +88,7 @@ struct JSONValueDecoding: Decoder {
         case is UInt16.Type: return try integer(UInt16.self) as? T
         case is UInt32.Type: return try integer(UInt32.self) as? T
         case is UInt64.Type: return try integer(UInt64.self) as? T
+        case is Date.Type: return try date() as? T
         default: return nil
         }
     }
@@ -99,6 +101,16 @@ struct JSONValueDecoding: Decoder {
     func string() throws -> String {
         guard case .string(let s) = value else { throw mismatch(String.self, value) }
         return s
+    }
+
+    /// A date as the protocol and the manifests write it: an ISO-8601 string
+    /// (`TaskResult.makeEncoder`), never a number.
+    func date() throws -> Date {
+        let text = try string()
+        guard let date = ISO8601Timestamp.date(from: text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "expected an ISO-8601 date, found \"\(text.prefix(40))\""))
+        }
+        return date
     }
 
     func double() throws -> Double {

@@ -12,6 +12,21 @@ import Testing
         return f
     }
 
+    /// The digit-by-digit writer against the C library's `gmtime_r`, over the years it covers,
+    /// its edges and the millisecond that rounds up into the next second.
+    @Test func writtenAsTheCLibraryWritesIt() {
+        var generator = SystemRandomNumberGenerator()
+        var dates = [-30_610_224_000, -30_610_224_000.0004, -1, -0.0004, 0, 0.9996, 1_795_000_000.125, 951_782_400, 4_107_542_399.9995,
+                     253_402_300_798.999, 253_402_300_799, 253_402_300_800, -30_610_224_001, -62_135_596_800, 1e12].map { Date(timeIntervalSince1970: $0) }
+        for _ in 0..<20_000 { dates.append(Date(timeIntervalSince1970: Double.random(in: -30_610_224_000..<253_402_300_800, using: &generator))) }
+        for date in dates {
+            #expect(ISO8601Timestamp.string(from: date) == ISO8601Timestamp.gmtimeString(from: date), "\(date.timeIntervalSince1970)")
+            var quoted: [UInt8] = []
+            ISO8601Timestamp.append(date, quoted: true, to: &quoted)
+            #expect(quoted == Array("\"\(ISO8601Timestamp.gmtimeString(from: date))\"".utf8))
+        }
+    }
+
     @Test func strictReadingIsWhatFoundationReads() {
         let fraction = Self.formatter(fraction: true), plain = Self.formatter(fraction: false)
         var generator = SystemRandomNumberGenerator()
