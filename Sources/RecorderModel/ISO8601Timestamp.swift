@@ -15,7 +15,8 @@ public enum ISO8601Timestamp {
     /// through `gmtime_r`.
     public static func append(_ date: Date, quoted: Bool = false, to bytes: inout [UInt8]) {
         let since1970 = date.timeIntervalSince1970
-        // -30,610,224,000 is 1000-01-01, 253,402,300,800 is 10000-01-01 (UTC).
+        // -30,610,224,000 is 1000-01-01 and 253,402,300,800 is 10000-01-01 (UTC); a second short
+        // of the end, so that the milliseconds rounded up cannot carry into the year 10000.
         guard since1970 >= -30_610_224_000, since1970 < 253_402_300_799 else {
             let text = gmtimeString(from: date)
             if quoted { bytes.append(UInt8(ascii: "\"")) }

@@ -119,18 +119,6 @@ public struct JSONRPCRequest: Sendable {
     }
 }
 
-extension JSONRPCRequest: Encodable {
-    enum CodingKeys: String, CodingKey { case jsonrpc, id, method, params }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode("2.0", forKey: .jsonrpc)
-        try c.encodeIfPresent(id, forKey: .id)
-        try c.encode(method, forKey: .method)
-        try c.encodeIfPresent(params, forKey: .params)
-    }
-}
-
 /// A JSON-RPC response (result or error) or a notification, as it arrives at a client.
 public struct JSONRPCMessage: Sendable, Decodable {
     public var id: JSONRPCID?

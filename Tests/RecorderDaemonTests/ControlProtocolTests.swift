@@ -1,5 +1,5 @@
 import Foundation
-import RecorderClient
+@testable import RecorderClient
 import RecorderDaemon
 import RecorderEngine
 import RecorderModel
@@ -129,6 +129,26 @@ struct ControlProtocolTests {
         #expect(result.stepHistory.map(\.stepPath) == ["t/a", "t/b"])
         #expect(result.stepHistory.allSatisfy { $0.endUptime != nil })
         #expect(result.stepHistory.last?.results?.first?.value == .string(long))
+        client.close()
+        await d.stop()
+    }
+
+    /// The client writes a request line itself (`RecorderClient.requestLine`): a method and params
+    /// with quotes, backslashes and control characters reach the daemon's strict parser as sent.
+    @Test func aRequestLineWithCharactersToEscapeIsReadAsSent() async throws {
+        let method = "no.\"such\\method\n\u{01}é"
+        let params = JSONValue.object(["note": .string("a \"b\"\n\t\u{1F}/c"), "n": .number(-2.5e-7)])
+        let line = RecorderClient.requestLine(id: 7, method: method, encodedParams: try JSONTextEncoder().encode(params))
+        #expect(line.last == UInt8(ascii: "\n") && line.dropLast().firstIndex(of: UInt8(ascii: "\n")) == nil)
+        let request = try JSONRPCRequest.parse(line: Array(line.dropLast()))
+        #expect(request.id == .number("7") && request.method == method && request.params == params)
+        // And through a daemon: a raw call with params goes out on the same line.
+        let d = try await InProcessDaemon.start(speed: 2)
+        let client = try await d.client()
+        let status = try await client.send(method: ControlMethod.daemonStatus.rawValue, params: .object(["disk": .bool(false)]))
+        #expect(status.error == nil && status.result?["taskRuns"] != nil)
+        let unknown = try await client.send(method: "no.such", params: nil)
+        #expect(unknown.error?.code == RPCErrorCode.methodNotFound.rawValue)
         client.close()
         await d.stop()
     }
