@@ -23,6 +23,9 @@ public final class RecorderClient: Sendable {
         var pending: [Int64: Pending] = [:]
         var streams: [Int: AsyncThrowingStream<[Record], any Error>.Continuation] = [:]
         var closed = false
+        /// The daemon's refusal of the connection (an error with a null id, before it closes):
+        /// what the calls then still waiting fail with, instead of `connectionClosed`.
+        var refusal: RPCError?
     }
 
     let socket: ClientSocket
@@ -57,6 +60,11 @@ public final class RecorderClient: Sendable {
             Foundation.close(fd)
             throw .connectionFailed("\(socketPath): \(message)")
         }
+        return start(descriptor: fd)
+    }
+
+    /// A client over a connected stream socket (owned from here on), with its reader thread.
+    static func start(descriptor fd: Int32) -> RecorderClient {
         let socket = ClientSocket(fd: fd)
         let client = RecorderClient(socket: socket)
         // The reader holds the socket, not the client: a client nobody holds is closed by deinit.
@@ -113,22 +121,29 @@ public final class RecorderClient: Sendable {
     }
 
     /// Sends a request whose params are already JSON text (nil: no params member).
+    ///
+    /// A line the daemon could not read (longer than `DaemonLimits.maximumLineLength`, nested
+    /// deeper than its parser allows) is not sent: the call throws the error the daemon would have
+    /// answered (`-32009`, `-32700`) and the connection stays open.
     func send(method: String, encodedParams: [UInt8]?, onResponse: (@Sendable (JSONRPCMessage) -> Void)?) async throws(RecorderClientError) -> JSONRPCMessage {
+        let id = state.withLock { s in
+            defer { s.nextID += 1 }
+            return s.nextID
+        }
+        let line = try Self.requestLine(id: id, method: method, encodedParams: encodedParams)
         let response = LockedValue<JSONRPCMessage?>(nil)
         do {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let id: Int64? = state.withLock { s in
-                    guard !s.closed else { return nil }
-                    let id = s.nextID
-                    s.nextID += 1
+                let refused: RecorderClientError? = state.withLock { s in
+                    guard !s.closed else { return s.refusal.map { .rpc($0) } ?? .connectionClosed }
                     s.pending[id] = (continuation, response, onResponse)
-                    return id
+                    return nil
                 }
-                guard let id else {
-                    continuation.resume(throwing: RecorderClientError.connectionClosed)
+                if let refused {
+                    continuation.resume(throwing: refused)
                     return
                 }
-                socket.send(Self.requestLine(id: id, method: method, encodedParams: encodedParams), queue: writeQueue)
+                socket.send(line, queue: writeQueue)
             }
             guard let message = response.withLock({ $0 }) else { throw RecorderClientError.connectionClosed }
             return message
@@ -139,13 +154,9 @@ public final class RecorderClient: Sendable {
         }
     }
 
-    /// Writes raw bytes to the socket (for tests of the daemon's input handling).
-    public func sendRaw(_ bytes: [UInt8]) {
-        socket.send(Data(bytes), queue: writeQueue)
-    }
-
-    /// `{"jsonrpc":"2.0","id":…,"method":…,"params":…}` and a newline.
-    static func requestLine(id: Int64, method: String, encodedParams: [UInt8]?) -> Data {
+    /// `{"jsonrpc":"2.0","id":…,"method":…,"params":…}` and a newline; throws what the daemon
+    /// would answer to a line it cannot read.
+    static func requestLine(id: Int64, method: String, encodedParams: [UInt8]?) throws(RecorderClientError) -> Data {
         var bytes = Array(#"{"jsonrpc":"2.0","id":"#.utf8)
         bytes += String(id).utf8
         bytes += #","method":"#.utf8
@@ -154,7 +165,25 @@ public final class RecorderClient: Sendable {
             bytes += #","params":"#.utf8
             bytes += encodedParams
         }
-        bytes += "}\n".utf8
+        bytes += "}".utf8
+        guard bytes.count <= DaemonLimits.maximumLineLength else {
+            throw .rpc(RPCError(.requestTooLarge, "request line of \(bytes.count) bytes is longer than \(DaemonLimits.maximumLineLength >> 20) MiB; not sent"))
+        }
+        // The encoder writes nothing the daemon's parser refuses but nesting: a line with more
+        // opening brackets than the parser's depth goes through that parser first.
+        var opened = 0
+        for byte in bytes where byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") { opened += 1 }
+        if opened > JSONParser.defaultMaximumDepth {
+            do {
+                _ = try JSONRPCRequest.parse(line: bytes)
+            } catch where error.id == .null {
+                // An error the daemon could not tie to this call.
+                throw .rpc(RPCError(code: error.error.code, message: error.error.message + "; not sent"))
+            } catch {
+                // The daemon answers this one itself, to this call's id.
+            }
+        }
+        bytes += "\n".utf8
         return Data(bytes)
     }
 
@@ -181,13 +210,14 @@ public final class RecorderClient: Sendable {
 
     /// The connection ended: pending calls fail, streams finish.
     func failAll() {
-        let (pending, streams) = state.withLock { s in
+        let (pending, streams, refusal) = state.withLock { s in
             s.closed = true
             defer { s.pending = [:]; s.streams = [:] }
-            return (Array(s.pending.values), Array(s.streams.values))
+            return (Array(s.pending.values), Array(s.streams.values), s.refusal)
         }
-        for p in pending { p.continuation.resume(throwing: RecorderClientError.connectionClosed) }
-        for s in streams { s.finish(throwing: RecorderClientError.connectionClosed) }
+        let error = refusal.map { RecorderClientError.rpc($0) } ?? .connectionClosed
+        for p in pending { p.continuation.resume(throwing: error) }
+        for s in streams { s.finish(throwing: error) }
     }
 
     func dispatch(_ message: JSONRPCMessage) {
@@ -197,11 +227,34 @@ public final class RecorderClient: Sendable {
             stream?.yield(batch.records)
             return
         }
-        guard let id = message.id?.integerValue,
-              let pending = state.withLock({ $0.pending.removeValue(forKey: id) }) else { return }
+        let pending: Pending?
+        if let id = message.id?.integerValue {
+            pending = state.withLock { $0.pending.removeValue(forKey: id) }
+        } else if let error = message.error, message.id == nil || message.id == .null {
+            pending = state.withLock { s in Self.unattributed(error, state: &s) }
+        } else {
+            pending = nil
+        }
+        guard let pending else { return }
         pending.onResponse?(message)
         pending.response.withLock { $0 = message }
         pending.continuation.resume()
+    }
+
+    /// An error the daemon could not tie to a request (JSON-RPC's null id). A line it could not
+    /// parse is answered in turn, as every line of a connection is, so it answers the oldest call
+    /// waiting (the client writes nothing but calls). Any other (a limit, a line too long or too
+    /// slow) refuses the connection, which the daemon then closes: the calls still waiting fail
+    /// with it.
+    static func unattributed(_ error: RPCError, state s: inout State) -> Pending? {
+        switch error.knownCode {
+        case .parseError?, .invalidRequest?:
+            guard let oldest = s.pending.keys.min() else { return nil }
+            return s.pending.removeValue(forKey: oldest)
+        default:
+            s.refusal = s.refusal ?? error
+            return nil
+        }
     }
 
     func register(subscription: Int, continuation: AsyncThrowingStream<[Record], any Error>.Continuation) {

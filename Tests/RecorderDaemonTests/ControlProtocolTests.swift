@@ -138,7 +138,7 @@ struct ControlProtocolTests {
     @Test func aRequestLineWithCharactersToEscapeIsReadAsSent() async throws {
         let method = "no.\"such\\method\n\u{01}é"
         let params = JSONValue.object(["note": .string("a \"b\"\n\t\u{1F}/c"), "n": .number(-2.5e-7)])
-        let line = RecorderClient.requestLine(id: 7, method: method, encodedParams: try JSONTextEncoder().encode(params))
+        let line = try RecorderClient.requestLine(id: 7, method: method, encodedParams: try JSONTextEncoder().encode(params))
         #expect(line.last == UInt8(ascii: "\n") && line.dropLast().firstIndex(of: UInt8(ascii: "\n")) == nil)
         let request = try JSONRPCRequest.parse(line: Array(line.dropLast()))
         #expect(request.id == .number("7") && request.method == method && request.params == params)

@@ -60,6 +60,11 @@ final class RawConnection: @unchecked Sendable {
         guard rc == 0 else { throw POSIXError(.ECONNREFUSED) }
     }
 
+    /// Over a connected socket (owned from here on).
+    init(descriptor: Int32) {
+        fd = descriptor
+    }
+
     deinit { close(fd) }
 
     func send(_ text: String) async throws { try await send(Array(text.utf8)) }
