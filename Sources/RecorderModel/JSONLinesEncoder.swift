@@ -97,37 +97,55 @@ public struct JSONLinesEncoder: Sendable {
     }
 
     /// A record whose parts after the prefix are bounded (`RecordScratch.capacity`): the prefix
-    /// (times to the nanosecond, the step path) and `body` written through one scratch, moved
-    /// into `bytes` in one append (three with a step path too long for the scratch). For the
+    /// (times to the nanosecond, the step path) and `body` written through a `RecordScratch`
+    /// straight into `bytes`' spare capacity (no second copy, one capacity check). For the
     /// per-sample records. A record of the same instant, time base and step path as the one
     /// before (the other sensor types of the same scan) copies that record's prefix instead of
     /// writing it again.
     @inline(__always)
     mutating func appendRecord(uptime: Double, timestamp: Double, stepPath: JSONString?, _ body: (inout RecordScratch) -> Void) {
-        RecordScratch.with { w in
-            if lastPrefix.isSame(uptime: uptime, timestamp: timestamp, stepPath: stepPath, within: bytes.count) {
-                let range = lastPrefix.start..<lastPrefix.start + lastPrefix.length
-                bytes.withUnsafeBufferPointer { b in w.put(UnsafeBufferPointer(rebasing: b[range])) }
-            } else {
-                let start = bytes.count
-                w.put("{\"uptime\":")
-                w.putTime(uptime)
-                w.put(",\"timestamp\":")
-                w.putTime(timestamp)
-                if let stepPath {
-                    w.put(",\"stepPath\":")
-                    if stepPath.bytes.count <= RecordPrefix.maximumLength - w.count {
-                        stepPath.bytes.withUnsafeBufferPointer { w.put($0) }
-                    } else {
-                        w.flush(into: &bytes)
-                        bytes.append(contentsOf: stepPath.bytes)
+        let start = bytes.count
+        guard !lastPrefix.isSame(uptime: uptime, timestamp: timestamp, stepPath: stepPath, within: start) else {
+            // The earlier record's prefix lies `start - prefixStart` bytes before the room.
+            let prefixStart = lastPrefix.start, prefixLength = lastPrefix.length
+            bytes.append(addingCapacity: RecordScratch.capacity &+ prefixLength) { span in
+                span.withUnsafeMutableBufferPointer { buffer, initialized in
+                    var w = RecordScratch(base: buffer.baseAddress!)
+                    w.put(UnsafeBufferPointer(start: buffer.baseAddress! - (start &- prefixStart), count: prefixLength))
+                    body(&w)
+                    initialized = w.count
+                }
+            }
+            return
+        }
+        var prefixLength = 0
+        if let stepPath {
+            stepPath.bytes.withUnsafeBufferPointer { path in
+                // A step path of any length fits: the room asked for is the bounded parts' and the path's.
+                bytes.append(addingCapacity: RecordScratch.capacity &+ path.count) { span in
+                    span.withUnsafeMutableBufferPointer { buffer, initialized in
+                        var w = RecordScratch(base: buffer.baseAddress!)
+                        w.putPrefix(uptime: uptime, timestamp: timestamp)
+                        w.put(",\"stepPath\":")
+                        w.put(path)
+                        prefixLength = w.count
+                        body(&w)
+                        initialized = w.count
                     }
                 }
-                lastPrefix.remember(uptime: uptime, timestamp: timestamp, stepPath: stepPath, start: start, length: bytes.count + w.count - start)
             }
-            body(&w)
-            w.flush(into: &bytes)
+        } else {
+            bytes.append(addingCapacity: RecordScratch.capacity) { span in
+                span.withUnsafeMutableBufferPointer { buffer, initialized in
+                    var w = RecordScratch(base: buffer.baseAddress!)
+                    w.putPrefix(uptime: uptime, timestamp: timestamp)
+                    prefixLength = w.count
+                    body(&w)
+                    initialized = w.count
+                }
+            }
         }
+        lastPrefix.remember(uptime: uptime, timestamp: timestamp, stepPath: stepPath, start: start, length: prefixLength)
     }
 
     /// A calibrated magnetic-field record: the field in µT and its calibration accuracy

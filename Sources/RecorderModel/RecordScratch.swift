@@ -1,11 +1,12 @@
-/// One record's bounded parts (keys, numbers, times) written through a pointer into a stack
-/// scratch and moved into the encoder's bytes with one append: each `Array.append` checks
-/// uniqueness and capacity (about 80 instructions for a short key), which a motion record's ten
-/// pieces paid ten times. Parts of unbounded length (a step path longer than
-/// `RecordPrefix.maximumLength`) go to the array directly, between two flushes.
+/// One record's bounded parts (keys, numbers, times) written through a pointer: each
+/// `Array.append` checks uniqueness and capacity (about 80 instructions for a short key), which a
+/// motion record's ten pieces paid ten times. The per-sample records are written straight into the
+/// spare capacity of the encoder's bytes (`JSONLinesEncoder.appendRecord`: one capacity check, no
+/// copy); others into a stack scratch moved into the bytes with one append (`with`, `flush`).
 struct RecordScratch {
     /// Room for the bounded parts of any record (keys and at most 8 numbers of at most 40 bytes)
-    /// after a copied prefix of at most `RecordPrefix.maximumLength` bytes.
+    /// after a prefix of at most `RecordPrefix.maximumLength` bytes (a longer step path is
+    /// room asked for on top).
     static let capacity = 1024
     let base: UnsafeMutablePointer<UInt8>
     private(set) var count = 0
@@ -82,6 +83,15 @@ struct RecordScratch {
         } else {
             putNumber(value)
         }
+    }
+
+    /// `{"uptime":…,"timestamp":…`: how every per-sample record starts.
+    @inline(__always)
+    mutating func putPrefix(uptime: Double, timestamp: Double) {
+        put("{\"uptime\":")
+        putTime(uptime)
+        put(",\"timestamp\":")
+        putTime(timestamp)
     }
 
     /// A decimal integer.
