@@ -27,10 +27,7 @@ public struct JSONLinesEncoder: Sendable {
     /// A marker line: written first in every file and at each step change.
     public mutating func appendMarker(uptime: Double, timestamp: Double, timestampDate: String, stepPath: JSONString) {
         RecordScratch.with { w in
-            w.put("{\"uptime\":")
-            w.putTime(uptime)
-            w.put(",\"timestamp\":")
-            w.putTime(timestamp)
+            w.putPrefix(uptime: uptime, timestamp: timestamp)
             w.put(",\"timestampDate\":")
             w.flush(into: &bytes)
         }
@@ -106,15 +103,11 @@ public struct JSONLinesEncoder: Sendable {
     mutating func appendRecord(uptime: Double, timestamp: Double, stepPath: JSONString?, _ body: (inout RecordScratch) -> Void) {
         let start = bytes.count
         guard !lastPrefix.isSame(uptime: uptime, timestamp: timestamp, stepPath: stepPath, within: start) else {
-            // The earlier record's prefix lies `start - prefixStart` bytes before the room.
             let prefixStart = lastPrefix.start, prefixLength = lastPrefix.length
-            bytes.append(addingCapacity: RecordScratch.capacity &+ prefixLength) { span in
-                span.withUnsafeMutableBufferPointer { buffer, initialized in
-                    var w = RecordScratch(base: buffer.baseAddress!)
-                    w.put(UnsafeBufferPointer(start: buffer.baseAddress! - (start &- prefixStart), count: prefixLength))
-                    body(&w)
-                    initialized = w.count
-                }
+            appendInPlace(room: RecordScratch.capacity &+ prefixLength) { w in
+                // The earlier record's prefix lies `start - prefixStart` bytes before the room.
+                w.put(UnsafeBufferPointer(start: w.base - (start &- prefixStart), count: prefixLength))
+                body(&w)
             }
             return
         }
@@ -122,30 +115,35 @@ public struct JSONLinesEncoder: Sendable {
         if let stepPath {
             stepPath.bytes.withUnsafeBufferPointer { path in
                 // A step path of any length fits: the room asked for is the bounded parts' and the path's.
-                bytes.append(addingCapacity: RecordScratch.capacity &+ path.count) { span in
-                    span.withUnsafeMutableBufferPointer { buffer, initialized in
-                        var w = RecordScratch(base: buffer.baseAddress!)
-                        w.putPrefix(uptime: uptime, timestamp: timestamp)
-                        w.put(",\"stepPath\":")
-                        w.put(path)
-                        prefixLength = w.count
-                        body(&w)
-                        initialized = w.count
-                    }
+                appendInPlace(room: RecordScratch.capacity &+ path.count) { w in
+                    w.putPrefix(uptime: uptime, timestamp: timestamp)
+                    w.put(",\"stepPath\":")
+                    w.put(path)
+                    prefixLength = w.count
+                    body(&w)
                 }
             }
         } else {
-            bytes.append(addingCapacity: RecordScratch.capacity) { span in
-                span.withUnsafeMutableBufferPointer { buffer, initialized in
-                    var w = RecordScratch(base: buffer.baseAddress!)
-                    w.putPrefix(uptime: uptime, timestamp: timestamp)
-                    prefixLength = w.count
-                    body(&w)
-                    initialized = w.count
-                }
+            appendInPlace(room: RecordScratch.capacity) { w in
+                w.putPrefix(uptime: uptime, timestamp: timestamp)
+                prefixLength = w.count
+                body(&w)
             }
         }
         lastPrefix.remember(uptime: uptime, timestamp: timestamp, stepPath: stepPath, start: start, length: prefixLength)
+    }
+
+    /// Writes through a `RecordScratch` over `room` bytes of `bytes`' spare capacity; what it
+    /// wrote (at most `room` bytes) is appended.
+    @inline(__always)
+    mutating func appendInPlace(room: Int, _ write: (inout RecordScratch) -> Void) {
+        bytes.append(addingCapacity: room) { span in
+            span.withUnsafeMutableBufferPointer { buffer, initialized in
+                var w = RecordScratch(base: buffer.baseAddress!)
+                write(&w)
+                initialized = w.count
+            }
+        }
     }
 
     /// A calibrated magnetic-field record: the field in µT and its calibration accuracy

@@ -42,7 +42,7 @@ struct ClientUnreadableRequestTests {
             _ = try await client.send(method: ControlMethod.daemonStatus.rawValue, params: Self.nested(deepest + 1))
         } throws: { error in
             guard case .rpc(let e) = error as? RecorderClientError else { return false }
-            return e.code == RPCErrorCode.parseError.rawValue && e.message.contains("nesting deeper than 64 levels") && e.message.hasSuffix("not sent")
+            return e.code == RPCErrorCode.parseError.rawValue && e.message.contains("nesting deeper than \(JSONParser.defaultMaximumDepth) levels") && e.message.hasSuffix("not sent")
         }
         #expect(try await client.devices().count == 1)
         client.close()
