@@ -237,7 +237,8 @@ enum Benchmarks {
     }
 
     /// `step.start` / `step.finish` round trips through the socket while a 100 Hz motion
-    /// recording is written: p50 and p99.
+    /// recording is written: p50 and p99, for calls resumed on the cooperative pool (the default)
+    /// and on the client's reader thread (`withReaderExecutor`), in alternate task runs.
     static func stepRoundTrip(file: String) async {
         var logger = Logger(label: "bench")
         logger.logLevel = .error
@@ -245,32 +246,47 @@ enum Benchmarks {
         let daemon = RecorderDaemon(configuration: configuration, baseDirectory: "/", logger: logger)
         try! await daemon.prepare()
         let client = try! await RecorderClient.connect(socketPath: configuration.socket)
-        var latencies: [Double] = []
-        var switches = 0
-        var boundaryCPU = 0.0
-        let clock = ContinuousClock()
-        // 200 task runs of 20 steps (real tasks have 5 to 20), each with a motion recording.
-        for _ in 0..<(ProcessInfo.processInfo.environment["BENCH_ONE_RUN"] == nil ? 200 : 1) {
-            let run = try! await client.startTask(identifier: "bench", asyncActions: ProcessInfo.processInfo.environment["BENCH_NO_RECORDER"] == nil ? [.motion("m")] : [])
-            for i in 0..<(ProcessInfo.processInfo.environment["BENCH_ONE_RUN"] == nil ? 20 : 4000) {
+        let environment = ProcessInfo.processInfo.environment
+        let runs = environment["BENCH_ONE_RUN"] == nil ? 200 : 2
+        let steps = environment["BENCH_ONE_RUN"] == nil ? 20 : 2000
+        let actions: [AsyncActionConfiguration] = environment["BENCH_NO_RECORDER"] == nil ? [.motion("m")] : []
+        /// Per variant: latencies, voluntary switches, CPU seconds of the boundaries.
+        struct Figures { var latencies: [Double] = []; var switches = 0; var cpu = 0.0 }
+        // One task run of `steps` steps, each with a motion recording.
+        func oneRun(_ figures: inout Figures) async {
+            let clock = ContinuousClock()
+            let run = try! await client.startTask(identifier: "bench", asyncActions: actions)
+            for i in 0..<steps {
                 let path = "bench/step\(i)"
                 let switches0 = voluntarySwitches()
                 let cpu0 = cpuSeconds()
                 let t0 = clock.now
                 _ = try! await run.startStep(path)
                 let elapsed = clock.now - t0
-                switches += voluntarySwitches() - switches0
-                latencies.append(Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6)
+                figures.switches += voluntarySwitches() - switches0
+                figures.latencies.append(Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6)
                 _ = try! await run.finishStep(path)
-                boundaryCPU += cpuSeconds() - cpu0
+                figures.cpu += cpuSeconds() - cpu0
             }
             _ = try! await run.finish()
         }
-        latencies.sort()
-        let p50 = latencies[latencies.count / 2]
-        let p99 = latencies[latencies.count * 99 / 100]
-        say(String(format: "step.start round trip (%d calls in 200 runs of 20 steps, recording at 100 Hz): p50 %.0f µs, p99 %.0f µs, max %.0f µs, %.2f voluntary context switches per call (all threads, client's included), %.0f µs of CPU per boundary (a start and a finish, all threads)",
-                     latencies.count, p50, p99, latencies.last!, Double(switches) / Double(latencies.count), boundaryCPU * 1e6 / Double(2 * latencies.count)))
+        // Real tasks have 5 to 20 steps; the two variants alternate run by run.
+        var pool = Figures(), reader = Figures()
+        for index in 0..<runs {
+            if index % 2 == 0 {
+                await oneRun(&pool)
+            } else {
+                await client.withReaderExecutor { await oneRun(&reader) }
+            }
+        }
+        for (name, var figures) in [("resumed on the cooperative pool", pool), ("resumed on the client's reader thread (withReaderExecutor)", reader)] {
+            figures.latencies.sort()
+            let latencies = figures.latencies
+            let p50 = latencies[latencies.count / 2]
+            let p99 = latencies[latencies.count * 99 / 100]
+            say(String(format: "step.start round trip, %@ (%d calls in %d runs of %d steps, recording at 100 Hz): p50 %.0f µs, p99 %.0f µs, max %.0f µs, %.2f voluntary context switches per call (all threads, client's included), %.0f µs of CPU per boundary (a start and a finish, all threads)",
+                         name, latencies.count, runs / 2, steps, p50, p99, latencies.last!, Double(figures.switches) / Double(latencies.count), figures.cpu * 1e6 / Double(2 * latencies.count)))
+        }
         client.close()
         await daemon.shutdown()
         try? FileManager.default.removeItem(atPath: directory)

@@ -1,0 +1,130 @@
+import Foundation
+@testable import RecorderClient
+import RecorderModel
+import Testing
+
+/// `RecorderClient.withReaderExecutor`: calls resume on the reader thread, tasks that prefer it
+/// share it, and none is stranded when the connection ends.
+@Suite("Client: calls resumed on the reader thread", .timeLimit(.minutes(3)))
+struct ClientReaderExecutorTests {
+    /// `task`'s value, or nil when it has not finished within `seconds`. A job the executor lost
+    /// leaves its task waiting forever: the test then fails instead of hanging (the lost task is
+    /// left behind).
+    static func value<T: Sendable>(of task: Task<T, any Error>, within seconds: Int = 90) async throws -> T? {
+        let outcome: Result<T, any Error>? = await withCheckedContinuation { continuation in
+            let once = LockedValue<CheckedContinuation<Result<T, any Error>?, Never>?>(continuation)
+            Task {
+                let result = await task.result
+                once.withLock { c in defer { c = nil }; return c }?.resume(returning: result)
+            }
+            Task {
+                try? await Task.sleep(for: .seconds(seconds))
+                once.withLock { c in defer { c = nil }; return c }?.resume(returning: nil)
+            }
+        }
+        return try outcome?.get()
+    }
+
+    /// A task run's boundaries made in the scope: every reply resumes the caller on the reader
+    /// thread (without the preference it resumes on the cooperative pool), also after an await
+    /// resumed from another thread (a timer), and the run records what it would anyway.
+    @Test func stepBoundariesResumeOnTheReaderThread() async throws {
+        let d = try await InProcessDaemon.start()
+        let client = try await d.client()
+        // Without the preference: the pool.
+        _ = try await client.status()
+        #expect(!client.executor.isCurrent)
+
+        let scope = Task { try await client.withReaderExecutor { () async throws -> (TaskRun, [String]) in
+            let run = try await client.startTask(identifier: "walk", asyncActions: [
+                .motion("motion", startStepIdentifier: "step0", stopStepIdentifier: "step19"),
+            ])
+            #expect(client.executor.isCurrent)
+            var paths: [String] = []
+            for i in 0..<20 {
+                let path = "walk/step\(i)"
+                let started = try await run.startStep(path)
+                #expect(client.executor.isCurrent, "after step.start \(i)")
+                #expect(started.startedRecorders == (i == 0 ? ["motion"] : []))
+                if i == 10 {
+                    // Resumed by a timer thread: the enqueue must wake the reader in its poll.
+                    try await Task.sleep(for: .milliseconds(20))
+                    #expect(client.executor.isCurrent, "after a sleep")
+                }
+                let stopped = try await run.finishStep(path)
+                #expect(client.executor.isCurrent, "after step.finish \(i)")
+                #expect(stopped.stoppedRecorders == (i == 19 ? ["motion"] : []))
+                paths.append(path)
+            }
+            return (run, paths)
+        } }
+        let (run, history) = try #require(try await Self.value(of: scope), "the scope did not finish: a job was lost")
+        #expect(!client.executor.isCurrent, "the preference ends with the scope")
+        let result = try await run.finish()
+        #expect(result.status == .finished)
+        #expect(result.stepHistory.map(\.stepPath) == history)
+        #expect(result.stepHistory.allSatisfy { $0.endUptime != nil })
+        #expect(try #require(result.asyncResults.first?.file).sampleCount > 0)
+        client.close()
+        await d.stop()
+    }
+
+    /// Child tasks inherit the preference: 8 of them call at once, all on the reader thread, and
+    /// each gets its own answer.
+    @Test func concurrentCallersShareTheReaderThread() async throws {
+        let d = try await InProcessDaemon.start()
+        let client = try await d.client()
+        let scope = Task { try await client.withReaderExecutor {
+            try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
+                for child in 0..<8 {
+                    group.addTask {
+                        var everyOnReader = true
+                        for _ in 0..<25 {
+                            let devices = try await client.devices()
+                            everyOnReader = everyOnReader && client.executor.isCurrent && devices.map(\.name) == ["imu0"]
+                        }
+                        return (child, everyOnReader)
+                    }
+                }
+                var answers: [Int: Bool] = [:]
+                for try await (child, ok) in group { answers[child] = ok }
+                return answers
+            }
+        } }
+        let answers = try await Self.value(of: scope)
+        #expect(answers == Dictionary(uniqueKeysWithValues: (0..<8).map { ($0, true) }))
+        client.close()
+        await d.stop()
+    }
+
+    /// The peer closes while a call in the scope waits: the call fails with `connectionClosed`,
+    /// and the task goes on (later jobs run on the global executor, not on a thread that has ended).
+    @Test func aTaskInTheScopeGoesOnAfterTheConnectionEnds() async throws {
+        var fds: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+        let client = try RecorderClient.start(descriptor: fds[0])
+        let peer = RawConnection(descriptor: fds[1])
+
+        let scope = Task {
+            try await client.withReaderExecutor { () async throws -> (RecorderClientError?, Bool) in
+                var failure: RecorderClientError?
+                do {
+                    _ = try await client.send(method: "daemon.status", params: nil)
+                } catch {
+                    failure = error as? RecorderClientError
+                }
+                // Resumed after the reader thread has ended (or while it runs what is left).
+                try await Task.sleep(for: .milliseconds(20))
+                _ = try? await client.send(method: "daemon.status", params: nil)
+                try await Task.sleep(for: .milliseconds(20))
+                return (failure, client.executor.isCurrent)
+            }
+        }
+        #expect(try await peer.readLine(timeout: 90)?.contains(#""id":1,"#) == true)
+        shutdown(peer.fd, Int32(SHUT_RDWR))
+        let (failure, onReader) = try #require(try await Self.value(of: scope), "the scope did not finish: a job was lost")
+        #expect(failure == .connectionClosed)
+        #expect(!onReader, "the reader thread has ended")
+        client.close()
+    }
+}
