@@ -5,12 +5,12 @@ import Testing
 
 /// `RecorderClient.withReaderExecutor`: calls resume on the reader thread, tasks that prefer it
 /// share it, and none is stranded when the connection ends.
-@Suite("Client: calls resumed on the reader thread", .timeLimit(.minutes(3)))
+@Suite("Client: calls resumed on the reader thread", .timeLimit(.minutes(5)))
 struct ClientReaderExecutorTests {
     /// `task`'s value, or nil when it has not finished within `seconds`. A job the executor lost
     /// leaves its task waiting forever: the test then fails instead of hanging (the lost task is
     /// left behind).
-    static func value<T: Sendable>(of task: Task<T, any Error>, within seconds: Int = 90) async throws -> T? {
+    static func value<T: Sendable>(of task: Task<T, any Error>, within seconds: Int = 240) async throws -> T? {
         let outcome: Result<T, any Error>? = await withCheckedContinuation { continuation in
             let once = LockedValue<CheckedContinuation<Result<T, any Error>?, Never>?>(continuation)
             Task {
