@@ -69,10 +69,17 @@ public final class ClientExecutor: TaskExecutor {
     }
 
     /// Runs the queued jobs, and the jobs they queue, until none is left (reader thread only).
-    func runQueued() {
+    /// `closing` (the connection has ended; once): then later jobs go to the global concurrent
+    /// executor, and the pipe is closed.
+    func runQueued(closing: Bool = false) {
         while true {
             let jobs = state.withLock { s in
-                defer { s.jobs.removeAll(keepingCapacity: true) }
+                defer { s.jobs.removeAll(keepingCapacity: !closing) }
+                if closing, s.jobs.isEmpty {
+                    s.closed = true
+                    Foundation.close(wakeRead)
+                    Foundation.close(wakeWrite)
+                }
                 return s.jobs
             }
             if jobs.isEmpty { return }
@@ -99,23 +106,5 @@ public final class ClientExecutor: TaskExecutor {
             while read(wakeRead, &bytes, bytes.count) > 0 {}
         }
         return result < 0 || fds[0].revents != 0
-    }
-
-    /// The connection has ended: runs what is queued, then sends later jobs to the global
-    /// concurrent executor and closes the pipe (reader thread only, once).
-    func shutDown() {
-        while true {
-            let (jobs, done) = state.withLock { s in
-                defer { s.jobs.removeAll(keepingCapacity: false) }
-                if s.jobs.isEmpty {
-                    s.closed = true
-                    Foundation.close(wakeRead)
-                    Foundation.close(wakeWrite)
-                }
-                return (s.jobs, s.closed)
-            }
-            for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
-            if done { return }
-        }
     }
 }

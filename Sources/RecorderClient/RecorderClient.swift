@@ -234,7 +234,7 @@ public final class RecorderClient: Sendable {
             buffer.removeFirst(start)
         }
         client()?.failAll()
-        executor.shutDown()
+        executor.runQueued(closing: true)
         socket.close()
     }
 
