@@ -7,50 +7,69 @@ import RecorderModel
 /// enqueued on the cooperative pool, and a pool thread (often on another CPU) is woken to run
 /// it: one more wake-up per call. A task that prefers this executor is enqueued here instead,
 /// and the reader thread runs it once it has dispatched the lines it read, before it waits for
-/// the socket again. Between replies the thread waits in `poll` on the socket and a wake-up pipe;
-/// a job enqueued from another thread writes a byte to the pipe.
+/// the socket again. Between replies the thread waits in `poll` on the socket and, once
+/// `withReaderExecutor` has been used, a wake-up pipe: a job enqueued from another thread writes a
+/// byte to it.
 ///
 /// Jobs run on the reader thread, so they must not block: while one runs, no reply, stream batch
 /// or other job of this connection is handled. Once the connection has ended and the reader
 /// thread has run what was queued, jobs go to the global concurrent executor.
 public final class ClientExecutor: TaskExecutor {
+    /// What the reader thread is doing, as an enqueue sees it.
+    enum Reader: Equatable {
+        /// Running jobs or dispatching lines: it runs what is queued before it waits again.
+        case running
+        /// In `poll`; `wakeable`: the poll includes the wake-up pipe, so an enqueue writes to it.
+        /// Without the pipe nothing can wake it, so jobs go to the global concurrent executor.
+        case polling(wakeable: Bool)
+    }
+
     struct State {
         var jobs: [UnownedJob] = []
-        /// The reader is in (or about to enter) `poll`: an enqueue must write to the pipe.
-        var waiting = false
+        var reader: Reader = .running
         /// The reader thread has ended: jobs go to the global concurrent executor.
         var closed = false
         /// The reader thread, once it has started.
-        var reader: pthread_t?
+        var thread: pthread_t?
+        /// The wake-up pipe, made by the first `withReaderExecutor` (a client that never uses it
+        /// holds no more descriptors than its socket). A socket pair: its flags are set
+        /// atomically, unlike `pipe`'s in Glibc's Swift module. Non-blocking, close-on-exec;
+        /// written and closed only under the lock.
+        var wake: (read: Int32, write: Int32)?
     }
 
     private let state = LockedValue(State())
-    /// The wake-up pipe (a socket pair: its flags are set atomically, unlike `pipe`'s in Glibc's
-    /// Swift module): non-blocking, close-on-exec; written and closed only under the lock.
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
 
-    /// A pipe for the wake-ups; nil when no descriptor is left.
-    init?() {
-        var fds: [Int32] = [-1, -1]
-        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
-        guard socketpair(AF_UNIX, type, 0, &fds) == 0 else { return nil }
-        wakeRead = fds[0]
-        wakeWrite = fds[1]
+    init() {}
+
+    /// Makes the wake-up pipe, once (any thread). Until the reader thread next waits, it cannot be
+    /// woken: jobs enqueued meanwhile run on the global concurrent executor. If no descriptor is
+    /// left there is no pipe, and that stays so: jobs then run on the reader thread only when it
+    /// is already awake (a reply resumes its call there).
+    func arm() {
+        state.withLock { s in
+            guard !s.closed, s.wake == nil else { return }
+            var fds: [Int32] = [-1, -1]
+            let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+            if socketpair(AF_UNIX, type, 0, &fds) == 0 { s.wake = (fds[0], fds[1]) }
+        }
     }
+
+    /// Whether the wake-up pipe is open (for tests).
+    var holdsWakePipe: Bool { state.withLock { $0.wake != nil } }
 
     /// Queues `job` for the reader thread (from any thread).
     public func enqueue(_ job: consuming ExecutorJob) {
         let unowned = UnownedJob(job)
         let forward = state.withLock { s in
-            if s.closed { return true }
-            s.jobs.append(unowned)
-            if s.waiting {
-                s.waiting = false
+            if s.closed || s.reader == .polling(wakeable: false) { return true }
+            if s.reader == .polling(wakeable: true), let wake = s.wake {
+                s.reader = .running
                 var byte: UInt8 = 1
                 // A full pipe already holds a wake-up: EAGAIN loses nothing.
-                _ = write(wakeWrite, &byte, 1)
+                _ = write(wake.write, &byte, 1)
             }
+            s.jobs.append(unowned)
             return false
         }
         if forward { globalConcurrentExecutor.enqueue(ExecutorJob(unowned)) }
@@ -58,14 +77,14 @@ public final class ClientExecutor: TaskExecutor {
 
     /// Whether the caller runs on the reader thread.
     var isCurrent: Bool {
-        state.withLock { s in s.reader.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+        state.withLock { s in s.thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
     }
 
     // MARK: The reader thread's side
 
     /// Records the calling thread as the reader (once, when it starts).
     func adoptCurrentThread() {
-        state.withLock { $0.reader = pthread_self() }
+        state.withLock { $0.thread = pthread_self() }
     }
 
     /// Runs the queued jobs, and the jobs they queue, until none is left (reader thread only).
@@ -77,8 +96,11 @@ public final class ClientExecutor: TaskExecutor {
                 defer { s.jobs.removeAll(keepingCapacity: !closing) }
                 if closing, s.jobs.isEmpty {
                     s.closed = true
-                    Foundation.close(wakeRead)
-                    Foundation.close(wakeWrite)
+                    if let wake = s.wake {
+                        Foundation.close(wake.read)
+                        Foundation.close(wake.write)
+                        s.wake = nil
+                    }
                 }
                 return s.jobs
             }
@@ -91,19 +113,22 @@ public final class ClientExecutor: TaskExecutor {
     /// thread; true also when `poll` fails, so that the read sees the error.
     func wait(forReading descriptor: Int32) -> Bool {
         let queued = state.withLock { s in
-            s.waiting = s.jobs.isEmpty
-            return !s.waiting
+            if !s.jobs.isEmpty { return true }
+            s.reader = .polling(wakeable: s.wake != nil)
+            return false
         }
         if queued { return false }
-        var fds = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+        // Only this thread closes the pipe, so it stays open through the poll.
+        let wake = state.withLock { $0.wake?.read }
+        var fds = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0), pollfd(fd: wake ?? -1, events: Int16(POLLIN), revents: 0)]
         var result: Int32
         repeat {
-            result = poll(&fds, 2, -1)
+            result = poll(&fds, wake == nil ? 1 : 2, -1)
         } while result < 0 && errno == EINTR
-        state.withLock { $0.waiting = false }
-        if fds[1].revents != 0 {
+        state.withLock { $0.reader = .running }
+        if let wake, fds[1].revents != 0 {
             var bytes = [UInt8](repeating: 0, count: 64)
-            while read(wakeRead, &bytes, bytes.count) > 0 {}
+            while read(wake, &bytes, bytes.count) > 0 {}
         }
         return result < 0 || fds[0].revents != 0
     }

@@ -64,17 +64,12 @@ public final class RecorderClient: Sendable {
             Foundation.close(fd)
             throw .connectionFailed("\(socketPath): \(message)")
         }
-        return try start(descriptor: fd)
+        return start(descriptor: fd)
     }
 
-    /// A client over a connected stream socket (owned from here on, closed if this throws), with
-    /// its reader thread.
-    static func start(descriptor fd: Int32) throws(RecorderClientError) -> RecorderClient {
-        guard let executor = ClientExecutor() else {
-            let message = String(cString: strerror(errno))
-            Foundation.close(fd)
-            throw .connectionFailed("cannot make the reader's wake-up pipe: \(message)")
-        }
+    /// A client over a connected stream socket (owned from here on), with its reader thread.
+    static func start(descriptor fd: Int32) -> RecorderClient {
+        let executor = ClientExecutor()
         let socket = ClientSocket(fd: fd)
         let client = RecorderClient(socket: socket, executor: executor)
         // The reader holds the socket, not the client: a client nobody holds is closed by deinit.
@@ -104,7 +99,8 @@ public final class RecorderClient: Sendable {
     /// the preference. After the connection has ended, `body` goes on on the global executor.
     public func withReaderExecutor<T, Failure: Error>(isolation: isolated (any Actor)? = #isolation,
                                                       _ body: () async throws(Failure) -> T) async throws(Failure) -> T {
-        try await withTaskExecutorPreference(executor, isolation: isolation, operation: body)
+        executor.arm()
+        return try await withTaskExecutorPreference(executor, isolation: isolation, operation: body)
     }
 
     // MARK: Calls

@@ -1,6 +1,7 @@
 import Foundation
 @testable import RecorderClient
 import RecorderModel
+import RecorderTestSupport
 import Testing
 
 /// `RecorderClient.withReaderExecutor`: calls resume on the reader thread, tasks that prefer it
@@ -69,6 +70,35 @@ struct ClientReaderExecutorTests {
         await d.stop()
     }
 
+    /// A client that never uses the scope holds only its socket (the daemon's web page counts on
+    /// that for its descriptor budget); the first scope makes the wake-up pipe, and the close
+    /// closes it. A scope entered while the reader waits without the pipe still ends on it.
+    @Test func theWakeUpPipeIsMadeByTheFirstScopeOnly() async throws {
+        let d = try await InProcessDaemon.start()
+        let client = try await d.client()
+        for _ in 0..<3 { _ = try await client.status() }
+        #expect(!client.executor.holdsWakePipe)
+        let scope = Task { try await client.withReaderExecutor { () async throws -> [Bool] in
+            var onReader: [Bool] = []
+            for _ in 0..<3 {
+                _ = try await client.status()
+                onReader.append(client.executor.isCurrent)
+                // A timer resumes this: the reader now waits with the pipe and is woken by it.
+                try await Task.sleep(for: .milliseconds(5))
+                onReader.append(client.executor.isCurrent)
+            }
+            return onReader
+        } }
+        let onReader = try await Self.value(of: scope)
+        #expect(onReader == Array(repeating: true, count: 6))
+        #expect(client.executor.holdsWakePipe)
+        client.close()
+        let closed = Deadline(seconds: 60)
+        while client.executor.holdsWakePipe, !closed.hasPassed { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(!client.executor.holdsWakePipe, "the reader closes the pipe when the connection ends")
+        await d.stop()
+    }
+
     /// Child tasks inherit the preference: 8 of them call at once, all on the reader thread, and
     /// each gets its own answer.
     @Test func concurrentCallersShareTheReaderThread() async throws {
@@ -102,7 +132,7 @@ struct ClientReaderExecutorTests {
     @Test func aTaskInTheScopeGoesOnAfterTheConnectionEnds() async throws {
         var fds: [Int32] = [0, 0]
         #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
-        let client = try RecorderClient.start(descriptor: fds[0])
+        let client = RecorderClient.start(descriptor: fds[0])
         let peer = RawConnection(descriptor: fds[1])
 
         let scope = Task {

@@ -94,7 +94,7 @@ struct ClientUnreadableRequestTests {
     @Test func anErrorWithANullIDAnswersTheOldestCallOrEndsTheConnection() async throws {
         var fds: [Int32] = [0, 0]
         #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
-        let client = try RecorderClient.start(descriptor: fds[0])
+        let client = RecorderClient.start(descriptor: fds[0])
         let peer = RawConnection(descriptor: fds[1])
         let watchdog = Self.watchdog(client)
         defer { watchdog.cancel() }

@@ -36,6 +36,29 @@ public enum LoopbackTCP {
         return fd
     }
 
+    /// How many TCP connections to `port` process `pid` holds open, accepted (as the kernel lists
+    /// them: an established socket in /proc/PID/net/tcp whose local port is `port` and whose
+    /// inode is one of the process's descriptors). Connections waiting in the listener's backlog
+    /// are not the process's yet and do not count; nil when /proc cannot be read.
+    public static func acceptedConnections(pid: Int32, port: Int) -> Int? {
+        // Read to the end: the kernel hands the table out a page at a time.
+        guard let bytes = try? FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(pid)/net/tcp")).readToEnd(),
+              let table = String(bytes: bytes, encoding: .utf8),
+              let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd") else { return nil }
+        let localPort = ":" + String(format: "%04X", port)
+        // Columns: sl, local address, remote address, state (01: established), …, inode (10th).
+        let inodes = Set(table.split(separator: "\n").dropFirst().compactMap { line -> Substring? in
+            let columns = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard columns.count > 9, columns[1].hasSuffix(localPort), columns[3] == "01", columns[9] != "0" else { return nil }
+            return columns[9]
+        })
+        return descriptors.count { name in
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(name)"),
+                  target.hasPrefix("socket:["), target.hasSuffix("]") else { return false }
+            return inodes.contains(target.dropFirst(8).dropLast())
+        }
+    }
+
     /// True when something accepts connections on `port`.
     public static func accepts(port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
