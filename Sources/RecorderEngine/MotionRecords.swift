@@ -10,12 +10,16 @@ struct MotionRecords: RecordProducer {
     let quantized: [QuantizedVector?]
     /// The rate the configuration asked for (recordings), for the file result.
     let requestedFrequency: Double?
+    /// Every type is a vector of the frame (`MotionFrame.vector(for:)`): no attitude, no
+    /// calibrated magnetic field.
+    let vectorsOnly: Bool
 
     /// `quanta`: one count of each axis of the device's quantised raw sensor types.
     init(types: [SensorType], quanta: [SensorType: Vector3] = [:], requestedFrequency: Double?) {
         self.types = types
         quantized = types.map { type in type.isFused ? nil : quanta[type].flatMap(QuantizedVector.init(quanta:)) }
         self.requestedFrequency = requestedFrequency
+        vectorsOnly = !types.contains(.attitude) && !types.contains(.magneticField)
     }
 
     mutating func add(_ frame: SensorFrame, to sink: inout RecordSink) {
@@ -41,6 +45,26 @@ struct MotionRecords: RecordProducer {
             }
         default:
             break
+        }
+    }
+
+    /// A run of frames: with only vector types (the raw sensors, the fused vectors), each motion
+    /// frame's records are written with the types and their formats read in place.
+    mutating func add(run frames: UnsafeBufferPointer<SensorFrame>, to sink: inout RecordSink) {
+        guard vectorsOnly else {
+            for i in frames.indices { add(frames[i], to: &sink) }
+            return
+        }
+        types.withUnsafeBufferPointer { types in
+            quantized.withUnsafeBufferPointer { quantized in
+                for i in frames.indices {
+                    guard case .motion(let m) = frames[i] else {
+                        add(frames[i], to: &sink)
+                        continue
+                    }
+                    sink.appendMotions(m, types: types, formats: quantized)
+                }
+            }
         }
     }
 

@@ -79,6 +79,40 @@ struct RecordPipeline {
         for i in producers.indices { producers[i].add(frame, to: &sink) }
     }
 
+    /// Frames read from the ring in a row, every one sampled (a recording's drain); false when a
+    /// producer failed (`sink.failure`), and the frames after the failing one were not added.
+    /// With one producer (a recorder kind without an analysis: the usual recording), the runs of
+    /// frames it would be given one by one go to it in one call each (`add(run:to:)`). With more,
+    /// frame by frame: each frame's records of every producer stay together, in producer order.
+    mutating func add(frames: UnsafeBufferPointer<SensorFrame>) -> Bool {
+        guard producers.count == 1 else {
+            for i in frames.indices {
+                add(frames[i])
+                if sink.failure != nil { return false }
+            }
+            return true
+        }
+        var runStart = 0
+        for i in frames.indices {
+            switch frames[i] {
+            case .audio, .fault: break
+            default: if sink.contains(frames[i].uptime) { continue }
+            }
+            // Not a frame the producer takes as it is: the run before it goes first.
+            if runStart < i {
+                producers[0].add(run: UnsafeBufferPointer(rebasing: frames[runStart..<i]), to: &sink)
+                if sink.failure != nil { return false }
+            }
+            add(frames[i])
+            if sink.failure != nil { return false }
+            runStart = i + 1
+        }
+        if runStart < frames.count {
+            producers[0].add(run: UnsafeBufferPointer(rebasing: frames[runStart...]), to: &sink)
+        }
+        return sink.failure == nil
+    }
+
     /// The ring overwrote `count` frames before the one measured at `uptime`.
     mutating func ringLost(_ count: Int, before uptime: Double) {
         sink.markSteps(upTo: uptime)

@@ -9,6 +9,11 @@ public protocol RecordProducer {
     /// within `sink`'s bounds); other frames only when measured within them. Faults are the
     /// pipeline's (one error record, whoever produces).
     mutating func add(_ frame: SensorFrame, to sink: inout RecordSink)
+    /// Frames read from the ring in a row, in order, each one `add(_:to:)` would be given: measured
+    /// within `sink`'s bounds, neither audio nor a fault. One call for the lot: a producer called
+    /// through `any RecordProducer` pays the existential's projection and uniqueness check per
+    /// call, not per frame. Stops at a failure in `sink.failure`. By default each frame in turn.
+    mutating func add(run frames: UnsafeBufferPointer<SensorFrame>, to sink: inout RecordSink)
     /// The ring overwrote `count` frames before the one measured at `uptime` (the reader fell
     /// behind).
     mutating func ringLost(_ count: Int, before uptime: Double, to sink: inout RecordSink)
@@ -33,6 +38,12 @@ public protocol RecordProducer {
 }
 
 extension RecordProducer {
+    public mutating func add(run frames: UnsafeBufferPointer<SensorFrame>, to sink: inout RecordSink) {
+        for i in frames.indices {
+            add(frames[i], to: &sink)
+            if sink.failure != nil { return }
+        }
+    }
     public mutating func flush(to sink: inout RecordSink, now: Double) {}
     public mutating func finish(to sink: inout RecordSink) {}
     public mutating func close() -> StorageError? { nil }

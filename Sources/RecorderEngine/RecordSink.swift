@@ -92,6 +92,14 @@ public struct RecordSink {
         counts.samples += 1
     }
 
+    /// The motion records of one instant: `frame`'s vector of each of `types` it has, formatted
+    /// by `formats` (`JSONLinesEncoder.appendMotions`).
+    mutating func appendMotions(_ frame: MotionFrame, types: UnsafeBufferPointer<SensorType>, formats: UnsafeBufferPointer<QuantizedVector?>) {
+        beforeRecord(at: frame.uptime)
+        counts.samples &+= encoder.appendMotions(uptime: frame.uptime, timestamp: frame.uptime - startUptime, stepPath: stepPath, frame: frame,
+                                                 types: types, formats: formats)
+    }
+
     mutating func appendAttitude(uptime: Double, _ motion: DeviceMotion) {
         beforeRecord(at: uptime)
         encoder.appendAttitude(uptime: uptime, timestamp: uptime - startUptime, stepPath: stepPath, attitude: motion.attitude,

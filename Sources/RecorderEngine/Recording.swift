@@ -281,9 +281,8 @@ final class Recording: @unchecked Sendable {
             // property is checked for exclusivity at run time, and reading `pipeline!.sink.failure`
             // copied the whole pipeline (a retain and release of each of its references) per frame.
             var local = pipeline.take()!
-            batch.forEach { frame in
-                local.add(frame)
-                return local.sink.failure == nil
+            for slice in batch.slices {
+                guard slice.withUnsafeBufferPointer({ local.add(frames: $0) }) else { break }
             }
             pipeline = consume local
             flushEncoder()

@@ -44,30 +44,79 @@ public struct JSONLinesEncoder: Sendable {
     public mutating func appendMotion(uptime: Double, timestamp: Double, stepPath: JSONString?, sensorType: SensorType, vector: Vector3,
                                       quantized: QuantizedVector? = nil) {
         appendRecord(uptime: uptime, timestamp: timestamp, stepPath: stepPath) { w in
-            switch sensorType {  // the raw sensors' keys in one piece
-            case .accelerometer: w.put(",\"sensorType\":\"accelerometer\",\"x\":")
-            case .gyro: w.put(",\"sensorType\":\"gyro\",\"x\":")
-            case .magnetometer: w.put(",\"sensorType\":\"magnetometer\",\"x\":")
-            default:
-                w.put(",\"sensorType\":")
-                w.put(sensorType.jsonLiteral)
-                w.put(",\"x\":")
-            }
-            if let quantized {
-                w.putNumber(vector.x, quantized.x)
-                w.put(",\"y\":")
-                w.putNumber(vector.y, quantized.y)
-                w.put(",\"z\":")
-                w.putNumber(vector.z, quantized.z)
-            } else {  // kept apart: one branch with optional formats costs ~160 instructions a record
-                w.putNumber(vector.x)
-                w.put(",\"y\":")
-                w.putNumber(vector.y)
-                w.put(",\"z\":")
-                w.putNumber(vector.z)
-            }
-            w.put("}\n")
+            Self.putMotionBody(&w, sensorType: sensorType, vector: vector, quantized: quantized)
         }
+    }
+
+    /// The motion records of one instant (a scan's accelerometer and gyro): for each of `types`
+    /// that `frame` has a vector of, in order, the record `appendMotion` writes, with the format at
+    /// the same index of `formats`. One room for them all; the prefix is written once and copied.
+    /// Returns how many records were written.
+    @discardableResult
+    public mutating func appendMotions(uptime: Double, timestamp: Double, stepPath: JSONString?, frame: MotionFrame,
+                                       types: UnsafeBufferPointer<SensorType>, formats: UnsafeBufferPointer<QuantizedVector?>) -> Int {
+        precondition(formats.count == types.count, "a format (or nil) per type")
+        var written = 0
+        // The earlier prefix stays valid where it is (`lastPrefix`): the bytes only grow.
+        if let stepPath {
+            stepPath.bytes.withUnsafeBufferPointer { path in
+                appendInPlace(room: types.count &* (RecordScratch.capacity &+ path.count)) { w in
+                    written = Self.putMotions(&w, uptime: uptime, timestamp: timestamp, path: path, frame: frame, types: types, formats: formats)
+                }
+            }
+        } else {
+            appendInPlace(room: types.count &* RecordScratch.capacity) { w in
+                written = Self.putMotions(&w, uptime: uptime, timestamp: timestamp, path: nil, frame: frame, types: types, formats: formats)
+            }
+        }
+        return written
+    }
+
+    @inline(__always)
+    static func putMotions(_ w: inout RecordScratch, uptime: Double, timestamp: Double, path: UnsafeBufferPointer<UInt8>?, frame: MotionFrame,
+                           types: UnsafeBufferPointer<SensorType>, formats: UnsafeBufferPointer<QuantizedVector?>) -> Int {
+        var written = 0
+        var prefixLength = 0
+        for k in types.indices {
+            guard let vector = frame.vector(for: types[k]) else { continue }
+            if written == 0 {
+                w.putPrefix(uptime: uptime, timestamp: timestamp)
+                if let path {
+                    w.put(",\"stepPath\":")
+                    w.put(path)
+                }
+                prefixLength = w.count
+            } else {
+                w.put(UnsafeBufferPointer(start: w.base, count: prefixLength))
+            }
+            putMotionBody(&w, sensorType: types[k], vector: vector, quantized: formats[k])
+            written &+= 1
+        }
+        return written
+    }
+
+    /// A motion record after its prefix: the type, the axes, the end of the line.
+    @inline(__always)
+    static func putMotionBody(_ w: inout RecordScratch, sensorType: SensorType, vector: Vector3, quantized: QuantizedVector?) {
+        switch sensorType {  // the raw sensors' keys in one piece
+        case .accelerometer: w.put(",\"sensorType\":\"accelerometer\",\"x\":")
+        case .gyro: w.put(",\"sensorType\":\"gyro\",\"x\":")
+        case .magnetometer: w.put(",\"sensorType\":\"magnetometer\",\"x\":")
+        default:
+            w.put(",\"sensorType\":")
+            w.put(sensorType.jsonLiteral)
+            w.put(",\"x\":")
+        }
+        if let quantized {
+            w.putNumber(vector.x, quantized.x)
+            w.put(",\"y\":")
+            w.putNumber(vector.y, quantized.y)
+            w.put(",\"z\":")
+            w.putNumber(vector.z, quantized.z)
+        } else {  // kept apart: one branch with optional formats costs ~160 instructions a record
+            w.putXYZ(vector.x, vector.y, vector.z)
+        }
+        w.put("}\n")
     }
 
     /// An attitude record (SageResearch's): the unit quaternion `x, y, z, w` taking device axes to
@@ -76,11 +125,7 @@ public struct JSONLinesEncoder: Sendable {
                                         referenceCoordinate: ReferenceCoordinate, heading: Double?) {
         appendRecord(uptime: uptime, timestamp: timestamp, stepPath: stepPath) { w in
             w.put(",\"sensorType\":\"attitude\",\"x\":")
-            w.putNumber(attitude.x)
-            w.put(",\"y\":")
-            w.putNumber(attitude.y)
-            w.put(",\"z\":")
-            w.putNumber(attitude.z)
+            w.putXYZ(attitude.x, attitude.y, attitude.z)
             w.put(",\"w\":")
             w.putNumber(attitude.w)
             w.put(",\"referenceCoordinate\":")

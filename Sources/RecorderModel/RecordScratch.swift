@@ -74,6 +74,16 @@ struct RecordScratch {
         count += sink.count
     }
 
+    /// Three axes' numbers in full: `x`'s value (its key is written), then `"y"` and `"z"`.
+    @inline(__always)
+    mutating func putXYZ(_ x: Double, _ y: Double, _ z: Double) {
+        putNumber(x)
+        put(",\"y\":")
+        putNumber(y)
+        put(",\"z\":")
+        putNumber(z)
+    }
+
     /// A quantised channel's value (`QuantizedDecimal`), or in full when it has no format or
     /// no decimal.
     @inline(__always)
@@ -169,30 +179,38 @@ struct RecordScratch {
     /// `digits × 10^exponent` as a plain JSON number: no exponent, no trailing zeros after the
     /// point (`0.061`, `-1800`, `12`). At most 19 digits, a sign, a point and `-exponent` leading
     /// zeros or `exponent` trailing ones: the callers' exponents (−13…14) keep it under 40 bytes.
+    @inline(__always)
     mutating func putDecimal(_ digits: Int64, exponent: Int) {
+        let magnitude = digits.magnitude
+        guard magnitude != 0, magnitude < 100_000_000, exponent < 0, exponent >= -8 else {
+            return putDecimalInFull(digits, exponent: exponent)
+        }
+        // The quantised channels' case (inlined; the rest is not): all eight digits at once; the
+        // whole part is those before the last `-exponent`, the decimals those after, less their
+        // trailing zeros.
+        if digits < 0 { put(byte: UInt8(ascii: "-")) }
+        let fraction = -exponent
+        let eight = Self.eightDigits(magnitude)
+        let decimals = fraction &- min(eight.leadingZeroBitCount &>> 3, fraction)
+        let leading = eight.trailingZeroBitCount &>> 3  // magnitude ≠ 0: < 8
+        let whole = 8 &- fraction &- leading
+        if whole > 0 {
+            Self.storeEight(eight &>> UInt64(leading &* 8), at: base + count)
+            count += whole
+        } else {
+            put(byte: UInt8(ascii: "0"))
+        }
+        guard decimals > 0 else { return }
+        put(byte: UInt8(ascii: "."))
+        Self.storeEight(eight &>> UInt64((8 &- fraction) &* 8), at: base + count)
+        count += decimals
+    }
+
+    /// `putDecimal` beyond the quantised channels' case.
+    @inline(never)
+    mutating func putDecimalInFull(_ digits: Int64, exponent: Int) {
         if digits == 0 { return put(byte: UInt8(ascii: "0")) }
         var magnitude = digits.magnitude
-        if magnitude < 100_000_000, exponent < 0, exponent >= -8 {
-            // The quantised channels' case: all eight digits at once; the whole part is those
-            // before the last `-exponent`, the decimals those after, less their trailing zeros.
-            if digits < 0 { put(byte: UInt8(ascii: "-")) }
-            let fraction = -exponent
-            let eight = Self.eightDigits(magnitude)
-            let decimals = fraction &- min(eight.leadingZeroBitCount &>> 3, fraction)
-            let leading = eight.trailingZeroBitCount &>> 3  // magnitude ≠ 0: < 8
-            let whole = 8 &- fraction &- leading
-            if whole > 0 {
-                Self.storeEight(eight &>> UInt64(leading &* 8), at: base + count)
-                count += whole
-            } else {
-                put(byte: UInt8(ascii: "0"))
-            }
-            guard decimals > 0 else { return }
-            put(byte: UInt8(ascii: "."))
-            Self.storeEight(eight &>> UInt64((8 &- fraction) &* 8), at: base + count)
-            count += decimals
-            return
-        }
         var exponent = exponent
         while exponent < 0, magnitude % 10 == 0 {
             magnitude /= 10

@@ -54,6 +54,66 @@ struct RecordPipelineTests {
         #expect(written.prefix(3).allSatisfy { $0.stepPath == "a" } && written[4].stepPath == "b")
     }
 
+    /// A recording's drain hands the pipeline its frames in slices (`add(frames:)`): the runs a
+    /// lone producer takes in one call write the bytes the frames added one by one write. Random
+    /// frames of every kind the motion producer meets, bounds that cut runs, step changes, random
+    /// slicing; motion with and without fused types, quantised and not, and with an analysis.
+    @Test func framesAddedInSlicesWriteWhatTheyWriteOneByOne() throws {
+        var random = SystemRandomNumberGenerator()
+        let kinds: [[SensorType]] = [[.accelerometer, .gyro], [.gyro], [.accelerometer, .attitude, .magneticField, .userAcceleration],
+                                     [.accelerometer, .gravity, .rotationRate]]
+        for round in 0..<200 {
+            let types = kinds[round % kinds.count]
+            var frames: [SensorFrame] = []
+            var uptime = 100.0
+            for _ in 0..<Int.random(in: 1...300, using: &random) {
+                uptime += Double(Int.random(in: 1...20, using: &random)) / 1000
+                switch Int.random(in: 0..<40, using: &random) {
+                case 0: frames.append(.gap(uptime: uptime, sensorTypes: [types[0]], droppedSamples: Int.random(in: 1...9, using: &random)))
+                case 1: frames.append(.fault(uptime: uptime, description: "gone"))
+                case 2: frames.append(.soundLevel(SoundLevel(uptime: uptime, timeInterval: 0.1, average: 0.1, peak: 0.2)))
+                default:
+                    var m = MotionFrame(uptime: uptime, accelerometer: Vector3(x: Double(Int.random(in: -999...999, using: &random)) * 0.0012,
+                                                                               y: 0.5, z: -9.81),
+                                        gyro: Bool.random(using: &random) ? Vector3(x: 0.1, y: Double(Int.random(in: -99...99, using: &random)) * 0.001, z: 0) : nil)
+                    if Bool.random(using: &random) {
+                        m.fused = DeviceMotion(attitude: Quaternion(w: 0.8, x: 0, y: 0, z: 0.6), referenceCoordinate: .northWestUp,
+                                               heading: 12.5, gravity: Vector3(x: 0, y: 0, z: -1), userAcceleration: Vector3(x: 0.01, y: 0, z: 0),
+                                               rotationRate: Vector3(x: 0, y: 0.2, z: 0), magneticField: Vector3(x: 20, y: 0, z: -40), magneticAccuracy: 2)
+                    }
+                    frames.append(.motion(m))
+                }
+            }
+            func pipeline() -> RecordPipeline {
+                var sink = RecordSink(startUptime: 100, stepPath: JSONString("walk"))
+                sink.lowerBound = 100 + Double(Int.random(in: 0...300)) / 1000
+                sink.stopUptime = Bool.random() ? 100 + Double(Int.random(in: 0...3000)) / 1000 : nil
+                var options = RecordPipeline.Options()
+                if Bool.random() { options.quanta = [.accelerometer: Vector3(x: 0.0012, y: 0.0012, z: 0.0012), .gyro: Vector3(x: 0.001, y: 0.001, z: 0.001)] }
+                var made = RecordPipeline(types: types, sink: sink, options: options)
+                made.sink.changeStep(JSONString("walk/turn"), uptime: 100 + Double(Int.random(in: 0...3000)) / 1000, date: Date(timeIntervalSince1970: 1_000))
+                if round % 5 == 4 { made.producers.append(CountingAnalysis()) }
+                return made
+            }
+            var one = pipeline()
+            var sliced = one
+            for frame in frames { one.add(frame) }
+            var start = 0
+            while start < frames.count {
+                let end = min(frames.count, start + Int.random(in: 1...64, using: &random))
+                let added = frames[start..<end].withUnsafeBufferPointer { sliced.add(frames: $0) }
+                #expect(added)
+                start = end
+            }
+            let got = String(decoding: sliced.sink.encoder.bytes, as: UTF8.self).split(separator: "\n")
+            let want = String(decoding: one.sink.encoder.bytes, as: UTF8.self).split(separator: "\n")
+            let differing = zip(got, want).first { $0 != $1 }.map { "\($0.0)\ninstead of \($0.1)" } ?? "\(got.count) lines instead of \(want.count)"
+            #expect(got == want ? true : false, "round \(round), \(types): \(differing)")
+            let (a, b) = (sliced.sink.takeCounts(), one.sink.takeCounts())
+            #expect(a.samples == b.samples && a.dropped == b.dropped && a.gaps == b.gaps && a.errors == b.errors)
+        }
+    }
+
     /// An analysis joins the pipeline as a producer of its own: it sees every frame the recorder
     /// kinds see and writes through the same sink.
     struct CountingAnalysis: RecordProducer {

@@ -6,7 +6,14 @@ import Testing
 /// record alone gives, whatever came before it.
 @Suite("JSON-lines encoding: shared prefixes and digit writers")
 struct JSONLinesEncoderPrefixTests {
-    enum Kind: CaseIterable { case motion, attitude, field, gap, step, marker }
+    enum Kind: CaseIterable { case motion, attitude, field, gap, step, marker, scan }
+
+    /// A scan's records in one call (`appendMotions`): the accelerometer quantised, no
+    /// magnetometer in the frame, the gyro in full.
+    static let scanFrame = MotionFrame(uptime: 1, accelerometer: Vector3(x: 0.0012 * 817, y: -0.0012 * 3, z: 9.80665),
+                                       gyro: Vector3(x: 0.25, y: -1e-3, z: 0))
+    static let scanTypes: [SensorType] = [.accelerometer, .magnetometer, .gyro]
+    static let scanFormats: [QuantizedVector?] = [QuantizedVector(quanta: Vector3(x: 0.0012, y: 0.0012, z: 0.0012)), nil, nil]
 
     static func append(_ kind: Kind, uptime: Double, timestamp: Double, path: JSONString?, to e: inout JSONLinesEncoder) {
         switch kind {
@@ -24,11 +31,24 @@ struct JSONLinesEncoderPrefixTests {
         case .marker:  // the same times, written without a prefix to share
             e.appendMarker(uptime: uptime, timestamp: timestamp, timestampDate: "2026-11-24T12:00:00.000+00:00",
                            stepPath: path ?? JSONString("walk"))
+        case .scan:
+            let written = scanTypes.withUnsafeBufferPointer { types in
+                scanFormats.withUnsafeBufferPointer { formats in
+                    e.appendMotions(uptime: uptime, timestamp: timestamp, stepPath: path, frame: scanFrame, types: types, formats: formats)
+                }
+            }
+            #expect(written == 2)
         }
     }
 
     static func alone(_ kind: Kind, uptime: Double, timestamp: Double, path: JSONString?) -> [UInt8] {
         var e = JSONLinesEncoder()
+        if kind == .scan {  // what the records are one by one
+            e.appendMotion(uptime: uptime, timestamp: timestamp, stepPath: path, sensorType: .accelerometer, vector: scanFrame.accelerometer!,
+                           quantized: scanFormats[0])
+            e.appendMotion(uptime: uptime, timestamp: timestamp, stepPath: path, sensorType: .gyro, vector: scanFrame.gyro!)
+            return e.bytes
+        }
         append(kind, uptime: uptime, timestamp: timestamp, path: path, to: &e)
         return e.bytes
     }
