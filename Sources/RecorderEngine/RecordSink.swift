@@ -95,7 +95,9 @@ public struct RecordSink {
     /// The motion records of one instant: `frame`'s vector of each of `types` it has, formatted
     /// by `formats` (`JSONLinesEncoder.appendMotions`).
     mutating func appendMotions(_ frame: MotionFrame, types: UnsafeBufferPointer<SensorType>, formats: UnsafeBufferPointer<QuantizedVector?>) {
-        beforeRecord(at: frame.uptime)
+        // A step's marker precedes its first record: not written for an instant with none of
+        // `types` (a gyroscope's recorder and an accelerometer-only instant).
+        if !pendingSteps.isEmpty, types.contains(where: { frame.vector(for: $0) != nil }) { markSteps(upTo: frame.uptime) }
         counts.samples &+= encoder.appendMotions(uptime: frame.uptime, timestamp: frame.uptime - startUptime, stepPath: stepPath, frame: frame,
                                                  types: types, formats: formats)
     }

@@ -1,6 +1,7 @@
 import Foundation
 @testable import RecorderEngine
 import RecorderModel
+import RecorderTestSupport
 import Testing
 
 /// The one way frames become records, without devices or files (the recordings and live streams
@@ -58,11 +59,12 @@ struct RecordPipelineTests {
     /// lone producer takes in one call write the bytes the frames added one by one write. Random
     /// frames of every kind the motion producer meets, bounds that cut runs, step changes, random
     /// slicing; motion with and without fused types, quantised and not, and with an analysis.
+    /// Rounds from fixed seeds: a failure names the round, and the round fails again.
     @Test func framesAddedInSlicesWriteWhatTheyWriteOneByOne() throws {
-        var random = SystemRandomNumberGenerator()
         let kinds: [[SensorType]] = [[.accelerometer, .gyro], [.gyro], [.accelerometer, .attitude, .magneticField, .userAcceleration],
                                      [.accelerometer, .gravity, .rotationRate]]
-        for round in 0..<200 {
+        for round in 0..<2_000 {
+            var random = SplitMix(seed: UInt64(round))
             let types = kinds[round % kinds.count]
             var frames: [SensorFrame] = []
             var uptime = 100.0
@@ -86,12 +88,12 @@ struct RecordPipelineTests {
             }
             func pipeline() -> RecordPipeline {
                 var sink = RecordSink(startUptime: 100, stepPath: JSONString("walk"))
-                sink.lowerBound = 100 + Double(Int.random(in: 0...300)) / 1000
-                sink.stopUptime = Bool.random() ? 100 + Double(Int.random(in: 0...3000)) / 1000 : nil
+                sink.lowerBound = 100 + Double(Int.random(in: 0...300, using: &random)) / 1000
+                sink.stopUptime = Bool.random(using: &random) ? 100 + Double(Int.random(in: 0...3000, using: &random)) / 1000 : nil
                 var options = RecordPipeline.Options()
-                if Bool.random() { options.quanta = [.accelerometer: Vector3(x: 0.0012, y: 0.0012, z: 0.0012), .gyro: Vector3(x: 0.001, y: 0.001, z: 0.001)] }
+                if Bool.random(using: &random) { options.quanta = [.accelerometer: Vector3(x: 0.0012, y: 0.0012, z: 0.0012), .gyro: Vector3(x: 0.001, y: 0.001, z: 0.001)] }
                 var made = RecordPipeline(types: types, sink: sink, options: options)
-                made.sink.changeStep(JSONString("walk/turn"), uptime: 100 + Double(Int.random(in: 0...3000)) / 1000, date: Date(timeIntervalSince1970: 1_000))
+                made.sink.changeStep(JSONString("walk/turn"), uptime: 100 + Double(Int.random(in: 0...3000, using: &random)) / 1000, date: Date(timeIntervalSince1970: 1_000))
                 if round % 5 == 4 { made.producers.append(CountingAnalysis()) }
                 return made
             }
@@ -112,6 +114,26 @@ struct RecordPipelineTests {
             let (a, b) = (sliced.sink.takeCounts(), one.sink.takeCounts())
             #expect(a.samples == b.samples && a.dropped == b.dropped && a.gaps == b.gaps && a.errors == b.errors)
         }
+    }
+
+    /// A step's marker precedes its first record, also in a run: an instant without any of the
+    /// recorder's types (a gyroscope's recorder, accelerometer-only instants after the change)
+    /// writes no marker, so none is written when no record follows (CI's round 181 of the random
+    /// test before its seeds were fixed: 40 lines instead of 39).
+    @Test func aRunWritesNoMarkerForAnInstantWithoutRecords() throws {
+        let frames: [SensorFrame] = [
+            .motion(MotionFrame(uptime: 10.0, accelerometer: Vector3(x: 0, y: 0, z: -1), gyro: Vector3(x: 1, y: 2, z: 3))),
+            .motion(MotionFrame(uptime: 10.5, accelerometer: Vector3(x: 0, y: 0, z: -1))),
+            .motion(MotionFrame(uptime: 11.0, accelerometer: Vector3(x: 0, y: 0, z: -1))),
+        ]
+        var pipeline = RecordPipeline(types: [.gyro], sink: RecordSink(startUptime: 10, stepPath: JSONString("a")), options: RecordPipeline.Options())
+        pipeline.sink.changeStep(JSONString("b"), uptime: 10.25, date: Date(timeIntervalSince1970: 1_000))
+        #expect(frames.withUnsafeBufferPointer { pipeline.add(frames: $0) })
+        let written = try records(pipeline.sink.encoder.bytes)
+        #expect(written.map(\.uptime) == [10.0])
+        pipeline.add(.motion(MotionFrame(uptime: 11.5, accelerometer: Vector3(x: 0, y: 0, z: -1), gyro: Vector3(x: 0, y: 0, z: 0))))
+        let later = try records(pipeline.sink.encoder.bytes)
+        #expect(later.map(\.uptime) == [10.0, 10.25, 11.5] && later[1].isMarker && later[2].stepPath == "b")
     }
 
     /// An analysis joins the pipeline as a producer of its own: it sees every frame the recorder
@@ -157,3 +179,4 @@ struct RecordPipelineTests {
         #expect(gap.droppedSamples == 40 && abs((gap.duration ?? 0) - 0.04) < 1e-9)
     }
 }
+

@@ -1,6 +1,6 @@
 /// A small deterministic generator (SplitMix64) for test noise and test data: the same values
-/// from run to run.
-public struct SplitMix: Sendable {
+/// from run to run (also as the generator of `Int.random(in:using:)` and the like).
+public struct SplitMix: RandomNumberGenerator, Sendable {
     public var state: UInt64
 
     public init(seed: UInt64) { state = seed }
