@@ -112,14 +112,13 @@ public final class ClientExecutor: TaskExecutor {
     /// Waits until `descriptor` is readable (true) or a job is queued (false), on the reader
     /// thread; true also when `poll` fails, so that the read sees the error.
     func wait(forReading descriptor: Int32) -> Bool {
-        let queued = state.withLock { s in
-            if !s.jobs.isEmpty { return true }
+        // Only this thread closes the pipe, so it stays open through the poll.
+        let (queued, wake) = state.withLock { s -> (Bool, Int32?) in
+            if !s.jobs.isEmpty { return (true, nil) }
             s.reader = .polling(wakeable: s.wake != nil)
-            return false
+            return (false, s.wake?.read)
         }
         if queued { return false }
-        // Only this thread closes the pipe, so it stays open through the poll.
-        let wake = state.withLock { $0.wake?.read }
         var fds = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0), pollfd(fd: wake ?? -1, events: Int16(POLLIN), revents: 0)]
         var result: Int32
         repeat {

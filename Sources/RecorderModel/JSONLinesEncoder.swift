@@ -58,16 +58,8 @@ public struct JSONLinesEncoder: Sendable {
         precondition(formats.count == types.count, "a format (or nil) per type")
         var written = 0
         // The earlier prefix stays valid where it is (`lastPrefix`): the bytes only grow.
-        if let stepPath {
-            stepPath.bytes.withUnsafeBufferPointer { path in
-                appendInPlace(room: types.count &* (RecordScratch.capacity &+ path.count)) { w in
-                    written = Self.putMotions(&w, uptime: uptime, timestamp: timestamp, path: path, frame: frame, types: types, formats: formats)
-                }
-            }
-        } else {
-            appendInPlace(room: types.count &* RecordScratch.capacity) { w in
-                written = Self.putMotions(&w, uptime: uptime, timestamp: timestamp, path: nil, frame: frame, types: types, formats: formats)
-            }
+        appendInPlace(records: types.count, stepPath: stepPath) { w, path in
+            written = Self.putMotions(&w, uptime: uptime, timestamp: timestamp, path: path, frame: frame, types: types, formats: formats)
         }
         return written
     }
@@ -80,11 +72,7 @@ public struct JSONLinesEncoder: Sendable {
         for k in types.indices {
             guard let vector = frame.vector(for: types[k]) else { continue }
             if written == 0 {
-                w.putPrefix(uptime: uptime, timestamp: timestamp)
-                if let path {
-                    w.put(",\"stepPath\":")
-                    w.put(path)
-                }
+                w.putPrefix(uptime: uptime, timestamp: timestamp, path: path)
                 prefixLength = w.count
             } else {
                 w.put(UnsafeBufferPointer(start: w.base, count: prefixLength))
@@ -157,25 +145,26 @@ public struct JSONLinesEncoder: Sendable {
             return
         }
         var prefixLength = 0
-        if let stepPath {
-            stepPath.bytes.withUnsafeBufferPointer { path in
-                // A step path of any length fits: the room asked for is the bounded parts' and the path's.
-                appendInPlace(room: RecordScratch.capacity &+ path.count) { w in
-                    w.putPrefix(uptime: uptime, timestamp: timestamp)
-                    w.put(",\"stepPath\":")
-                    w.put(path)
-                    prefixLength = w.count
-                    body(&w)
-                }
-            }
-        } else {
-            appendInPlace(room: RecordScratch.capacity) { w in
-                w.putPrefix(uptime: uptime, timestamp: timestamp)
-                prefixLength = w.count
-                body(&w)
-            }
+        appendInPlace(records: 1, stepPath: stepPath) { w, path in
+            w.putPrefix(uptime: uptime, timestamp: timestamp, path: path)
+            prefixLength = w.count
+            body(&w)
         }
         lastPrefix.remember(uptime: uptime, timestamp: timestamp, stepPath: stepPath, start: start, length: prefixLength)
+    }
+
+    /// Writes up to `records` records of bounded parts (`RecordScratch.capacity` each) and
+    /// `stepPath`: `write` is given the path's bytes (nil without one). A step path of any length
+    /// fits: the room asked for is the bounded parts' and the path's, per record.
+    @inline(__always)
+    mutating func appendInPlace(records: Int, stepPath: JSONString?, _ write: (inout RecordScratch, UnsafeBufferPointer<UInt8>?) -> Void) {
+        guard let stepPath else {
+            appendInPlace(room: records &* RecordScratch.capacity) { w in write(&w, nil) }
+            return
+        }
+        stepPath.bytes.withUnsafeBufferPointer { path in
+            appendInPlace(room: records &* (RecordScratch.capacity &+ path.count)) { w in write(&w, path) }
+        }
     }
 
     /// Writes through a `RecordScratch` over `room` bytes of `bytes`' spare capacity; what it

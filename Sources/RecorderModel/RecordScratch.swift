@@ -104,6 +104,16 @@ struct RecordScratch {
         putTime(timestamp)
     }
 
+    /// `{"uptime":…,"timestamp":…` and, with a step path, `,"stepPath":` and its JSON text.
+    @inline(__always)
+    mutating func putPrefix(uptime: Double, timestamp: Double, path: UnsafeBufferPointer<UInt8>?) {
+        putPrefix(uptime: uptime, timestamp: timestamp)
+        if let path {
+            put(",\"stepPath\":")
+            put(path)
+        }
+    }
+
     /// A decimal integer.
     mutating func putInteger(_ value: Int64) {
         if value < 0 { put(byte: UInt8(ascii: "-")) }
