@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import RecorderEngine
 import RecorderModel
@@ -74,7 +75,7 @@ struct ALSACapture {
             let ready = poll(&fds, nfds_t(fds.count), 500)
             if run.isStopped { break }
             if SystemClock.monotonicUptime() - lastData > silenceLimit {
-                throw ALSAError(String(format: "%@: no audio for %.1f s", pcm.name, silenceLimit), code: -EIO)
+                throw ALSAError("\(pcm.name): no audio for \(FixedDecimal.text(silenceLimit, decimals: 1)) s", code: -EIO)
             }
             if ready <= 0 { continue }
             let readable = fds.withUnsafeMutableBufferPointer { pcm.isReadable(UnsafeMutableBufferPointer(rebasing: $0.dropLast())) }

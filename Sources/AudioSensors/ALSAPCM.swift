@@ -1,5 +1,6 @@
 import CALSA
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// An open ALSA capture PCM: every libasound call recorderd makes goes through this type, once,
 /// with typed errors. Used by one thread at a time.

@@ -1,6 +1,7 @@
 import CSystemSupport
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import RecorderEngine
 import RecorderModel

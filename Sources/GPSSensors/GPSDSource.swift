@@ -1,6 +1,7 @@
 import CLibGPS
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderEngine
 import RecorderModel
 import Synchronization

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A second-order Butterworth low-pass section (bilinear transform, prewarped), direct form II
 /// transposed.

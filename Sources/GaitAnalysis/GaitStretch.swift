@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderModel
 
 /// What a gait analysis accumulates over one stretch of a recording with one step path: the
@@ -105,7 +106,7 @@ struct GaitStretch: Sendable {
                 return s
             }
             s.note = "\(walking.stepCount) step\(walking.stepCount == 1 ? "" : "s") at the start; standing (and sway) from "
-                + String(format: "%.1f s", quietFrom - start) + " on"
+                + FixedDecimal.text(quietFrom - start, decimals: 1) + " s" + " on"
         }
         if isStill {
             s.activity = .standing
@@ -115,7 +116,8 @@ struct GaitStretch: Sendable {
                 s.note = [s.note, "sway is measured with the sensor at the lower back"].compactMap { $0 }.joined(separator: "; ")
             }
         } else {
-            s.note = String(format: "movement without walking: acceleration RMS %.3f g horizontal, %.3f g vertical", horizontal, vertical)
+            s.note = "movement without walking: acceleration RMS \(FixedDecimal.text(horizontal, decimals: 3)) g horizontal, "
+                + "\(FixedDecimal.text(vertical, decimals: 3)) g vertical"
         }
         return s
     }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderModel
 
 /// A gait analysis over a recording: the contact detector, the walking-bout rules and the turn

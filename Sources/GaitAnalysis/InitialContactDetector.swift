@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Finds initial contacts (heel strikes: one per step) in the vertical acceleration of a
 /// lower-back IMU as the samples arrive: the continuous-wavelet method of McCamley et al. (J.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Step and stride regularity and symmetry from the unbiased autocorrelation of the vertical
 /// trunk acceleration (R. Moe-Nilssen, J. L. Helbostad, "Estimation of gait cycle

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderModel
 
 /// Tells a left from a right initial contact by the trunk's rotation about the vertical at the

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderModel
 
 /// Postural sway from the trunk's horizontal acceleration while standing: the instrumented-sway

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderModel
 
 /// Turns from the yaw rate of a trunk-worn gyroscope (the rate about the vertical, which fused

@@ -1,5 +1,6 @@
 import CLibIIO
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A libiio context: every libiio call recorderd makes goes through this file's types, once, with
 /// typed errors. A context and everything taken from it are used by one thread at a time.
@@ -89,7 +90,7 @@ struct IIODevice {
         var buffer = [CChar](repeating: 0, count: 1024)
         let n = iio_device_attr_read(pointer, name, &buffer, buffer.count)
         guard n >= 0 else { return nil }
-        return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }.trimmingCharacters(in: .whitespacesAndNewlines)
+        return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }.trimmingWhitespace()
     }
 
     func writeAttribute(_ name: String, _ value: String) throws(IIOError) {
@@ -123,7 +124,7 @@ struct IIOChannel {
         var buffer = [CChar](repeating: 0, count: 256)
         let n = iio_channel_attr_read(pointer, name, &buffer, buffer.count)
         guard n >= 0 else { return nil }
-        return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }.trimmingCharacters(in: .whitespacesAndNewlines)
+        return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }.trimmingWhitespace()
     }
 
     func enable() { iio_channel_enable(pointer) }

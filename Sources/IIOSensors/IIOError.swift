@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A failed libiio call: which operation, on what, and the errno libiio reported.
 public struct IIOError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,11 +1,12 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Sampling rates as IIO writes them in `sampling_frequency_available`: a list (`12.5 26 52`) or
 /// a range (`[min step max]`).
 public enum IIOSampleRate {
     /// The rates listed; a range gives its min, max and (up to 1000) steps between.
     public static func parseAvailable(_ text: String) -> [Double] {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingWhitespace()
         if trimmed.hasPrefix("["), trimmed.hasSuffix("]") {
             let parts = trimmed.dropFirst().dropLast().split(whereSeparator: { $0 == " " || $0 == "\t" }).compactMap { Double($0) }
             guard parts.count == 3, parts[1] > 0, parts[2] >= parts[0] else { return parts.filter { $0 > 0 } }

@@ -1,5 +1,6 @@
 import CLibIIO
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderModel
 
 /// One IIO device set up for streaming: its recorded channels with offset and scale, its

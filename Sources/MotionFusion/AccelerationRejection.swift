@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderModel
 
 /// Whether the accelerometer may correct the attitude: it measures gravity only when the device is

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderModel
 
 /// The per-frame work of one device's fusion, without threads or I/O: Mahony's filter fed by

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderModel
 
 /// The magnetometer's hard-iron offset (the field of magnetised parts that turn with the

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import NIOCore
 import NIOExtras
@@ -53,7 +54,7 @@ public final class ControlServer: Service, Sendable {
     /// activation, takes the passed socket as it is (systemd owns its path and mode).
     public func bind() async throws {
         if listenSocket == nil {
-            let directory = (socketPath as NSString).deletingLastPathComponent
+            let directory = PathText.parent(of: socketPath)
             if !directory.isEmpty { try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
         }
         let router = self.router

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import RecorderModel
 
@@ -28,7 +29,7 @@ public enum DaemonConfigurationLoader {
         // Absolute: a relative --config resolves against the working directory, so that the
         // files it names (a replay device's, the web page's tasks) do too.
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-        let baseDirectory = ((absolute as NSString).standardizingPath as NSString).deletingLastPathComponent
+        let baseDirectory = PathText.parent(of: PathText.standardized(absolute))
         var result = Check(path: path, configuration: DaemonConfiguration(), baseDirectory: baseDirectory, problems: [], warnings: [],
                            fileExists: FileManager.default.fileExists(atPath: path))
         if result.fileExists {
@@ -36,7 +37,7 @@ public enum DaemonConfigurationLoader {
             do {
                 data = try Data(contentsOf: URL(fileURLWithPath: path))
             } catch {
-                result.problems = [(error as NSError).localizedDescription]
+                result.problems = [ErrorText.describe(error)]
                 return result
             }
             guard let value = try? JSONParser.parse(data) else {

@@ -1,5 +1,6 @@
 import CSystemd
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 
 /// A swift-log handler writing structured entries to the systemd journal with `sd_journal_sendv`

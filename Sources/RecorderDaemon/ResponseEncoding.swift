@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderModel
 
 /// Encodes responses as single lines: `{"jsonrpc":"2.0","id":…,"result":…}\n`. The id is

@@ -1,6 +1,7 @@
 import CSystemd
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Messages to the service manager (`sd_notify`): READY=1, STATUS=…, WATCHDOG=1, STOPPING=1.

@@ -1,5 +1,6 @@
 import CSystemd
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The control socket systemd passes when `recorderd.socket` starts the service.
 public enum SystemdSocketActivation {

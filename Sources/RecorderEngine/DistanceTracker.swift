@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderModel
 
 /// Distance walked from consecutive position fixes: great-circle distance between fixes whose

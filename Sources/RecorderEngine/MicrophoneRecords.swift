@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderModel
 
 /// A microphone recorder's content: sound levels over windows of `levelInterval` seconds, gap

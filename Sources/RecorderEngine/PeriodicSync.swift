@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// When a file writer next calls `fdatasync`: at most once per `interval`, only after writes.
 /// Shared by the JSON-lines and WAV writers.

@@ -1,5 +1,6 @@
 import CSystemSupport
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderModel
 
 /// Version-4 UUIDs from the kernel's `getrandom(2)`, which needs no file descriptor: Foundation's

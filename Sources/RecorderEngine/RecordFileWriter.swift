@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Appends whole JSON lines to a file, hashing exactly the bytes written.
 ///
@@ -49,11 +50,11 @@ public final class RecordFileWriter {
         guard !isClosed else { return }
         isClosed = true
         let syncFailed = fsync(fd) != 0 ? errno : 0
-        Foundation.close(fd)
+        Glibc.close(fd)
         if syncFailed != 0 { throw StorageError("fsync", path: path, errno: syncFailed) }
     }
 
     deinit {
-        if !isClosed { Foundation.close(fd) }
+        if !isClosed { Glibc.close(fd) }
     }
 }

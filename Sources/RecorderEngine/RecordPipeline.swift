@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderModel
 
 /// The one way a device's frames become records, shared by recordings and live streams: the

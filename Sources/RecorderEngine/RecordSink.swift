@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderModel
 
 /// Where a recorder's content goes: the records of one drain as JSON lines, with what every

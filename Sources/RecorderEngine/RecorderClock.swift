@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Time as recorderd sees it: CLOCK_MONOTONIC seconds for records, wall-clock dates for results.
 /// Injected so that state machines (orphan timeout) can be tested without waiting.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderModel
 
 /// The samples of a replay file, converted to file units, one row per sample instant (uptimes
@@ -50,7 +51,7 @@ public struct ReplayData: Sendable {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw LoadError(description: "cannot read \(path): \((error as NSError).localizedDescription)")
+            throw LoadError(description: "cannot read \(path): \(ErrorText.reason(of: error))")
         }
         var loaded: ReplayData
         if path.hasSuffix(".jsonl") || path.hasSuffix(".ndjson") {
@@ -80,7 +81,7 @@ public struct ReplayData: Sendable {
             var lines = CSVLines(all)
             guard let header = lines.next() else { throw LoadError(description: "\(path): empty file") }
             let names = String(decoding: header.text, as: UTF8.self).split(separator: ",", omittingEmptySubsequences: false)
-                .map { $0.trimmingCharacters(in: .whitespaces) }
+                .map { $0.trimmingWhitespace() }
             let types = SensorType.motionTypes.filter { configuration.columns[$0] != nil }
             // For each column of the file: the (type, axis) pairs it feeds (one column may feed several).
             var slots = [[(type: Int, axis: Int)]](repeating: [], count: names.count)

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderModel
 
 /// The runs of a data directory, read from their directories and manifests: what `runs.list`,
@@ -96,14 +97,14 @@ public struct RunCatalog: Sendable {
         } catch {
             throw .storage("run \(entry.uuid): \(entry.directory) could not be removed: \(error)")
         }
-        TaskResultStore.syncDirectory((entry.directory as NSString).deletingLastPathComponent)
+        TaskResultStore.syncDirectory(PathText.parent(of: entry.directory))
     }
 
     /// The runs' bytes on disk and the file system's free space and size (nil when the data
     /// directory cannot be measured).
     public func diskUsage() -> DiskUsage? {
         var fs = statvfs()
-        guard statvfs(runsDirectory, &fs) == 0 || statvfs((runsDirectory as NSString).deletingLastPathComponent, &fs) == 0 else { return nil }
+        guard statvfs(runsDirectory, &fs) == 0 || statvfs(PathText.parent(of: runsDirectory), &fs) == 0 else { return nil }
         let block = Int64(clamping: UInt64(fs.f_frsize))
         let free = Int64(clamping: UInt64(fs.f_bavail)).multipliedReportingOverflow(by: block)
         let total = Int64(clamping: UInt64(fs.f_blocks)).multipliedReportingOverflow(by: block)

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderModel
 
 /// Every task-run UUID the data directory holds, in any state (recording, finished, cancelled

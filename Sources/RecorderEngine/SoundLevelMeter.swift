@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderModel
 
 /// Sound levels of captured audio over consecutive windows of `interval` seconds of frames:

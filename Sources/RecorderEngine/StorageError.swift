@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A file-system operation failed (disk full, permissions, missing directory).
 public struct StorageError: Error, Sendable, CustomStringConvertible {

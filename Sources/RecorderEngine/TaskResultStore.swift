@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderModel
 
 /// Reads and writes `taskResult.json` atomically: temporary file, fsync, rename, fsync of the
@@ -29,8 +30,8 @@ public enum TaskResultStore {
 
     /// Replaces `path` with `data` atomically and durably.
     public static func writeAtomically(_ data: Data, path: String) throws(StorageError) {
-        let directory = (path as NSString).deletingLastPathComponent
-        let temporary = directory + "/." + (path as NSString).lastPathComponent + ".tmp"
+        let directory = PathText.parent(of: path)
+        let temporary = directory + "/." + PathText.lastComponent(of: path) + ".tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
         guard fd >= 0 else { throw StorageError("create", path: temporary, errno: errno) }
         let failure = data.withUnsafeBytes { POSIXFile.writeAll(fd, $0) } ?? (fsync(fd) == 0 ? nil : errno)

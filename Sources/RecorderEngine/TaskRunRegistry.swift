@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import RecorderModel
 import Synchronization
@@ -124,15 +125,15 @@ public final class TaskRunRegistry: Sendable {
 
     /// Creates a run's directory; it must not exist (the UUID makes it unique).
     static func makeRunDirectory(_ directory: String) throws(TaskRunError) {
-        let parent = (directory as NSString).deletingLastPathComponent
+        let parent = PathText.parent(of: directory)
         do {
             try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
         } catch {
-            throw .storage("cannot create \(parent): \((error as NSError).localizedDescription)")
+            throw .storage("cannot create \(parent): \(ErrorText.reason(of: error))")
         }
         guard mkdir(directory, 0o750) == 0 else {
             let code = errno
-            if code == EEXIST { throw .duplicateTaskRun((directory as NSString).lastPathComponent) }
+            if code == EEXIST { throw .duplicateTaskRun(PathText.lastComponent(of: directory)) }
             throw .storage("cannot create \(directory): \(String(cString: strerror(code)))")
         }
         TaskResultStore.syncDirectory(parent)

@@ -1,12 +1,12 @@
 import CSystemSupport
-import Foundation
+import RecorderModel
 
 /// Names of the threads recorderd starts, as `top -H`, `ps -L` and `/proc/PID/task/*/comm` show
 /// them.
 ///
-/// A thread started with Foundation's `Thread` keeps the name of the thread that created it (a
-/// dispatch worker's `…root.default-qos`): setting `Thread.name` does not reach Linux. Linux keeps
-/// a name in 16 bytes with the terminating NUL (`pthread_setname_np` refuses a longer one).
+/// A new thread keeps the name of the thread that created it (a dispatch worker's
+/// `…root.default-qos`). Linux keeps a name in 16 bytes with the terminating NUL
+/// (`pthread_setname_np` refuses a longer one).
 /// `start` names the new thread from inside it, cut to fit at a character boundary.
 public enum ThreadName {
     /// The longest name Linux keeps, in UTF-8 bytes.
@@ -33,11 +33,9 @@ public enum ThreadName {
     /// Starts a thread named `name` (cut to fit) that runs `body`.
     public static func start(_ name: String, _ body: @escaping @Sendable () -> Void) {
         let fitted = fitted(name)
-        let thread = Thread {
+        DetachedThread.start {
             _ = recorderd_set_thread_name(fitted)
             body()
         }
-        thread.name = fitted  // what `Thread.current.name` answers; Linux's name is set above
-        thread.start()
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Writes a PCM WAV file (RIFF, `fmt ` PCM, `data`), S16_LE: exactly the frames appended. The
 /// header's sizes are 0 while recording and written on `close` (crash recovery repairs them
@@ -36,7 +37,7 @@ public final class WAVFileWriter {
         pending.reserveCapacity(Self.bufferSize)
         let header = Self.header(sampleRate: sampleRate, channels: channels, dataBytes: 0)
         if let failure = header.withUnsafeBytes({ POSIXFile.writeAll(fd, $0) }) {
-            Foundation.close(fd)
+            Glibc.close(fd)
             throw StorageError("write", path: path, errno: failure)
         }
     }
@@ -113,7 +114,7 @@ public final class WAVFileWriter {
     public func close() throws(StorageError) {
         guard !isClosed else { return }
         isClosed = true
-        defer { Foundation.close(fd) }
+        defer { Glibc.close(fd) }
         // A failed last write still leaves a valid file: the header covers what it holds.
         var lastWrite: StorageError?
         do { try flush() } catch { lastWrite = error }
@@ -130,7 +131,7 @@ public final class WAVFileWriter {
     public static func repairHeader(path: String) -> (frames: Int, sampleRate: Int, channels: Int)? {
         let fd = open(path, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { return nil }
-        defer { Foundation.close(fd) }
+        defer { Glibc.close(fd) }
         var header = [UInt8](repeating: 0, count: headerSize)
         guard pread(fd, &header, headerSize, 0) == headerSize,
               header[0..<4].elementsEqual("RIFF".utf8), header[8..<12].elementsEqual("WAVE".utf8),

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A bounded set of threads of recorderd's own for blocking calls (a device's open, file I/O, an
 /// export, closing a live stream): what `QueueHandOff.blocking` and `QueueHandOff.detach` run on.
@@ -68,12 +69,10 @@ public final class BlockingPool: @unchecked Sendable {
         pthread_cond_signal(condition)
         pthread_mutex_unlock(mutex)
         if start {
-            let thread = Thread { [self] in
+            DetachedThread.start { [self] in
                 Self.prepareThread(name: name)
                 work()
             }
-            thread.name = name
-            thread.start()
         }
     }
 
@@ -85,13 +84,17 @@ public final class BlockingPool: @unchecked Sendable {
     }
 
     /// True on a thread of any `BlockingPool`.
-    public static var isOnPoolThread: Bool { Thread.current.threadDictionary[poolThreadKey] != nil }
+    public static var isOnPoolThread: Bool { pthread_getspecific(poolThreadKey) != nil }
 
-    private static let poolThreadKey = "recorderd.BlockingPool"
+    /// Set (to any non-nil value) on the threads of every pool.
+    private static let poolThreadKey: pthread_key_t = {
+        var key = pthread_key_t()
+        precondition(pthread_key_create(&key, nil) == 0, "a thread-specific key")
+        return key
+    }()
 
-    /// Names the calling thread as `top -H` and `ps -L` show it (`Thread.name` does not reach
-    /// Linux, and this module has no C shim for `pthread_setname_np`: `/proc/thread-self/comm` is
-    /// the same name), and sets its nice value (per thread on Linux; who 0 is the calling thread)
+    /// Names the calling thread as `top -H` and `ps -L` show it (this module has no C shim for
+    /// `pthread_setname_np`: `/proc/thread-self/comm` is the same name), and sets its nice value (per thread on Linux; who 0 is the calling thread)
     /// to 2 above the main thread's, whichever thread started it.
     private static func prepareThread(name: String) {
         let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
@@ -106,7 +109,7 @@ public final class BlockingPool: @unchecked Sendable {
     }
 
     private func work() {
-        Thread.current.threadDictionary[Self.poolThreadKey] = name
+        pthread_setspecific(Self.poolThreadKey, UnsafeRawPointer(bitPattern: 1))
         while true {
             pthread_mutex_lock(mutex)
             while head == queue.count {

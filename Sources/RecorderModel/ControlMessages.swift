@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// `task.start` parameters.
 public struct TaskStartParams: Sendable, Codable, Equatable {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension DaemonConfiguration {
     /// The result of reading a configuration with every problem listed, not only the first.

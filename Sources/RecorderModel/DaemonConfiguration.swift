@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// One configured device: `name`, `kind` and the backend's own keys (kept as JSON for the
 /// backend to decode).

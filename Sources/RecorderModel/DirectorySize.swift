@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// Bytes on disk under a directory: what a run takes (`runs.get`, `recorderctl show DIR`).
 public enum DirectorySize {
@@ -6,13 +6,30 @@ public enum DirectorySize {
     /// saturates rather than overflows).
     public static func bytes(of directory: String) -> Int64 {
         var total: Int64 = 0
-        guard let walker = FileManager.default.enumerator(atPath: directory) else { return 0 }
-        while let name = walker.nextObject() as? String {
-            var st = stat()
-            guard lstat(directory + "/" + name, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
-            let (sum, overflow) = total.addingReportingOverflow(Int64(st.st_blocks).multipliedReportingOverflow(by: 512).partialValue)
-            total = overflow ? .max : sum
-        }
+        add(directory, to: &total)
         return total
+    }
+
+    /// Adds the regular files under `directory`, its subdirectories (not symbolic links to
+    /// directories) included.
+    private static func add(_ directory: String, to total: inout Int64) {
+        guard let dir = opendir(directory) else { return }
+        defer { closedir(dir) }
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name == "." || name == ".." { continue }
+            let path = directory + "/" + name
+            var st = stat()
+            guard lstat(path, &st) == 0 else { continue }
+            switch st.st_mode & S_IFMT {
+            case S_IFREG:
+                let (sum, overflow) = total.addingReportingOverflow(Int64(st.st_blocks).multipliedReportingOverflow(by: 512).partialValue)
+                total = overflow ? .max : sum
+            case S_IFDIR:
+                add(path, to: &total)
+            default:
+                break
+            }
+        }
     }
 }

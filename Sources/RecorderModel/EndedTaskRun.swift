@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A run that ended since recorderd started (`daemon.status`'s `recentlyEnded`): whoever looks
 /// at the status now and then still learns of a run shorter than the look's interval, and how it

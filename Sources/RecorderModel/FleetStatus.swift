@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The retained message on `{prefix}/{site}/{device}/status`: whether the Pi is online, and what
 /// it is doing. The broker keeps the last one; the Last Will replaces it with `offline` when the

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// `http` in the daemon's configuration: the Pi's own web page (off when absent).
 ///

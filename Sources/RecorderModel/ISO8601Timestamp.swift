@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// ISO-8601 dates with milliseconds and a UTC offset (`2026-11-22T10:15:30.123+00:00`).
 public enum ISO8601Timestamp {
@@ -86,17 +87,14 @@ public enum ISO8601Timestamp {
     ///
     /// The internet form with 0–3 fraction digits and `Z` or a `±HH:MM` offset — every date
     /// recorderd writes — is read by hand (`strictDate`), to the same `Date` Foundation's
-    /// `ISO8601DateFormatter` gives (ICU's millisecond arithmetic); anything else goes to the
-    /// formatter. Each formatter builds an ICU calendar (~0.1 ms): with it for every date, reading
-    /// a manifest with a step history took milliseconds, and start-up reads every run's.
+    /// `ISO8601DateFormatter` gives (ICU's millisecond arithmetic); anything else goes to
+    /// FoundationEssentials' `Date.ISO8601FormatStyle` (no ICU: this module does not load it).
+    /// An ICU formatter for every date made reading a manifest with a step history take
+    /// milliseconds, and start-up reads every run's.
     public static func date(from string: String) -> Date? {
         if let date = strictDate(string) { return date }
-        let withFraction = ISO8601DateFormatter()
-        withFraction.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let d = withFraction.date(from: string) { return d }
-        let plain = ISO8601DateFormatter()
-        plain.formatOptions = [.withInternetDateTime]
-        return plain.date(from: string)
+        if let d = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(string) { return d }
+        return try? Date.ISO8601FormatStyle().parse(string)
     }
 
     /// `YYYY-MM-DDTHH:MM:SS[.f{1,3}](Z|±HH:MM)` with every field in range (seconds 0–59, the day

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Decodes one line of a recorderd JSON-lines file into a `Record`: the counterpart of
 /// `JSONLinesEncoder`, for exports that read millions of lines.

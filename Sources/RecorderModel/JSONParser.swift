@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A strict JSON parser (RFC 8259) into `JSONValue`: what every request line and every
 /// configuration file goes through before it is decoded.
@@ -190,7 +191,7 @@ private struct Parser {
     func error(_ message: String) -> JSONParseError { JSONParseError(message, offset: index) }
 
     func describe(_ b: UInt8) -> String {
-        (0x21...0x7E).contains(b) ? "'\(Character(Unicode.Scalar(b)))'" : String(format: "byte 0x%02X", b)
+        (0x21...0x7E).contains(b) ? "'\(Character(Unicode.Scalar(b)))'" : "byte 0x" + (b < 16 ? "0" : "") + String(b, radix: 16, uppercase: true)
     }
 
     mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {

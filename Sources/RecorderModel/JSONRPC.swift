@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A JSON-RPC 2.0 request id: a string, a number, or null.
 ///

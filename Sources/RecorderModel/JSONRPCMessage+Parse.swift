@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension JSONRPCMessage {
     /// Parses one line from the daemon with `JSONParser`: what a client reads for every response

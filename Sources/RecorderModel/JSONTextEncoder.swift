@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Encodes `Encodable` values as one line of compact JSON text: the control protocol's encoder,
 /// for request params and response results.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A JSON document as a value: what the control protocol carries in `params` and `id`,
 /// and what device configurations keep for their backend to decode.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Decodes `Decodable` types straight from a `JSONValue`: the one place where numbers from a
 /// client or a file become Swift integers.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// `mqtt` in the daemon's configuration: the Pi as one device of a fleet, over an MQTT broker
 /// (off when absent).
@@ -112,7 +113,7 @@ public struct MQTTConfiguration: Sendable, Equatable {
     public func deviceID(hostName: String) -> String {
         if let device { return device }
         let cleaned = String(hostName.unicodeScalars.prefix(64).map { s -> Character in
-            s.isASCII && (CharacterSet.alphanumerics.contains(s) || s == "." || s == "_" || s == "-") ? Character(s) : "-"
+            s.isASCII && (("a"..."z").contains(s) || ("A"..."Z").contains(s) || ("0"..."9").contains(s) || s == "." || s == "_" || s == "-") ? Character(s) : "-"
         })
         return cleaned.isEmpty ? "recorderd" : cleaned
     }

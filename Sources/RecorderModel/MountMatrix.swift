@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// How a sensor is mounted in its device: the 3×3 matrix that takes the sensor's axes to the
 /// device's (`v_device = M · v_sensor`), as the IIO `mount_matrix` attributes give it and the
@@ -53,7 +54,7 @@ public struct MountMatrix: Sendable, Equatable {
     /// The IIO attribute's text, `"x1, y1, z1; x2, y2, z2; x3, y3, z3"` (rows); nil when it is
     /// not nine finite numbers.
     public init?(iioText text: String) {
-        let rows = text.split(separator: ";").map { $0.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) } }
+        let rows = text.split(separator: ";").map { $0.split(separator: ",").map { Double($0.trimmingWhitespace()) } }
         guard rows.count == 3, rows.allSatisfy({ $0.count == 3 && $0.allSatisfy { $0?.isFinite == true } }) else { return nil }
         let v = rows.map { Vector3(x: $0[0]!, y: $0[1]!, z: $0[2]!) }
         self.init(rows: v[0], v[1], v[2])

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A `pthread_mutex_t`, which ThreadSanitizer sees (unlike `Synchronization.Mutex`): the lock
 /// under `LockedValue`, and on its own where work is serialised with no value to guard (a

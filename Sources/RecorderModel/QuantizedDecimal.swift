@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Writes the values of a quantised sensor channel — whole counts of `quantum` (an IIO channel's
 /// `scale` in the file unit), plus the channel's offset — as the shortest decimal that gives the

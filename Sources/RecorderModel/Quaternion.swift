@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A rotation as a unit quaternion (`w` the scalar part). As an attitude it takes vectors in the
 /// device's axes to the reference frame's: `v_reference = q ⊗ v_device ⊗ q*`.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// One run of the data directory, as `runs.list` and `runs.get` show it: its manifest's
 /// identity and status, and totals over its recorders.

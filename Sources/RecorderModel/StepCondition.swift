@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// When a step of a task file is shown (FHIR Questionnaire `enableWhen`): a comparison with the
 /// answer of an earlier question, or all / any of several conditions.

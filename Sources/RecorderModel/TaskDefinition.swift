@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A task file for `recorderctl run`: steps with instructions and durations, and the async
 /// actions to record.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Reading an answer typed by a participant: the one place where terminal text becomes an
 /// `AnswerResult`, so that every front end checks answers the same way.
@@ -10,7 +11,7 @@ extension TaskQuestion {
     /// booleans `yes`/`no`/`y`/`n`/`true`/`false`; dates `yyyy-MM-dd`; choices the number of a
     /// choice (1-based), its text or its value.
     public func answer(from text: String, identifier: String) -> Result<AnswerResult?, AnswerInputProblem> {
-        let input = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let input = text.trimmingWhitespace()
         if input.isEmpty {
             return isOptional ? .success(nil) : .failure(AnswerInputProblem("an answer is required"))
         }

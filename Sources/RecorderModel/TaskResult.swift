@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The state of a task run, as written in `taskResult.json`.
 public enum TaskRunStatus: String, Sendable, Codable {

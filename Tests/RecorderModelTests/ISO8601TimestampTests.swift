@@ -4,7 +4,7 @@ import Testing
 
 /// The hand-written ISO-8601 reader against Foundation's `ISO8601DateFormatter` (ICU): the same
 /// `Date`, bit for bit, for every form recorderd writes and for offsets, leap days and the
-/// calendar's edges; what the strict reader does not take still parses as before.
+/// calendar's edges; what the strict reader does not take parses as ICU did, to the microsecond.
 @Suite struct ISO8601TimestampTests {
     static func formatter(fraction: Bool) -> ISO8601DateFormatter {
         let f = ISO8601DateFormatter()
@@ -68,10 +68,17 @@ import Testing
                      "2024-01-01T00:00:00Zjunk", "", "1582-10-15T00:00:00Z", "２０２４-01-01T00:00:00Z"] {
             #expect(ISO8601Timestamp.strictDate(text) == nil, "\(text)")
         }
-        // ...and `date(from:)` gives Foundation's answer for them, as it did before.
+        // ...and `date(from:)` reads them with FoundationEssentials' ISO-8601 style (no ICU):
+        // Foundation's `ISO8601DateFormatter` gave the same instants, but cut to the millisecond.
         let fraction = Self.formatter(fraction: true), plain = Self.formatter(fraction: false)
-        for text in ["2024-01-01T00:00:00.123456Z", "2024-01-01T00:00:00+0100", "2023-02-29T00:00:00Z", "not a date"] {
-            #expect(ISO8601Timestamp.date(from: text) == (fraction.date(from: text) ?? plain.date(from: text)), "\(text)")
+        let expected: [(String, Double?)] = [("2024-01-01T00:00:00.123456Z", 1_704_067_200.123456), ("2024-01-01T00:00:00.1234Z", 1_704_067_200.1234),
+                                             ("2024-01-01T00:00:00+0100", 1_704_063_600), ("2023-02-29T00:00:00Z", 1_677_628_800),
+                                             ("not a date", nil), ("2024-01-01T00:00:00", nil)]
+        for (text, seconds) in expected {
+            let date = ISO8601Timestamp.date(from: text)
+            #expect(date.map { abs($0.timeIntervalSince1970 - seconds!) < 1e-6 } ?? (seconds == nil), "\(text): \(String(describing: date))")
+            let icu = fraction.date(from: text) ?? plain.date(from: text)
+            #expect(icu.map { abs($0.timeIntervalSince1970 - seconds!) < 1e-3 } ?? (seconds == nil), "\(text): ICU \(String(describing: icu))")
         }
     }
 }
