@@ -94,6 +94,7 @@ let package = Package(
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .target(name: "RecorderClient", dependencies: ["RecorderModel"]),
@@ -138,10 +139,23 @@ let package = Package(
             dependencies: [
                 "CEarlySignals",
                 "RecorderDaemon",
+                "RecorderEngine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The web page and the fleet link in a process of their own, started by recorderd: the
+        // recording process then maps no Foundation (ICU), Hummingbird or ZIPFoundation.
+        .executableTarget(
+            name: "recorderd-services",
+            dependencies: [
+                "CSystemSupport",
+                "RecorderDaemon",
                 "RecorderWeb",
                 "RecorderFleet",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
@@ -170,14 +184,14 @@ let package = Package(
         .target(name: "CChildProcess", path: "Tests/CChildProcess"),
         .target(
             name: "RecorderTestSupport",
-            dependencies: ["RecorderEngine", "RecorderModel", "RecorderClient", "CChildProcess", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["RecorderEngine", "RecorderModel", "RecorderClient", "CChildProcess", "CSystemSupport", .product(name: "Logging", package: "swift-log")],
             path: "Tests/RecorderTestSupport"
         ),
         .target(name: "FakeIIO", dependencies: ["RecorderModel"], path: "Tests/FakeIIO"),
         .executableTarget(name: "FakeIIOGenerator", dependencies: ["FakeIIO"], path: "Tests/FakeIIOGenerator"),
         .testTarget(name: "RecorderModelTests", dependencies: ["RecorderModel"]),
-        .testTarget(name: "RecorderWebTests", dependencies: ["RecorderWeb", "RecorderClient", "RecorderModel", "RecorderTestSupport", "recorderd", "recorderctl"]),
-        .testTarget(name: "RecorderFleetTests", dependencies: ["RecorderFleet", "RecorderClient", "RecorderModel", "RecorderTestSupport", "recorderd", "recorderctl",
+        .testTarget(name: "RecorderWebTests", dependencies: ["RecorderWeb", "RecorderClient", "RecorderModel", "RecorderTestSupport", "recorderd", "recorderd-services", "recorderctl"]),
+        .testTarget(name: "RecorderFleetTests", dependencies: ["RecorderFleet", "RecorderClient", "RecorderModel", "RecorderTestSupport", "recorderd", "recorderd-services", "recorderctl",
                                                        .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "RecorderFHIRTests", dependencies: ["RecorderFHIR", "RecorderModel", "RecorderClient", "RecorderTestSupport"]),
         .testTarget(name: "MotionFusionTests", dependencies: ["MotionFusion", "RecorderModel", "RecorderEngine", "RecorderTestSupport", "FakeIIO"]),
@@ -195,13 +209,13 @@ let package = Package(
         .testTarget(
             name: "IIOSensorsTests",
             dependencies: ["IIOSensors", "FakeIIO", "RecorderClient", "RecorderModel", "RecorderTestSupport",
-                           "recorderd", "recorderctl", "FakeIIOGenerator"]
+                           "recorderd", "recorderd-services", "recorderctl", "FakeIIOGenerator"]
         ),
         .testTarget(
             name: "RecorderDaemonTests",
             dependencies: ["RecorderDaemon", "RecorderClient", "RecorderModel", "RecorderEngine", "RecorderExport", "RecorderTestSupport",
                            .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
-                           "recorderd", "recorderctl"]
+                           "recorderd", "recorderd-services", "recorderctl"]
         ),
     ]
 )

@@ -34,6 +34,7 @@ root="$destdir"
 unitdir="$prefix/lib/systemd/system"
 files=(
   "$prefix/bin/recorderd"
+  "$prefix/bin/recorderd-services"
   "$prefix/bin/recorderctl"
   "$unitdir/recorderd.service"
   "$unitdir/recorderd.socket"
@@ -65,17 +66,19 @@ fi
 
 if [ "$build" = 1 ]; then
   swift build -c release --product recorderd
+  swift build -c release --product recorderd-services
   swift build -c release --product recorderctl
   bindir=.build/release
 fi
 bindir=${bindir:-.build/release}
-for b in recorderd recorderctl; do
+for b in recorderd recorderd-services recorderctl; do
   [ -x "$bindir/$b" ] || { echo "install.sh: $bindir/$b not built (run without --no-build)" >&2; exit 1; }
 done
 
 install -d "$root$prefix/bin" "$root$unitdir" "$root$prefix/lib/sysusers.d" "$root$prefix/lib/tmpfiles.d" \
   "$root/etc/udev/rules.d" "$root/etc/recorderd" "$root$prefix/share/doc/recorderd"
-install -m 0755 "$bindir/recorderd" "$bindir/recorderctl" "$root$prefix/bin/"
+# recorderd starts recorderd-services (the web page, the fleet link) from beside itself.
+install -m 0755 "$bindir/recorderd" "$bindir/recorderd-services" "$bindir/recorderctl" "$root$prefix/bin/"
 sed -e "s|/usr/local/bin/recorderd|$prefix/bin/recorderd|g" -e "s|/usr/local/share/doc|$prefix/share/doc|g" \
   systemd/recorderd.service > "$root$unitdir/recorderd.service"
 chmod 0644 "$root$unitdir/recorderd.service"

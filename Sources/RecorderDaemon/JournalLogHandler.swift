@@ -80,3 +80,17 @@ public struct JournalLogHandler: LogHandler {
         return stream == "\(s.st_dev):\(s.st_ino)"
     }
 }
+
+extension JournalLogHandler {
+    /// The logging of recorderd's programs: the journal's format when standard error is the
+    /// journal (`JOURNAL_STREAM`), plain lines otherwise; messages below `level` left out.
+    public static func bootstrap(level: Logger.Level) {
+        let journal = stderrIsJournal()
+        LoggingSystem.bootstrap { label in
+            if journal { return JournalLogHandler(logLevel: level) }
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+    }
+}

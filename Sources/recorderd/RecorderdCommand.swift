@@ -1,11 +1,11 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import CEarlySignals
 import Logging
 import RecorderDaemon
+import RecorderEngine
 import RecorderModel
-import RecorderFleet
-import RecorderWeb
 import ServiceLifecycle
 
 /// `recorderd`: the sensor-recorder daemon.
@@ -19,14 +19,7 @@ struct RecorderdCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Configuration file.")
     var config: String?
 
-    @Option(name: .long, help: "Control socket path (overrides the file).")
-    var socket: String?
-
-    @Option(name: .customLong("data-dir"), help: "Data directory (overrides the file).")
-    var dataDir: String?
-
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error, critical.")
-    var logLevel: String = "info"
+    @OptionGroup var options: DaemonOptions
 
     @Flag(name: .customLong("check-config"),
           help: "Check the configuration (FILE, --config or the default) without starting or probing anything: print it with the defaults filled in, or every problem. Exit 0 or 78.")
@@ -47,25 +40,19 @@ struct RecorderdCommand: AsyncParsableCommand {
     func run() async throws {
         if checkConfig {
             let path = file ?? config ?? DaemonConfigurationLoader.defaultPath
-            let check = DaemonConfigurationLoader.check(path: path, required: file != nil || config != nil, socket: socket, dataDirectory: dataDir)
+            let check = DaemonConfigurationLoader.check(path: path, required: file != nil || config != nil, socket: options.socket, dataDirectory: options.dataDir)
             let (output, errors, status) = check.report(json: json)
-            FileHandle.standardError.write(Data(errors.utf8))
-            FileHandle.standardOutput.write(Data(output.utf8))
+            _ = Array(errors.utf8).withUnsafeBytes { POSIXFile.writeAll(2, $0) }
+            _ = Array(output.utf8).withUnsafeBytes { POSIXFile.writeAll(1, $0) }
             throw ExitCode(status.rawValue)
         }
         // SIGHUP has been caught since the executable loaded (CEarlySignals): one sent before the
         // reload service listens is noted and carried out when it starts, instead of ending the daemon.
         precondition(recorderd_early_signals_installed() == 1, "the early SIGHUP handler could not be installed")
-        let level = Logger.Level(rawValue: logLevel) ?? .info
-        let journal = JournalLogHandler.stderrIsJournal()
-        LoggingSystem.bootstrap { label in
-            if journal { return JournalLogHandler(logLevel: level) }
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        let level = Logger.Level(rawValue: options.logLevel) ?? .info
+        JournalLogHandler.bootstrap(level: level)
         let logger = Logger(label: "recorderd")
-        let (path, socket, dataDir) = (config ?? DaemonConfigurationLoader.defaultPath, self.socket, self.dataDir)
+        let (path, socket, dataDir) = (config ?? DaemonConfigurationLoader.defaultPath, options.socket, options.dataDir)
         let required = config != nil
         let load = { @Sendable () throws(ConfigurationError) in
             // Unknown keys (typos, most likely) are warned about at every load, with the key meant.
@@ -83,16 +70,15 @@ struct RecorderdCommand: AsyncParsableCommand {
         let daemon = RecorderDaemon(configuration: loaded.0, baseDirectory: loaded.baseDirectory,
                                     listenSocket: SystemdSocketActivation.passedControlSocket(), reloadConfiguration: load,
                                     earlyReload: { recorderd_take_early_sighup() == 1 }, logger: logger)
-        let web = loaded.0.http.map {
-            WebServer(configuration: $0, socketPath: loaded.0.socket, dataDirectory: loaded.0.dataDirectory, baseDirectory: loaded.baseDirectory,
-                      connectionLimit: loaded.0.limits.connections, logger: logger)
-        }
-        let fleet = loaded.0.mqtt.map {
-            FleetAgent(configuration: $0, socketPath: loaded.0.socket, dataDirectory: loaded.0.dataDirectory, baseDirectory: loaded.baseDirectory,
-                       logger: logger)
+        // The web page and the fleet link run in a process of their own (recorderd-services,
+        // beside this program): the recording process maps no Foundation, ICU or Hummingbird.
+        var services: [String]?
+        if loaded.0.http != nil || loaded.0.mqtt != nil {
+            services = [ServicesProgram.path(), "--config", path, "--socket", loaded.0.socket, "--data-dir", loaded.0.dataDirectory,
+                        "--log-level", level.rawValue, "--parent", String(getpid())]
         }
         do {
-            try await daemon.run(additionalServices: [web as (any Service)?, fleet].compactMap { $0 })
+            try await daemon.run(services: services)
         } catch {
             // One line and a sysexits status: I/O (the data directory, the socket) or internal.
             let status = RecorderDaemon.exitStatus(for: error)

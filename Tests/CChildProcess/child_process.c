@@ -1,12 +1,7 @@
 #define _GNU_SOURCE
 #include "child_process.h"
-#include <sys/syscall.h>
 #include <unistd.h>
 
 int recorderd_spawn_closefrom(posix_spawn_file_actions_t *actions, int from) {
     return posix_spawn_file_actions_addclosefrom_np(actions, from);
-}
-
-int recorderd_pidfd_open(pid_t pid) {
-    return (int)syscall(SYS_pidfd_open, pid, 0);
 }

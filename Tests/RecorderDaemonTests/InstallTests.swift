@@ -30,7 +30,7 @@ import Testing
         _ = try await install(arguments)
 
         let expected: [(String, Int)] = [
-            ("/opt/recorderd/bin/recorderd", 0o755), ("/opt/recorderd/bin/recorderctl", 0o755),
+            ("/opt/recorderd/bin/recorderd", 0o755), ("/opt/recorderd/bin/recorderd-services", 0o755), ("/opt/recorderd/bin/recorderctl", 0o755),
             ("/opt/recorderd/lib/systemd/system/recorderd.service", 0o644), ("/opt/recorderd/lib/systemd/system/recorderd.socket", 0o644),
             ("/opt/recorderd/lib/sysusers.d/recorderd.conf", 0o644), ("/opt/recorderd/lib/tmpfiles.d/recorderd.conf", 0o644),
             ("/etc/udev/rules.d/90-recorderd-iio.rules", 0o644), ("/etc/recorderd/recorderd.json", 0o644),

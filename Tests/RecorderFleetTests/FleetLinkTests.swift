@@ -52,7 +52,10 @@ extension FleetTests {
             let pi = try await FleetHarness.start(broker: broker)
             _ = try await pi.retainedStatus { $0.state == .online }
             let watcher = try await pi.readySubscriber(pi.topics + "/status")
+            // The whole Pi: recorderd and its services process, which holds the link.
+            let services = try #require(try await pi.daemon.onlyChild(), "recorderd's services process")
             let frozen = ContinuousClock.now
+            kill(services, SIGSTOP)
             kill(pi.daemon.pid, SIGSTOP)
             let silent = try await pi.message(on: watcher, topic: pi.topics + "/status", timeout: 50) { $0.contains("\"offline\"") }
             let seconds = Double((ContinuousClock.now - frozen) / .milliseconds(1)) / 1000
@@ -76,10 +79,12 @@ extension FleetTests {
             #expect(!dropped.isEmpty && dropped.allSatisfy(keepalive5.contains), "dropped \(dropped), 5 s keepalives \(keepalive5)")
             print("FLEET will: offline \(seconds) s after the Pi went silent (keepalive 5 s)")
             kill(pi.daemon.pid, SIGCONT)
+            kill(services, SIGCONT)
             let back = try await pi.retainedStatus { $0.state == .online }
             #expect(back.devices?.map(\.name) == ["imu0"])
 
             let killed = ContinuousClock.now
+            kill(services, SIGKILL)  // both, as a power cut or systemd's last resort
             try await pi.daemon.stop(signal: SIGKILL)
             let will = try await pi.retainedStatus(timeout: 20) { $0.state == .offline }
             let afterKill = Double((ContinuousClock.now - killed) / .milliseconds(1)) / 1000

@@ -24,6 +24,32 @@ extension ChildProcess {
         throw NotListening(description: "recorderd did not listen on \(socket): \(printed)")
     }
 
+    /// The process ids of the process's children now (each thread lists those it started:
+    /// /proc/PID/task/*/children).
+    public var childProcesses: [Int32] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.flatMap { task in
+            ((try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? "").split(separator: " ").compactMap { Int32($0) }
+        }.sorted()
+    }
+
+    /// Waits until the process has exactly one live child (recorderd's services process; one that
+    /// ended and is not reaped yet does not count) and returns its id; nil if none came within
+    /// `timeout` seconds.
+    public func onlyChild(timeout: Double = 30) async throws -> Int32? {
+        let deadline = Deadline(seconds: timeout)
+        while true {
+            let last = deadline.hasPassed
+            let children = childProcesses.filter { child in
+                guard let stat = try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8) else { return false }
+                return stat.split(separator: ")").last?.split(separator: " ").first != "Z"
+            }
+            if children.count == 1 { return children[0] }
+            if last { return nil }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     /// Descriptors the process has open now (entries of /proc/PID/fd; -1 once it is gone).
     public var openDescriptors: Int {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1

@@ -1,4 +1,5 @@
 import CChildProcess
+import CSystemSupport
 import RecorderModel
 import Foundation
 import Testing

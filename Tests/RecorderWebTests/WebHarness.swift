@@ -18,7 +18,7 @@ struct WebHarness {
     static let gaitTask = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../config/tasks/gait-balance.json").standardized.path
 
     /// Starts recorderd listening on `host` (a free port) with `token`; returns once its control
-    /// socket answers (the page follows within the same start-up).
+    /// socket answers and the page (recorderd's services process) accepts connections.
     static func start(host: String = "127.0.0.1", token: String? = nil, port chosen: Int? = nil) async throws -> WebHarness {
         let directory = try Fixtures.temporaryDirectory()
         try writeTasks(in: directory + "/tasks")
@@ -35,6 +35,14 @@ struct WebHarness {
         try configuration.write(toFile: directory + "/recorderd.json", atomically: true, encoding: .utf8)
         let daemon = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", directory + "/recorderd.json", "--log-level", "warning"])
         try await daemon.connectWhenListening(directory + "/control.sock").close()
+        let page = Deadline(seconds: 30)
+        while !LoopbackTCP.accepts(port: port) {
+            if page.hasPassed || !daemon.isRunning {
+                _ = try? await daemon.stop(signal: SIGKILL, timeout: 5)
+                throw WebHarnessError(description: "the page did not listen on \(host):\(port): \(daemon.printed)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
         return WebHarness(daemon: daemon, directory: directory, port: port)
     }
 

@@ -6,6 +6,3 @@
 
 /// posix_spawn_file_actions_addclosefrom_np: close every descriptor from `from` up in the child.
 int recorderd_spawn_closefrom(posix_spawn_file_actions_t *actions, int from);
-
-/// pidfd_open(2): a descriptor that polls readable once `pid` has exited; -1 on failure.
-int recorderd_pidfd_open(pid_t pid);

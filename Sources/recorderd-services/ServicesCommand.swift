@@ -1,0 +1,61 @@
+import ArgumentParser
+import CSystemSupport
+import Foundation
+import Logging
+import RecorderDaemon
+import RecorderFleet
+import RecorderModel
+import RecorderWeb
+import ServiceLifecycle
+
+/// `recorderd-services`: the web page and the fleet link of a recorderd configuration, as a
+/// client of its control socket. recorderd starts it (`HelperProcess`) when the configuration
+/// has `http` or `mqtt`; it is not meant to be started by hand.
+@main
+struct ServicesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "recorderd-services",
+        abstract: "recorderd's web page and fleet link (started by recorderd).",
+        version: RecorderVersion.string)
+
+    @Option(name: .long, help: "Configuration file.")
+    var config: String
+
+    @OptionGroup var options: DaemonOptions
+
+    @Option(help: "The process id of the recorderd that started this one: ends when it ends.")
+    var parent: Int32?
+
+    func run() async throws {
+        // Ends with the daemon that started it, also when the daemon is killed.
+        if let parent {
+            let now = recorderd_signal_on_parent_death(SIGTERM)
+            if now != parent { throw ExitCode(0) }  // already gone
+        }
+        // A reload is the daemon's; http and mqtt take effect on restart.
+        signal(SIGHUP, SIG_IGN)
+        JournalLogHandler.bootstrap(level: Logger.Level(rawValue: options.logLevel) ?? .info)
+        let logger = Logger(label: "recorderd-services")
+        let loaded: (DaemonConfiguration, baseDirectory: String)
+        do {
+            loaded = try DaemonConfigurationLoader.load(path: config, required: true, socket: options.socket, dataDirectory: options.dataDir) { _ in }
+        } catch {
+            logger.critical("configuration error", metadata: ["error": "\(error.message)"])
+            throw ExitCode(ExitStatus.configuration.rawValue)
+        }
+        let configuration = loaded.0
+        let web = configuration.http.map {
+            WebServer(configuration: $0, socketPath: configuration.socket, dataDirectory: configuration.dataDirectory,
+                      baseDirectory: loaded.baseDirectory, connectionLimit: configuration.limits.connections, logger: logger)
+        }
+        let fleet = configuration.mqtt.map {
+            FleetAgent(configuration: $0, socketPath: configuration.socket, dataDirectory: configuration.dataDirectory,
+                       baseDirectory: loaded.baseDirectory, logger: logger)
+        }
+        let services: [any Service] = [web as (any Service)?, fleet].compactMap { $0 }
+        guard !services.isEmpty else { return }
+        let group = ServiceGroup(configuration: .init(services: services.map { .init(service: $0) },
+                                                      gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import RecorderClient
+import RecorderModel
+import RecorderTestSupport
+import Testing
+
+/// The web page (and the fleet link) run in recorderd's services process, not in the recording
+/// process: as the kernel maps them, as they end and start again, and as the daemon stops.
+@Suite struct ServicesProcessTests {
+    /// The libraries a process has mapped (/proc/PID/maps), by file name.
+    static func mappedLibraries(_ pid: Int32) throws -> Set<String> {
+        // Read to the end: the kernel hands the file out a page at a time.
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(pid)/maps"))
+        defer { try? handle.close() }
+        let maps = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
+        return Set(maps.split(separator: "\n").compactMap { line in
+            line.split(separator: " ", omittingEmptySubsequences: true).last.flatMap { $0.hasPrefix("/") ? String($0.split(separator: "/").last!) : nil }
+        })
+    }
+
+    /// Gone, or a zombie no one has reaped yet.
+    static func ended(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
+        return stat.split(separator: ")").last?.split(separator: " ").first == "Z"
+    }
+
+    static func waitUntilEnded(_ pid: Int32, seconds: Double) async throws -> Bool {
+        let deadline = Deadline(seconds: seconds)
+        while !ended(pid) {
+            if deadline.hasPassed { return ended(pid) }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return true
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func theRecordingProcessMapsNoFoundationAndThePageComesBackAfterItsProcessIsKilled() async throws {
+        let web = try await WebHarness.start()
+        let services = try #require(try await web.daemon.onlyChild(), "recorderd's services process")
+        let daemonLibraries = try Self.mappedLibraries(web.daemon.pid)
+        let servicesLibraries = try Self.mappedLibraries(services)
+        // The kernel's word: all of Foundation and ICU are in the services process only.
+        #expect(daemonLibraries.contains("libFoundationEssentials.so"), "\(daemonLibraries.sorted())")
+        for library in ["libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so"] {
+            #expect(!daemonLibraries.contains(library), "recorderd maps \(library)")
+            #expect(servicesLibraries.contains(library), "the services process does not map \(library): \(servicesLibraries.sorted())")
+        }
+        #expect(try String(contentsOfFile: "/proc/\(services)/comm", encoding: .utf8) == "recorderd-servi\n")
+
+        // A recording goes on while the page's process is killed and started again.
+        let client = try await RecorderClient.connect(socketPath: web.socket)
+        let run = try await client.startTask(identifier: "t", asyncActions: [.motion("m")])
+        kill(services, SIGKILL)
+        #expect(try await Self.waitUntilEnded(services, seconds: 10))
+        let again = try #require(try await web.daemon.onlyChild(timeout: 30), "no services process after the kill")
+        #expect(again != services)
+        let answered = Deadline(seconds: 30)
+        var status: String?
+        while status != "HTTP/1.1 200 OK", !answered.hasPassed {
+            status = LoopbackTCP.statusLine(port: web.port, path: "/api/status", timeout: 5)
+            if status != "HTTP/1.1 200 OK" { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(status == "HTTP/1.1 200 OK")
+        #expect(web.daemon.printedSoFar().contains("services process ended; starting it again"))
+        let result = try await run.finish()
+        let file = try #require(result.asyncResults.compactMap(\.file).first)
+        #expect(file.sampleCount > 0 && file.droppedSamples == 0 && file.gapCount == 0)
+        client.close()
+
+        // Stopped with the daemon: SIGTERM ends both, the daemon with status 0.
+        #expect(try await web.stop() == 0, "\(web.daemon.printed)")
+        #expect(Self.ended(again))
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func aKilledDaemonLeavesNoPageBehind() async throws {
+        let web = try await WebHarness.start()
+        let services = try #require(try await web.daemon.onlyChild(), "recorderd's services process")
+        _ = try await web.daemon.stop(signal: SIGKILL)
+        // The parent-death signal: the services process ends on its own, and the port is free.
+        #expect(try await Self.waitUntilEnded(services, seconds: 20))
+        #expect(!LoopbackTCP.accepts(port: web.port))
+    }
+}
