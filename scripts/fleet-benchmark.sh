@@ -14,6 +14,7 @@ rm -rf "$work"
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
 swift build -c release --product recorderd >/dev/null
+swift build -c release --product recorderd-services >/dev/null  # the web page and the fleet link
 swift build -c release --product recorderctl >/dev/null
 bin=$(swift build -c release --show-bin-path)
 walk=$(pwd)/Tests/Fixtures/imu/mobgap/HA/001/TimeMeasure1_Test11_Trial1.csv

@@ -15,6 +15,7 @@ rm -rf "$work"
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
 swift build -c release --product recorderd >/dev/null
+swift build -c release --product recorderd-services >/dev/null  # the web page and the fleet link
 swift build -c release --product recorderctl >/dev/null
 bin=$(swift build -c release --show-bin-path)
 port=$(python3 -c "import socket; s=socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])")
