@@ -4,7 +4,7 @@
 # tail` at the page's 25 records/s a type) in the same run. A release recorderd replays a real
 # walk at 100 Hz; each phase lasts SECONDS (default 30): nothing attached, the page open
 # (headless Chromium: Benchmarks/web/live_page.py), recorderctl tail attached. The daemon's CPU
-# is its utime+stime from /proc over each phase. Not part of CI.
+# is its utime+stime from /proc over each phase, with recorderd-services' (the page). Not part of CI.
 #
 #   scripts/web-benchmark.sh [SECONDS] [WORK_DIR]
 set -euo pipefail
@@ -31,7 +31,14 @@ daemon=$!
 trap 'kill $daemon 2>/dev/null || true' EXIT
 for _ in $(seq 100); do [ -S "$work/control.sock" ] && break; sleep 0.1; done
 ticks=$(getconf CLK_TCK)
-cpu() { awk '{print $14 + $15}' "/proc/$daemon/stat"; }
+# recorderd's CPU and its services process's (the page runs there).
+cpu() {
+  local total children c
+  total=$(awk '{print $14 + $15}' "/proc/$daemon/stat")
+  children=$(cat /proc/"$daemon"/task/*/children 2>/dev/null || true)
+  for c in $children; do total=$((total + $(awk '{print $14 + $15}' "/proc/$c/stat" 2>/dev/null || echo 0))); done
+  echo "$total"
+}
 # phase NAME COMMAND...: runs COMMAND for the phase (or waits), prints "NAME cpu% of one core".
 phase() {
   local name=$1; shift
