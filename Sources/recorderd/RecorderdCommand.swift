@@ -40,7 +40,8 @@ struct RecorderdCommand: AsyncParsableCommand {
     func run() async throws {
         if checkConfig {
             let path = file ?? config ?? DaemonConfigurationLoader.defaultPath
-            let check = DaemonConfigurationLoader.check(path: path, required: file != nil || config != nil, socket: options.socket, dataDirectory: options.dataDir)
+            var check = DaemonConfigurationLoader.check(path: path, required: file != nil || config != nil, socket: options.socket, dataDirectory: options.dataDir)
+            if let missing = ServicesProgram.missing(for: check.configuration) { check.warnings.append(missing) }
             let (output, errors, status) = check.report(json: json)
             _ = Array(errors.utf8).withUnsafeBytes { POSIXFile.writeAll(2, $0) }
             _ = Array(output.utf8).withUnsafeBytes { POSIXFile.writeAll(1, $0) }

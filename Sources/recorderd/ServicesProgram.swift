@@ -6,6 +6,15 @@ import RecorderModel
 enum ServicesProgram {
     static let name = "recorderd-services"
 
+    /// What `--check-config` warns about when `configuration` has the web page or the fleet link
+    /// and their program is not beside recorderd (nil when it is, or neither is on).
+    static func missing(for configuration: DaemonConfiguration) -> String? {
+        guard configuration.http != nil || configuration.mqtt != nil else { return nil }
+        let path = path()
+        guard access(path, X_OK) != 0 else { return nil }
+        return "http and mqtt run in \(path), which is missing or not executable: install it beside recorderd (scripts/install.sh)"
+    }
+
     static func path() -> String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)

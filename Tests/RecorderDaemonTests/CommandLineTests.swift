@@ -118,6 +118,18 @@ struct CommandLineTests {
         let (liveStatus, liveProblems) = try await run("recorderd", ["--check-config", fleet])
         #expect(liveStatus == 78 && liveProblems.contains(#"mqtt.live[0].device: no device named "imu9" (devices: imu0)"#), "\(liveProblems)")
 
+        #expect(!fleetText.contains("recorderd-services"), "\(fleetText)")
+        // A recorderd without recorderd-services beside it (copied by hand): the check says so,
+        // and the file is still valid.
+        let alone = directory + "/alone"
+        try FileManager.default.createDirectory(atPath: alone, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: ChildProcess.executable("recorderd"), toPath: alone + "/recorderd")
+        try #"{"mqtt": {"broker": "mqtts://broker.lab", "site": "clinic-a"}}"#.write(toFile: alone + "/fleet.json", atomically: true, encoding: .utf8)
+        let lone = try ChildProcess(alone + "/recorderd", ["--check-config", alone + "/fleet.json"])
+        let loneStatus = try await lone.wait(timeout: 30)
+        #expect(loneStatus == 0, "status \(loneStatus): \(lone.printed)")
+        #expect(lone.printed.contains("warning: http and mqtt run in \(alone)/recorderd-services, which is missing"), "\(lone.printed)")
+
         // A missing file named on the command line.
         let (missingStatus, missing) = try await run("recorderd", ["--check-config", directory + "/absent.json"])
         #expect(missingStatus == 78 && missing.contains("absent.json: no such file"), "\(missing)")
