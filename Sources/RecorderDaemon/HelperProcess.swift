@@ -26,8 +26,6 @@ public final class HelperProcess: Service {
     let logger: Logger
     /// The supervising thread's stop pipe (read end, write end), made when supervision starts.
     private let stopPipe = Mutex<(Int32, Int32)?>(nil)
-    /// The running child, for tests and `daemon.status`-like reports.
-    private let child = Mutex<pid_t?>(nil)
 
     public init(executable: String, arguments: [String], ready: @escaping @Sendable () async -> Void = {}, stopTimeout: Double = 10,
                 rules: HelperRestartRules = HelperRestartRules(), logger: Logger) {
@@ -38,9 +36,6 @@ public final class HelperProcess: Service {
         self.rules = rules
         self.logger = logger
     }
-
-    /// The child's process id while one runs.
-    public var pid: pid_t? { child.withLock { $0 } }
 
     public func run() async throws {
         await cancelWhenGracefulShutdown { await self.ready() }
@@ -95,9 +90,7 @@ public final class HelperProcess: Service {
                 action = rules.ended(after: 0)
                 continue
             }
-            child.withLock { $0 = pid }
             let stopped = waitForEnd(pid, stop: stop)
-            child.withLock { $0 = nil }
             if stopped {
                 action = rules.stop()
             } else {

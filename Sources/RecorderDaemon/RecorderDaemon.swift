@@ -84,11 +84,10 @@ public struct RecorderDaemon: Sendable {
 
     /// Serves until SIGTERM or SIGINT (or `handleSignals: false` and task cancellation). The socket
     /// is bound inside the service group, whose signal handling is then in place; systemd gets
-    /// READY=1 once it listens and the devices are probed. `additionalServices` run in the same
-    /// group, started once the devices are probed. `services`: the program (path first) that runs
+    /// READY=1 once it listens and the devices are probed. `services`: the program (path first) that runs
     /// the web page and the fleet link in a process of their own (`HelperProcess`), started once
     /// the daemon is ready.
-    public func run(handleSignals: Bool = true, additionalServices: [any Service] = [], services command: [String]? = nil) async throws {
+    public func run(handleSignals: Bool = true, services command: [String]? = nil) async throws {
         try await recoverAndProbe()
         let ready = OneShotEvent()
         let systemd = SystemdService(notifier: notifier, watchdogTimeout: SystemdNotifier.watchdogTimeout(), devices: devices, runs: runs,
@@ -96,7 +95,6 @@ public struct RecorderDaemon: Sendable {
                                      statusInterval: max(0.2, configuration.retryInterval),
                                      minimumStall: configuration.stallTimeout, announced: ready, logger: logger)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: supervisor), .init(service: server), .init(service: systemd)]
-        services += additionalServices.map { .init(service: $0) }
         if let command, let executable = command.first {
             services.append(.init(service: HelperProcess(executable: executable, arguments: command, ready: { await ready.wait() }, logger: logger)))
         }
