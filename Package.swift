@@ -182,6 +182,8 @@ let package = Package(
         .executableTarget(name: "DaemonCount", dependencies: ["RecorderDaemon", "RecorderModel", .product(name: "Logging", package: "swift-log")], path: "Benchmarks/DaemonCount"),
         .executableTarget(name: "DrainCount", dependencies: ["RecorderEngine", .product(name: "Logging", package: "swift-log")], path: "Benchmarks/DrainCount"),
         .target(name: "CChildProcess", path: "Tests/CChildProcess"),
+        // The test process's environment, set before main (the test bundle only, not the benchmarks).
+        .target(name: "CTestEnvironment", path: "Tests/CTestEnvironment"),
         .target(
             name: "RecorderTestSupport",
             dependencies: ["RecorderEngine", "RecorderModel", "RecorderClient", "CChildProcess", "CSystemSupport", .product(name: "Logging", package: "swift-log")],
@@ -204,7 +206,8 @@ let package = Package(
         ),
         .testTarget(
             name: "AudioSensorsTests",
-            dependencies: ["AudioSensors", "RecorderClient", "RecorderModel", "RecorderEngine", "RecorderTestSupport", "recorderd"]
+            dependencies: ["AudioSensors", "RecorderClient", "RecorderModel", "RecorderEngine", "RecorderTestSupport", "CTestEnvironment",
+                           "recorderd"]
         ),
         .testTarget(
             name: "IIOSensorsTests",
@@ -214,7 +217,7 @@ let package = Package(
         .testTarget(
             name: "RecorderDaemonTests",
             dependencies: ["RecorderDaemon", "RecorderClient", "RecorderModel", "RecorderEngine", "RecorderExport", "RecorderTestSupport",
-                           .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
+                           "CTestEnvironment", .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
                            "recorderd", "recorderd-services", "recorderctl"]
         ),
     ]

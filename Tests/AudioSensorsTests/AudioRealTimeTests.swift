@@ -78,30 +78,17 @@ import Testing
         return (daemon, client, run)
     }
 
-    /// Points this process's libasound and libjack at `jack` (for a source run in process);
-    /// the returned closure restores the environment other tests' children inherit — all but
-    /// `JACK_NO_START_SERVER`, which stays: libjack in this process never starts a server of its
-    /// own (a child that would inherit every descriptor the parallel tests hold open).
-    static func useJACK(_ jack: JACKServer) -> () -> Void {
-        let saved = jack.environment.keys.filter { $0 != "JACK_NO_START_SERVER" }.map { ($0, getenv($0).map { String(cString: $0) }) }
-        for (key, value) in jack.environment { setenv(key, value, 1) }
-        return {
-            for (key, value) in saved {
-                if let value { setenv(key, value, 1) } else { unsetenv(key) }
-            }
-        }
-    }
-
     @Test(.enabled(if: JACKServer.enabled("overrunIsRecoveredCountedAndWrittenAsAGapOfTheLostFrames")))
     func overrunIsRecoveredCountedAndWrittenAsAGapOfTheLostFrames() async throws {
         let jack = try JACKServer()
         try await jack.start()
-        let restore = Self.useJACK(jack)
-        defer { restore() }
+        // This process's libasound and libjack reach `jack` through the environment set before
+        // `main` (CTestEnvironment): no test changes it while others read it.
+        let inherited = ProcessInfo.processInfo.environment
+        for (key, value) in jack.environment { try #require(inherited[key] == value, "\(key) of the test process") }
         let configuration = try JSONDecoder().decode(ALSAConfiguration.self, from: Data(#"{"name":"mic0","pcm":"recorderd_jack","sampleRate":48000,"channels":1}"#.utf8))
         let source = ALSASource(configuration: configuration, retryInterval: 0.2, logger: Logger(label: "test"))
-        // Stopped before the environment is restored, also when the test throws (a source left
-        // running retries its PCM for ever).
+        // Stopped also when the test throws (a source left running retries its PCM for ever).
         defer { source.stop() }
         let caps = try source.open()
         #expect(caps.details["sampleRate"] == "48000")

@@ -1,3 +1,4 @@
+import CTestEnvironment
 import Foundation
 import RecorderTestSupport
 
@@ -38,7 +39,8 @@ final class JACKServer: @unchecked Sendable {
         directory = try Fixtures.temporaryDirectory()
         // One fixed name: JACK keeps 8 server entries in its shared registry and reclaims a dead
         // server's entry only when a server of the same name starts (a killed server leaves one).
-        name = "recorderd-test"
+        // It is the test process's `JACK_DEFAULT_SERVER` too (set before `main`).
+        name = String(cString: recorderd_test_jack_server)
     }
 
     /// What a JACK client (recorderd, or this process) needs: the ALSA configuration, the server's

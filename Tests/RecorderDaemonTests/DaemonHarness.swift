@@ -17,7 +17,7 @@ struct InProcessDaemon {
     static func start(speed: Double = 1, orphanTimeout: Double = 600, extraDevices: [DeviceConfiguration] = [],
                       limits: DaemonLimits = DaemonLimits(), ringSeconds: Double? = nil, loop: Bool = true,
                       directory existing: String? = nil) async throws -> InProcessDaemon {
-        NIOStrictMode.enable()
+        try #require(NIOStrictMode.isOn, "SWIFTNIO_STRICT=1 from before main (CTestEnvironment)")
         let directory = try existing ?? Fixtures.temporaryDirectory()
         var configuration = DaemonConfiguration()
         configuration.socket = directory + "/control.sock"

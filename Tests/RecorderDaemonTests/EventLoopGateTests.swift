@@ -11,7 +11,7 @@ import Testing
 @Suite("Hand-offs to the control server's event loop", .timeLimit(.minutes(2)))
 struct EventLoopGateTests {
     @Test func workReachesTheLoopUntilTheGateClosesAndNeverAfter() async throws {
-        NIOStrictMode.enable()
+        try #require(NIOStrictMode.isOn, "SWIFTNIO_STRICT=1 from before main (CTestEnvironment)")
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let loop = group.next()
         let gate = EventLoopGate()
@@ -33,7 +33,7 @@ struct EventLoopGateTests {
     /// Four threads hand work over as fast as they can while the gate closes and the loop shuts
     /// down: everything taken runs, nothing reaches the dead loop.
     @Test func handOffsRacingTheShutdownAreTakenOrDropped() async throws {
-        NIOStrictMode.enable()
+        try #require(NIOStrictMode.isOn, "SWIFTNIO_STRICT=1 from before main (CTestEnvironment)")
         for _ in 0..<20 {
             let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
             let loop = group.next()

@@ -225,7 +225,7 @@ extension SystemdTests {
     /// stopped this service (an embedder's `shutdown()`): the watchdog check must not hand work to
     /// the dead loop (strict mode would trap), and it sends no ping.
     @Test func noWatchdogCheckAsksALoopThatHasShutDown() async throws {
-        NIOStrictMode.enable()
+        try #require(NIOStrictMode.isOn, "SWIFTNIO_STRICT=1 from before main (CTestEnvironment)")
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var configuration = DaemonConfiguration()

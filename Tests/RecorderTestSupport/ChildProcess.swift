@@ -54,7 +54,8 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawnattr_setsigdefault(&attributes, &all)
         posix_spawnattr_setpgroup(&attributes, 0)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
-        // A spawned recorderd traps on work scheduled on a shut-down event loop (`NIOStrictMode`).
+        // A spawned recorderd traps on work scheduled on a shut-down event loop (`SWIFTNIO_STRICT`,
+        // which the test process has too; said here for the benchmarks, which spawn with this).
         let variables = ProcessInfo.processInfo.environment.merging(["SWIFTNIO_STRICT": "1"]) { $1 }.merging(environment) { $1 }
             .map { "\($0)=\($1)" }
         var argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
