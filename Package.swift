@@ -31,17 +31,14 @@ let package = Package(
     ],
     targets: [
         .target(name: "RecorderModel"),
-        .systemLibrary(
-            name: "CLibCrypto",
-            pkgConfig: "libcrypto",
-            providers: [.apt(["libssl-dev"])]
-        ),
+        // SHA-256 of the file results (portable C, and the x86 SHA extensions where present).
+        .target(name: "CSHA256"),
         .target(name: "CSystemSupport"),
         .target(
             name: "RecorderEngine",
             dependencies: [
                 "RecorderModel",
-                "CLibCrypto",
+                "CSHA256",
                 "CSystemSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]

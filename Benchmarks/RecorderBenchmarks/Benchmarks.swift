@@ -110,25 +110,31 @@ enum Benchmarks {
     /// SHA-256 throughput (every byte written is hashed), with `sha256sum` as the peer.
     static func hashing() {
         let bytes = [UInt8](repeating: 0x5A, count: 64 << 20)
-        let cpu0 = cpuSeconds()
-        var s = SHA256()
-        for chunk in stride(from: 0, to: bytes.count, by: 65536) { s.update(bytes[chunk..<chunk + 65536]) }
-        _ = s.hexDigest()
-        let cpu = cpuSeconds() - cpu0
-        let ours = Double(bytes.count) / cpu / 1e6
-        // Peer in the same run: coreutils sha256sum on the same bytes (its CPU time).
+        func ours(_ implementation: SHA256.Implementation) -> Double {
+            let cpu0 = cpuSeconds()
+            var s = SHA256(implementation: implementation)
+            for chunk in stride(from: 0, to: bytes.count, by: 65536) { s.update(bytes[chunk..<chunk + 65536]) }
+            _ = s.hexDigest()
+            return Double(bytes.count) / (cpuSeconds() - cpu0) / 1e6
+        }
+        let fastest = ours(.fastest), portable = ours(.portable)
+        // Peers in the same run, on the same bytes (their CPU time): coreutils sha256sum (portable
+        // C) and OpenSSL's libcrypto (`openssl dgst`, the SHA extensions where the CPU has them).
         let path = temporaryDirectory() + "/hash.bin"
         _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
-        let before = childrenCPUSeconds()
-        let peer = Process()
-        peer.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-        peer.arguments = [path]
-        peer.standardOutput = FileHandle.nullDevice
-        try! peer.run()
-        peer.waitUntilExit()
-        let peerCPU = childrenCPUSeconds() - before
-        let theirs = Double(bytes.count) / peerCPU / 1e6
-        say(String(format: "sha256: %.0f MB/s per core; peer sha256sum %.0f MB/s; ratio %.1fx", ours, theirs, ours / theirs))
+        func peer(_ executable: String, _ arguments: [String]) -> Double {
+            let before = childrenCPUSeconds()
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments + [path]
+            process.standardOutput = FileHandle.nullDevice
+            try! process.run()
+            process.waitUntilExit()
+            return Double(bytes.count) / (childrenCPUSeconds() - before) / 1e6
+        }
+        let sha256sum = peer("/usr/bin/sha256sum", []), openssl = peer("/usr/bin/openssl", ["dgst", "-sha256"])
+        say(String(format: "sha256: %.0f MB/s per core (CPU extensions: %@), portable %.0f; peers sha256sum %.0f, openssl dgst %.0f; ratios %.2fx sha256sum, %.2fx openssl",
+                     fastest, SHA256().usesCPUExtensions ? "yes" : "no", portable, sha256sum, openssl, fastest / sha256sum, fastest / openssl))
         try? FileManager.default.removeItem(atPath: path)
     }
 

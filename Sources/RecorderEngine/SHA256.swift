@@ -1,29 +1,26 @@
-import CLibCrypto
+import CSHA256
 
-/// SHA-256, streaming, through libcrypto's EVP interface (which uses the CPU's SHA instructions
-/// where it has them): file results carry the hash of exactly the bytes written.
-public struct SHA256: @unchecked Sendable {
-    // @unchecked: the context is owned by one value; `update` copies it first when it is shared
-    // (copy on write), so no two holders ever touch the same EVP context.
-    final class Context {
-        let pointer: OpaquePointer
-
-        init() {
-            pointer = EVP_MD_CTX_new()
-            EVP_DigestInit_ex(pointer, EVP_sha256(), nil)
-        }
-
-        init(copying other: Context) {
-            pointer = EVP_MD_CTX_new()
-            EVP_MD_CTX_copy_ex(pointer, other.pointer)
-        }
-
-        deinit { EVP_MD_CTX_free(pointer) }
+/// SHA-256, streaming (FIPS 180-4, in C: `CSHA256`, with the CPU's SHA instructions where it has
+/// them): file results carry the hash of exactly the bytes written.
+public struct SHA256: Sendable {
+    /// Which compression runs.
+    public enum Implementation: Sendable {
+        /// The CPU's SHA extensions where it has them, else the portable code.
+        case fastest
+        /// The portable code only (for checks of one against the other).
+        case portable
     }
 
-    var context = Context()
+    /// A plain C value: copying a hash copies its state.
+    var context = recorderd_sha256()
 
-    public init() {}
+    /// Starts a hash of no bytes.
+    public init(implementation: Implementation = .fastest) {
+        recorderd_sha256_init(&context, implementation == .fastest ? 1 : 0)
+    }
+
+    /// True when this CPU's SHA extensions compress the blocks (else the portable code does).
+    public var usesCPUExtensions: Bool { context.accelerated != 0 }
 
     /// Adds bytes to the hash.
     public mutating func update<C: Collection>(_ bytes: C) where C.Element == UInt8 {
@@ -34,25 +31,26 @@ public struct SHA256: @unchecked Sendable {
 
     /// Adds the bytes of `buffer` to the hash.
     public mutating func update(buffer: UnsafeRawBufferPointer) {
-        guard buffer.count > 0 else { return }
-        if !isKnownUniquelyReferenced(&context) { context = Context(copying: context) }
-        EVP_DigestUpdate(context.pointer, buffer.baseAddress, buffer.count)
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return }
+        recorderd_sha256_update(&context, base, buffer.count)
     }
 
     /// The digest of the bytes so far, as lower-case hex (the hash can go on).
     public func hexDigest() -> String {
-        let final = Context(copying: context)
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        EVP_DigestFinal_ex(final.pointer, &digest, &length)
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(Int(length) * 2)
-        for byte in digest.prefix(Int(length)) {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0xF)])
+        var final = context
+        var digest = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        return withUnsafeMutableBytes(of: &digest) { bytes in
+            let out = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            recorderd_sha256_final(&final, out)
+            let digits = Array("0123456789abcdef".utf8)
+            return String(unsafeUninitializedCapacity: 64) { text in
+                for index in 0..<32 {
+                    text[2 * index] = digits[Int(out[index] >> 4)]
+                    text[2 * index + 1] = digits[Int(out[index] & 0xF)]
+                }
+                return 64
+            }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// The hash of `bytes`.

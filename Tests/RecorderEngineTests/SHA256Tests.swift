@@ -1,4 +1,6 @@
+import Foundation
 import RecorderEngine
+import RecorderTestSupport
 import Testing
 
 @Suite("SHA-256")
@@ -23,5 +25,55 @@ struct SHA256Tests {
         }
         s.update(bytes[offset...])
         #expect(s.hexDigest() == SHA256.hex(bytes))
+    }
+}
+
+extension SHA256Tests {
+    /// Both compressions against coreutils' `sha256sum` (an independent implementation): every
+    /// length from 0 to 300 bytes (each padding case, one and two final blocks) and three large
+    /// inputs, of seeded random bytes, each fed in random pieces.
+    @Test func bothImplementationsAgreeWithSHA256Sum() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var random = SplitMix(seed: 256)
+        let lengths = Array(0...300) + [4_095, 65_536, 1_000_003]
+        var paths: [String] = []
+        var ours: [SHA256.Implementation: [String]] = [:]
+        for (index, length) in lengths.enumerated() {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
+            let path = directory + "/\(index)"
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            paths.append(path)
+            for implementation in [SHA256.Implementation.fastest, .portable] {
+                var hash = SHA256(implementation: implementation)
+                var offset = 0
+                while offset < bytes.count {
+                    let end = min(bytes.count, offset + Int.random(in: 0...200, using: &random))
+                    hash.update(bytes[offset..<end])
+                    offset = end
+                }
+                ours[implementation, default: []].append(hash.hexDigest())
+            }
+        }
+        let sum = try ChildProcess("/usr/bin/sha256sum", paths)
+        #expect(try await sum.wait(timeout: 60) == 0)
+        let theirs = sum.printed.split(separator: "\n").map { String($0.prefix(64)) }
+        #expect(theirs.count == lengths.count)
+        for (index, length) in lengths.enumerated() where index < theirs.count {
+            #expect(ours[.fastest]?[index] == theirs[index], "\(length) bytes, fastest")
+            #expect(ours[.portable]?[index] == theirs[index], "\(length) bytes, portable")
+        }
+    }
+
+    /// This machine has the SHA extensions (CI's and this VM's CPUs do), so the test above checked
+    /// the fast path, not the portable one twice; valgrind's CPU has none and takes the other.
+    @Test(.enabled(if: SHA256Tests.cpuHasSHA(), "the CPU has no SHA extensions (/proc/cpuinfo: sha_ni)"))
+    func theFastPathIsTakenWhereTheCPUHasIt() {
+        #expect(SHA256().usesCPUExtensions)
+        #expect(!SHA256(implementation: .portable).usesCPUExtensions)
+    }
+
+    static func cpuHasSHA() -> Bool {
+        ((try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? "").contains(" sha_ni")
     }
 }
