@@ -188,7 +188,7 @@ let package = Package(
         ),
         .target(name: "FakeIIO", dependencies: ["RecorderModel"], path: "Tests/FakeIIO"),
         .executableTarget(name: "FakeIIOGenerator", dependencies: ["FakeIIO"], path: "Tests/FakeIIOGenerator"),
-        .testTarget(name: "RecorderModelTests", dependencies: ["RecorderModel"]),
+        .testTarget(name: "RecorderModelTests", dependencies: ["RecorderModel", "RecorderTestSupport"]),
         .testTarget(name: "RecorderWebTests", dependencies: ["RecorderWeb", "RecorderClient", "RecorderModel", "RecorderTestSupport", "recorderd", "recorderd-services", "recorderctl"]),
         .testTarget(name: "RecorderFleetTests", dependencies: ["RecorderFleet", "RecorderClient", "RecorderModel", "RecorderTestSupport", "recorderd", "recorderd-services", "recorderctl",
                                                        .product(name: "Logging", package: "swift-log")]),

@@ -1,4 +1,5 @@
 @testable import RecorderModel
+import RecorderTestSupport
 import Testing
 
 /// The encoder copies a record's prefix (times and step path) from the record before when they
@@ -61,7 +62,7 @@ struct JSONLinesEncoderPrefixTests {
             JSONString(String(repeating: "long/", count: 150)),  // too long to be copied through the scratch
         ]
         let uptimes = [77185.101523762, 77185.101523762.nextUp, 77185.2, -0.5, .nan]
-        var random = SystemRandomNumberGenerator()
+        var random = SplitMix(seed: 1001)
         var e = JSONLinesEncoder()
         var expected: [UInt8] = []
         for round in 0..<5_000 {
@@ -130,7 +131,7 @@ struct JSONLinesEncoderPrefixTests {
             p *= 10
             values += [p - 1, p, p + 1, -p, -(p - 1)]
         }
-        var random = SystemRandomNumberGenerator()
+        var random = SplitMix(seed: 1002)
         values += (0..<10_000).map { _ in Int64.random(in: .min ... .max, using: &random) >> Int64.random(in: 0...63, using: &random) }
         for v in values {
             var e = JSONLinesEncoder()
@@ -155,7 +156,7 @@ struct JSONLinesEncoderPrefixTests {
             }
             return (digits < 0 ? "-" : "") + text
         }
-        var random = SystemRandomNumberGenerator()
+        var random = SplitMix(seed: 1003)
         var cases: [(Int64, Int)] = [(0, -3), (5, -1), (50, -1), (-1800, 0), (12, 2), (1, -13), (Int64.max, -13), (Int64.min + 1, -5), (100, -2)]
         for _ in 0..<20_000 {
             let digits = Int64.random(in: -999_999_999_999 ... 999_999_999_999, using: &random) >> Int64.random(in: 0...39, using: &random)
@@ -182,7 +183,7 @@ struct JSONLinesEncoderPrefixTests {
             }
             return (nanoseconds < 0 ? "-" : "") + text
         }
-        var random = SystemRandomNumberGenerator()
+        var random = SplitMix(seed: 1004)
         var seconds: [Double] = [0, 1e-9, -1e-9, 0.1, 0.12345678, 0.123456789, 99_999_999.5, 100_000_000.25, 999_999_999.875, 86_400.000_000_001]
         for _ in 0..<20_000 {
             var nanoseconds = Int64.random(in: 0..<999_999_999_000_000_000, using: &random) >> Int64.random(in: 0...59, using: &random)

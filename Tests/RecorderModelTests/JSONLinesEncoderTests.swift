@@ -1,5 +1,6 @@
 import Foundation
 import RecorderModel
+import RecorderTestSupport
 import Testing
 
 @Suite("JSON-lines encoding")
@@ -78,7 +79,7 @@ struct JSONLinesEncoderTests {
     /// Numbers are written as `description` writes them (shortest round-trip text), without the
     /// String it would allocate.
     @Test func numbersAreWrittenAsTheirDescription() {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SplitMix(seed: 1005)
         var values: [Double] = [0.1, -0.05085322578046536, 1e-7, 1.7976931348623157e308, Double.leastNonzeroMagnitude, 123456.789, -2.5e-300, 1e15 + 0.5]
         for _ in 0..<2000 { values.append(Double(bitPattern: generator.next()) ) }
         for v in values where v.isFinite && v != v.rounded(.towardZero) {
@@ -89,14 +90,14 @@ struct JSONLinesEncoderTests {
     }
 
     @Test func numbersRoundTripExactly() throws {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SplitMix(seed: 1006)
         var e = JSONLinesEncoder()
         var expected: [Vector3] = []
         for _ in 0..<2000 {
-            let v = Vector3(x: Double(bitPattern: generator.next() & 0x7FEF_FFFF_FFFF_FFFF) * (Bool.random() ? 1 : -1),
-                            y: Double.random(in: -20...20), z: Double(Int.random(in: -1_000_000...1_000_000)))
+            let v = Vector3(x: Double(bitPattern: generator.next() & 0x7FEF_FFFF_FFFF_FFFF) * (Bool.random(using: &generator) ? 1 : -1),
+                            y: Double.random(in: -20...20, using: &generator), z: Double(Int.random(in: -1_000_000...1_000_000, using: &generator)))
             expected.append(v)
-            e.appendMotion(uptime: Double.random(in: 0...1e7), timestamp: Double.random(in: -30...3600), stepPath: nil, sensorType: .gyro, vector: v)
+            e.appendMotion(uptime: Double.random(in: 0...1e7, using: &generator), timestamp: Double.random(in: -30...3600, using: &generator), stepPath: nil, sensorType: .gyro, vector: v)
         }
         let decoder = JSONDecoder()
         let decoded = try lines(e).dropLast().map { try decoder.decode(Record.self, from: Data($0.utf8)) }
