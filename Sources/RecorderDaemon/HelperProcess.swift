@@ -23,12 +23,15 @@ public final class HelperProcess: Service {
     let ready: @Sendable () async -> Void
     let stopTimeout: Double
     let rules: HelperRestartRules
+    /// What `daemon.status` reports: the child's PID, how many were started, how the last ended.
+    public let board: HelperProcessBoard
     let logger: Logger
     /// The supervising thread's stop pipe (read end, write end), made when supervision starts.
     private let stopPipe = Mutex<(Int32, Int32)?>(nil)
 
     public init(executable: String, arguments: [String], ready: @escaping @Sendable () async -> Void = {}, stopTimeout: Double = 10,
-                rules: HelperRestartRules = HelperRestartRules(), logger: Logger) {
+                rules: HelperRestartRules = HelperRestartRules(), board: HelperProcessBoard = HelperProcessBoard(), logger: Logger) {
+        self.board = board
         self.executable = executable
         self.arguments = arguments
         self.ready = ready
@@ -79,6 +82,7 @@ public final class HelperProcess: Service {
     /// written.
     private func supervise(stop: Int32) {
         var rules = rules
+        board.began()
         var action = rules.begin()
         while case .start(let delay) = action {
             if delay > 0, Self.wait(for: [stop], seconds: delay) != nil {
@@ -114,6 +118,7 @@ public final class HelperProcess: Service {
             return nil
         }
         logger.info("services process started", metadata: ["pid": "\(pid)"])
+        board.started(pid: pid)
         return pid
     }
 
@@ -134,9 +139,13 @@ public final class HelperProcess: Service {
             if woken == pidfd || pidfd < 0 {
                 if waitpid(pid, &status, pidfd >= 0 ? 0 : WNOHANG) == pid {
                     logger.warning("services process ended", metadata: ["pid": "\(pid)", "status": "\(Self.describe(status))"])
+                    board.ended(Self.describe(status))
                     return false
                 }
-                if pidfd >= 0 { return false }  // reaped elsewhere: nothing to wait for
+                if pidfd >= 0 {  // reaped elsewhere: nothing to wait for
+                    board.ended("an unknown status")
+                    return false
+                }
             }
         }
         kill(pid, SIGTERM)
@@ -152,6 +161,7 @@ public final class HelperProcess: Service {
             }
             _ = Self.wait(for: pidfd >= 0 ? [pidfd] : [], seconds: pidfd >= 0 ? left : min(left, 0.1))
         }
+        board.ended(Self.describe(status))
         return stopped
     }
 

@@ -20,6 +20,8 @@ public struct RecorderDaemon: Sendable {
     public let server: ControlServer
     /// The descriptors clients' connections and task runs may hold, sized from the open-file limit.
     let descriptors = DescriptorBudget()
+    /// The services process's state, for `daemon.status`.
+    let servicesBoard = HelperProcessBoard()
     let supervisor: SupervisorService
     let notifier: SystemdNotifier
     /// Reads the configuration again on SIGHUP; nil: SIGHUP is not handled.
@@ -57,7 +59,7 @@ public struct RecorderDaemon: Sendable {
                                  baseDirectory: baseDirectory, logger: logger)
         runs = TaskRunRegistry(dataDirectory: configuration.dataDirectory, devices: devices, ringSeconds: configuration.ringSeconds,
                                limits: configuration.limits, descriptors: descriptors, clock: clock, logger: logger)
-        let router = RequestRouter(runs: runs, devices: devices, startUptime: clock.uptime(), clock: clock)
+        let router = RequestRouter(runs: runs, devices: devices, startUptime: clock.uptime(), clock: clock, services: servicesBoard)
         server = ControlServer(socketPath: configuration.socket, socketMode: configuration.socketMode, listenSocket: listenSocket,
                                maximumConnections: configuration.limits.connections,
                                lineTimeout: configuration.limits.lineTimeout, descriptors: descriptors, router: router, logger: logger)
@@ -96,7 +98,8 @@ public struct RecorderDaemon: Sendable {
                                      minimumStall: configuration.stallTimeout, announced: ready, logger: logger)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: supervisor), .init(service: server), .init(service: systemd)]
         if let command, let executable = command.first {
-            services.append(.init(service: HelperProcess(executable: executable, arguments: command, ready: { await ready.wait() }, logger: logger)))
+            services.append(.init(service: HelperProcess(executable: executable, arguments: command, ready: { await ready.wait() },
+                                                         board: servicesBoard, logger: logger)))
         }
         if handleSignals, let reloadConfiguration {
             services.append(.init(service: ReloadService(load: reloadConfiguration, running: configuration, devices: devices, runs: runs,

@@ -12,6 +12,8 @@ struct RequestRouter: Sendable {
     let devices: DeviceRegistry
     let startUptime: Double
     let clock: any RecorderClock
+    /// The services process's state (nil-valued when the configuration has no `http` or `mqtt`).
+    var services = HelperProcessBoard()
 
     /// Handles one request; returns the response line, or nil for a notification.
     func respond(to request: JSONRPCRequest, connection: ControlConnection) async -> [UInt8]? {
@@ -40,7 +42,7 @@ struct RequestRouter: Sendable {
             let status = DaemonStatus(
                 version: RecorderVersion.string, uptimeSeconds: clock.uptime() - startUptime,
                 pid: getpid(), dataDirectory: runs.dataDirectory, devices: devices.infos, taskRuns: runs.active(), disk: disk,
-                recentlyEnded: runs.recentlyEnded())
+                recentlyEnded: runs.recentlyEnded(), services: services.current)
             return try ResponseEncoding.success(id: id, result: status)
         case .runsList:
             let params = try Self.params(RunsListParams.self, request.params)

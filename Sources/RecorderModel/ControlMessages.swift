@@ -288,11 +288,14 @@ public struct DaemonStatus: Sendable, Codable, Equatable {
     public var disk: DiskUsage?
     /// The last `EndedTaskRun.kept` runs that ended since recorderd started, oldest first.
     public var recentlyEnded: [EndedTaskRun]?
+    /// The web page and the fleet link's process, when the configuration has `http` or `mqtt`.
+    public var services: ServicesProcessInfo?
 
     public init(version: String, uptimeSeconds: Double, pid: Int32, dataDirectory: String, devices: [DeviceInfo], taskRuns: [ActiveTaskRun],
-                disk: DiskUsage? = nil, recentlyEnded: [EndedTaskRun]? = nil) {
+                disk: DiskUsage? = nil, recentlyEnded: [EndedTaskRun]? = nil, services: ServicesProcessInfo? = nil) {
         self.disk = disk
         self.recentlyEnded = recentlyEnded
+        self.services = services
         self.version = version
         self.uptimeSeconds = uptimeSeconds
         self.pid = pid

@@ -17,6 +17,7 @@ struct StatusCommand: AsyncParsableCommand {
         if let disk = status.disk {
             print("disk: runs take \(ByteCount.text(disk.runsBytes)); \(ByteCount.text(disk.freeBytes)) free of \(ByteCount.text(disk.totalBytes))")
         }
+        if let services = status.services { print("web page and fleet link (recorderd-services): \(services.summary)") }
         print("devices:")
         for d in status.devices { print("  " + DevicesCommand.line(d)) }
         print("task runs: \(status.taskRuns.isEmpty ? "none" : "")")

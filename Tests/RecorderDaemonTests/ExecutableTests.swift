@@ -102,6 +102,9 @@ struct ExecutableTests {
         #expect(try await status.wait(timeout: 20) == 0)
         let statusText = status.printed
         #expect(statusText.contains("imu0") && statusText.contains("broken") && statusText.contains("unavailable"))
+        // No http or mqtt: no services process, and status says none.
+        #expect(try await client.status().services == nil)
+        #expect(!statusText.contains("recorderd-services"))
         let tail = try ChildProcess(ChildProcess.executable("recorderctl"), ["tail", "imu0", "--json", "--rate", "20", "--count", "10", "--socket", dir + "/control.sock"])
         #expect(try await tail.wait(timeout: 20) == 0)
         let lines = tail.printed.split(separator: "\n")

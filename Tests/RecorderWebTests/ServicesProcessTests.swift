@@ -49,6 +49,8 @@ import Testing
 
         // A recording goes on while the page's process is killed and started again.
         let client = try await RecorderClient.connect(socketPath: web.socket)
+        // daemon.status names it (the kernel's child list is the independent word).
+        #expect(try await client.status().services == ServicesProcessInfo(pid: services, starts: 1))
         let run = try await client.startTask(identifier: "t", asyncActions: [.motion("m")])
         kill(services, SIGKILL)
         #expect(try await Self.waitUntilEnded(services, seconds: 10))
@@ -62,6 +64,11 @@ import Testing
         }
         #expect(status == "HTTP/1.1 200 OK")
         #expect(web.daemon.printedSoFar().contains("services process ended; starting it again"))
+        #expect(try await client.status().services == ServicesProcessInfo(pid: again, starts: 2, lastEnd: "signal 9"))
+        let printed = try ChildProcess(ChildProcess.executable("recorderctl"), ["status", "--socket", web.socket])
+        #expect(try await printed.wait(timeout: 20) == 0)
+        #expect(printed.printed.contains("web page and fleet link (recorderd-services): running, pid \(again), started 2 times; the last one ended with signal 9"),
+                "\(printed.printed)")
         let result = try await run.finish()
         let file = try #require(result.asyncResults.compactMap(\.file).first)
         #expect(file.sampleCount > 0 && file.droppedSamples == 0 && file.gapCount == 0)
