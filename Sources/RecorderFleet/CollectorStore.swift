@@ -167,7 +167,11 @@ public struct CollectorStore: Sendable {
 
     func create(_ path: String) throws {
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+        // Made if missing, never truncated; a file that cannot be made is an error (an empty file
+        // is counted as arrived once made).
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw StoreError.io("create \(path): \(String(cString: strerror(errno)))") }
+        close(fd)
     }
 
     func write(_ bytes: [UInt8], at offset: Int64, to path: String) throws {
