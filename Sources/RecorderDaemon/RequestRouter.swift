@@ -13,7 +13,7 @@ struct RequestRouter: Sendable {
     let startUptime: Double
     let clock: any RecorderClock
     /// The services process's state (nil-valued when the configuration has no `http` or `mqtt`).
-    var services = HelperProcessBoard()
+    let services: HelperProcessBoard
 
     /// Handles one request; returns the response line, or nil for a notification.
     func respond(to request: JSONRPCRequest, connection: ControlConnection) async -> [UInt8]? {

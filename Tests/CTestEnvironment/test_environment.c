@@ -4,7 +4,7 @@
 // entries) under readers — `getenv` in libasound, libjack and SwiftNIO, Foundation's
 // `ProcessInfo.environment` in `ChildProcess`, the `envp` of a spawn. CI saw it: a segfault in
 // `strlen` under a test reading `environ` while the JACK test set its variables. So no test
-// sets a variable once tests run (`EnvironmentTests` checks the sources), and what used to be
+// sets a variable once tests run (`EnvironmentHygieneTests` checks the sources), and what used to be
 // set then is set here.
 #define _GNU_SOURCE
 #include "test_environment.h"

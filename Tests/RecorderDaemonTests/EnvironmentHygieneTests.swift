@@ -12,8 +12,8 @@ import Testing
 /// scanned.)
 @Suite struct EnvironmentHygieneTests {
     static let calls = ["setenv(", "unsetenv(", "putenv(", "clearenv("]
-    /// The one place allowed: the test process's constructor, before any thread.
-    static let allowed: Set<String> = ["Tests/CTestEnvironment/test_environment.c"]
+    /// The test process's constructor (before any thread), and this file, which names the calls.
+    static let allowed: Set<String> = ["Tests/CTestEnvironment/test_environment.c", "Tests/RecorderDaemonTests/EnvironmentHygieneTests.swift"]
 
     @Test func noCodeChangesTheEnvironmentOnceThreadsRun() throws {
         let root = URL(fileURLWithPath: Fixtures.root).deletingLastPathComponent().deletingLastPathComponent().path
@@ -23,7 +23,7 @@ import Testing
             guard let files = FileManager.default.enumerator(atPath: root + "/" + top) else { continue }
             for case let file as String in files where [".swift", ".c", ".h"].contains(where: file.hasSuffix) {
                 let relative = top + "/" + file
-                guard !Self.allowed.contains(relative), relative != "Tests/RecorderDaemonTests/EnvironmentHygieneTests.swift" else { continue }
+                guard !Self.allowed.contains(relative) else { continue }
                 let text = try String(contentsOfFile: root + "/" + relative, encoding: .utf8)
                 scanned += 1
                 for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
