@@ -2,7 +2,6 @@ import FoundationEssentials
 import Glibc
 import Logging
 import NIOCore
-import NIOExtras
 import NIOPosix
 import RecorderEngine
 import RecorderModel
