@@ -175,6 +175,14 @@ let package = Package(
         .executableTarget(name: "UploadCount", dependencies: ["RecorderFleet"], path: "Benchmarks/UploadCount"),
         .executableTarget(name: "RingCount", dependencies: ["RecorderEngine"], path: "Benchmarks/RingCount"),
         .executableTarget(name: "DaemonCount", dependencies: ["RecorderDaemon", "RecorderModel", .product(name: "Logging", package: "swift-log")], path: "Benchmarks/DaemonCount"),
+        .executableTarget(
+            name: "DaemonFloor",
+            dependencies: ["CALSA", "CLibGPS", "CLibIIO",
+                           .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Benchmarks/DaemonFloor"
+        ),
         .executableTarget(name: "DrainCount", dependencies: ["RecorderEngine", .product(name: "Logging", package: "swift-log")], path: "Benchmarks/DrainCount"),
         .target(name: "CChildProcess", path: "Tests/CChildProcess"),
         // The test process's environment, set before main (the test bundle only, not the benchmarks).
