@@ -75,9 +75,13 @@ public struct RecorderDaemon: Sendable {
 
     /// Recovers interrupted runs and probes the devices (nothing is recording yet).
     func recoverAndProbe() async throws {
-        let deviceCount = configuration.devices.count, webPage = configuration.http != nil
-        let openFileLimit = OpenFileLimit.ensure(configuration.limits.descriptorsNeeded(devices: deviceCount, webPage: webPage), logger: logger)
-        descriptors.setOpenFileLimit(openFileLimit, devices: deviceCount, webPage: webPage)
+        // The web page's descriptors are recorderd-services' own, not this budget's; that process
+        // inherits the limit raised here.
+        let deviceCount = configuration.devices.count
+        var needed = configuration.limits.descriptorsNeeded(devices: deviceCount)
+        if configuration.http != nil { needed = max(needed, DaemonLimits.servicesDescriptorsNeeded) }
+        let openFileLimit = OpenFileLimit.ensure(needed, logger: logger)
+        descriptors.setOpenFileLimit(openFileLimit, devices: deviceCount)
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         RunRecovery.recover(dataDirectory: configuration.dataDirectory, logger: logger)
         let available = await SupervisorService.onBlockingQueue { [devices] in devices.probeAll() }

@@ -41,8 +41,7 @@ struct ReloadService: Service {
         do {
             let (configuration, baseDirectory) = try load()
             let summary = devices.reload(configuration.devices, baseDirectory: baseDirectory)
-            // The web page is on or off until a restart.
-            runs.descriptors.setOpenFileLimit(OpenFileLimit.soft, devices: configuration.devices.count, webPage: running.http != nil)
+            runs.descriptors.setOpenFileLimit(OpenFileLimit.soft, devices: configuration.devices.count)
             let available = await SupervisorService.onBlockingQueue { [devices] in devices.probeAll() }
             logger.notice("configuration reloaded", metadata: [
                 "added": "\(summary.added.joined(separator: ","))", "removed": "\(summary.removed.joined(separator: ","))",

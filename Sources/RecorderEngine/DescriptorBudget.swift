@@ -2,8 +2,8 @@ import RecorderModel
 import Synchronization
 
 /// The descriptors recorderd may open for its clients' work: its open-file limit less what it
-/// needs whatever the clients do (`DaemonLimits.descriptorsBase`, the devices' share, the web
-/// page's connections).
+/// needs whatever the clients do (`DaemonLimits.descriptorsBase` and the devices' share; the web
+/// page runs in a process of its own, and its control connections are clients here).
 /// Connections, task runs and recorders take theirs before they open anything and give them back
 /// once closed, so a client that asks for more gets a clear `-32011` and the process never runs
 /// out.
@@ -21,15 +21,15 @@ public final class DescriptorBudget: Sendable {
         self.capacity.store(capacity, ordering: .relaxed)
     }
 
-    /// Sizes the budget for the process's open-file limit with `devices` configured and the web
-    /// page on or off (at start and when the configuration is reloaded; what is taken stays taken).
-    public func setOpenFileLimit(_ limit: Int, devices: Int, webPage: Bool = false) {
-        capacity.store(Self.capacity(openFileLimit: limit, devices: devices, webPage: webPage), ordering: .releasing)
+    /// Sizes the budget for the process's open-file limit with `devices` configured (at start and
+    /// when the configuration is reloaded; what is taken stays taken).
+    public func setOpenFileLimit(_ limit: Int, devices: Int) {
+        capacity.store(Self.capacity(openFileLimit: limit, devices: devices), ordering: .releasing)
     }
 
     /// What clients may use under an open-file limit of `limit` with `devices` configured.
-    public static func capacity(openFileLimit limit: Int, devices: Int, webPage: Bool = false) -> Int {
-        max(0, min(limit, .max / 2) - DaemonLimits.descriptorsReserved(devices: devices, webPage: webPage))
+    public static func capacity(openFileLimit limit: Int, devices: Int) -> Int {
+        max(0, min(limit, .max / 2) - DaemonLimits.descriptorsReserved(devices: devices))
     }
 
     /// The budget's size.

@@ -46,9 +46,12 @@ public struct DaemonLimits: Sendable, Equatable, Codable {
     /// HTTP connections the web page (`http`) holds at once; more wait in its listening socket's
     /// backlog until one closes.
     public static let webConnections = 32
-    /// Descriptors the web page may hold: per HTTP connection the connection, its own control
-    /// connection's end, and a file it makes or sends.
+    /// Descriptors the web page may hold, in `recorderd-services`: per HTTP connection the
+    /// connection, its control connection's end, and a file it makes or sends.
     public static let webPageDescriptors = webConnections * 3
+    /// Open files `recorderd-services` needs: its own (as recorderd's) and the web page's. The page's
+    /// control connections are client connections to recorderd, counted there like any other.
+    public static let servicesDescriptorsNeeded = descriptorsBase + webPageDescriptors
 
     public init(connections: Int = 64, taskRuns: Int = 16, recordersPerRun: Int = 16, lineTimeout: Double = 10) {
         self.connections = connections
@@ -68,14 +71,15 @@ public struct DaemonLimits: Sendable, Equatable, Codable {
         lineTimeout = try c.decodeIfPresent(Double.self, forKey: .lineTimeout, in: Self.lineTimeoutRange) ?? lineTimeout
     }
 
-    /// Open files recorderd needs whatever its clients do: its own, the devices' and the web page's.
-    public static func descriptorsReserved(devices: Int, webPage: Bool = false) -> Int {
-        descriptorsBase + (webPage ? webPageDescriptors : 0) + min(max(devices, 0), 100_000) * descriptorsPerDevice
+    /// Open files recorderd needs whatever its clients do: its own and the devices'. (The web page
+    /// runs in `recorderd-services`: see `servicesDescriptorsNeeded`.)
+    public static func descriptorsReserved(devices: Int) -> Int {
+        descriptorsBase + min(max(devices, 0), 100_000) * descriptorsPerDevice
     }
 
-    /// Open files recorderd needs at these limits with `devices` configured (and the web page).
-    public func descriptorsNeeded(devices: Int, webPage: Bool = false) -> Int {
-        Self.descriptorsReserved(devices: devices, webPage: webPage) + connections
+    /// Open files recorderd needs at these limits with `devices` configured.
+    public func descriptorsNeeded(devices: Int) -> Int {
+        Self.descriptorsReserved(devices: devices) + connections
             + taskRuns * (Self.descriptorsPerRun + recordersPerRun * Self.descriptorsPerRecorder)
     }
 }

@@ -8,8 +8,6 @@ import Testing
     @Test func itsSizeIsTheOpenFileLimitLessWhatTheDaemonAndItsDevicesNeed() {
         #expect(DescriptorBudget.capacity(openFileLimit: 160, devices: 1) == 160 - 64 - 8)
         #expect(DescriptorBudget.capacity(openFileLimit: 4096, devices: 3) == 4096 - 64 - 24)
-        #expect(DescriptorBudget.capacity(openFileLimit: 4096, devices: 3, webPage: true) == 4096 - 64 - 24 - 96)
-        #expect(DaemonLimits().descriptorsNeeded(devices: 3, webPage: true) == DaemonLimits().descriptorsNeeded(devices: 3) + 96)
         #expect(DescriptorBudget.capacity(openFileLimit: 50, devices: 0) == 0)
         #expect(DescriptorBudget.capacity(openFileLimit: .max, devices: .max) == .max / 2 - 64 - 800_000)
         #expect(DescriptorBudget.capacity(openFileLimit: 1024, devices: -5) == 1024 - 64)
