@@ -75,12 +75,9 @@ public struct RecorderDaemon: Sendable {
 
     /// Recovers interrupted runs and probes the devices (nothing is recording yet).
     func recoverAndProbe() async throws {
-        // The web page's descriptors are recorderd-services' own, not this budget's; that process
-        // inherits the limit raised here.
+        // The web page's descriptors are recorderd-services' own, not this budget's.
         let deviceCount = configuration.devices.count
-        var needed = configuration.limits.descriptorsNeeded(devices: deviceCount)
-        if configuration.http != nil { needed = max(needed, DaemonLimits.servicesDescriptorsNeeded) }
-        let openFileLimit = OpenFileLimit.ensure(needed, logger: logger)
+        let openFileLimit = OpenFileLimit.ensure(configuration.limits.descriptorsNeeded(devices: deviceCount), logger: logger)
         descriptors.setOpenFileLimit(openFileLimit, devices: deviceCount)
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         RunRecovery.recover(dataDirectory: configuration.dataDirectory, logger: logger)

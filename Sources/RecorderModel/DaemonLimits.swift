@@ -49,8 +49,9 @@ public struct DaemonLimits: Sendable, Equatable, Codable {
     /// Descriptors the web page may hold, in `recorderd-services`: per HTTP connection the
     /// connection, its control connection's end, and a file it makes or sends.
     public static let webPageDescriptors = webConnections * 3
-    /// Open files `recorderd-services` needs: its own (as recorderd's) and the web page's. The page's
-    /// control connections are client connections to recorderd, counted there like any other.
+    /// Open files `recorderd-services` needs: its own (as recorderd's) and the web page's. It
+    /// inherits recorderd's limit (the unit's `LimitNOFILE`). The page's control connections are
+    /// client connections to recorderd, counted there like any other.
     public static let servicesDescriptorsNeeded = descriptorsBase + webPageDescriptors
 
     public init(connections: Int = 64, taskRuns: Int = 16, recordersPerRun: Int = 16, lineTimeout: Double = 10) {
