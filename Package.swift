@@ -1,9 +1,14 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Layering (dependencies point one way):
-// RecorderModel <- RecorderEngine <- backends (GPSSensors, IIOSensors, AudioSensors) <- RecorderDaemon <- recorderd
-// RecorderModel <- RecorderClient <- recorderctl
+// Layering: dependencies point one way (README, "Architecture"; ArchitectureTests fails on a wrong
+// arrow, reading this file through `swift package dump-package` and each module's imports).
+//   bottom:     CRecorderRuntime <- RecorderRuntime; RecorderJSON; <- RecorderModel <- RecorderProtocol, RecorderConfiguration
+//   recording:  <- RecorderEngine <- backends (ReplaySensors, GPSSensors, IIOSensors, AudioSensors), analyses
+//               (MotionFusion, GaitAnalysis); RecorderEngine, RecorderSystemd <- RecorderDaemon
+//   client:     RecorderProtocol <- RecorderClient <- RecorderFleet, RecorderWeb; RecorderModel <- RecorderExport, RecorderPlot, RecorderFHIR
+//   executables (composition roots): recorderd (daemon + backends + analyses), recorderd-services (web + fleet),
+//               recorderctl (client side only)
 let package = Package(
     name: "recorderd",
     platforms: [.macOS(.v15)],
@@ -12,7 +17,17 @@ let package = Package(
         .executable(name: "recorderctl", targets: ["recorderctl"]),
         .library(name: "RecorderClient", targets: ["RecorderClient"]),
         // For the fuzzing package (Fuzz/), which builds recorderd's modules with -sanitize=fuzzer.
+        .library(name: "RecorderRuntime", targets: ["RecorderRuntime"]),
+        .library(name: "RecorderJSON", targets: ["RecorderJSON"]),
         .library(name: "RecorderModel", targets: ["RecorderModel"]),
+        .library(name: "RecorderProtocol", targets: ["RecorderProtocol"]),
+        .library(name: "RecorderConfiguration", targets: ["RecorderConfiguration"]),
+        .library(name: "ReplaySensors", targets: ["ReplaySensors"]),
+        .library(name: "GPSSensors", targets: ["GPSSensors"]),
+        .library(name: "IIOSensors", targets: ["IIOSensors"]),
+        .library(name: "AudioSensors", targets: ["AudioSensors"]),
+        .library(name: "MotionFusion", targets: ["MotionFusion"]),
+        .library(name: "GaitAnalysis", targets: ["GaitAnalysis"]),
         .library(name: "RecorderEngine", targets: ["RecorderEngine"]),
         .library(name: "RecorderDaemon", targets: ["RecorderDaemon"]),
         .library(name: "RecorderFHIR", targets: ["RecorderFHIR"]),
@@ -29,88 +44,87 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
     ],
     targets: [
-        .target(name: "RecorderModel"),
-        // SHA-256 of the file results (portable C, and the x86 SHA extensions where present).
-        .target(name: "CSHA256"),
-        .target(name: "CSystemSupport"),
+        // MARK: The bottom: a runtime, JSON, the model, the protocol, the configuration
+        // SHA-256 and the system calls Swift's Glibc module lacks: the one C shim of the runtime.
+        .target(name: "CRecorderRuntime"),
+        // Locks, the blocking pool, threads and their names, the clock, SHA-256, file helpers.
+        .target(name: "RecorderRuntime", dependencies: ["CRecorderRuntime"]),
+        // JSON: the strict parser, values, the value decoder, the text encoder, decimals, key schemas.
+        .target(name: "RecorderJSON", dependencies: ["RecorderRuntime"]),
+        // What recorderd records and runs: records and their JSON-lines codec, tasks, results.
+        .target(name: "RecorderModel", dependencies: ["RecorderJSON"]),
+        // The control protocol (JSON-RPC 2.0 messages) and the fleet's messages.
+        .target(name: "RecorderProtocol", dependencies: ["RecorderModel", "RecorderJSON"]),
+        // recorderd.json: its types, the loader, and the registry of device kinds the executable fills.
+        .target(
+            name: "RecorderConfiguration",
+            dependencies: ["RecorderProtocol", "RecorderModel", "RecorderJSON", "RecorderRuntime",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // MARK: The recording side: engine, backends, analyses, daemon
         .target(
             name: "RecorderEngine",
             dependencies: [
-                "RecorderModel",
-                "CSHA256",
-                "CSystemSupport",
+                "RecorderRuntime", "RecorderJSON", "RecorderModel", "RecorderProtocol", "RecorderConfiguration",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .systemLibrary(
-            name: "CLibGPS",
-            pkgConfig: "libgps",
-            providers: [.apt(["libgps-dev"])]
-        ),
+        .target(name: "ReplaySensors", dependencies: ["RecorderEngine", "RecorderModel", "RecorderJSON", "RecorderRuntime", "RecorderConfiguration"]),
+        .systemLibrary(name: "CLibGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
         .target(
             name: "GPSSensors",
-            dependencies: ["RecorderModel", "RecorderEngine", "CLibGPS"]
+            dependencies: ["RecorderEngine", "RecorderModel", "RecorderJSON", "RecorderRuntime", "RecorderConfiguration", "CLibGPS"]
         ),
-        .systemLibrary(
-            name: "CLibIIO",
-            pkgConfig: "libiio",
-            providers: [.apt(["libiio-dev"])]
-        ),
+        .systemLibrary(name: "CLibIIO", pkgConfig: "libiio", providers: [.apt(["libiio-dev"])]),
         .target(
             name: "IIOSensors",
-            dependencies: ["RecorderModel", "RecorderEngine", "CLibIIO", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["RecorderEngine", "RecorderModel", "RecorderJSON", "RecorderRuntime", "RecorderProtocol", "RecorderConfiguration", "CLibIIO",
+                           .product(name: "Logging", package: "swift-log")]
         ),
-        .systemLibrary(
-            name: "CALSA",
-            pkgConfig: "alsa",
-            providers: [.apt(["libasound2-dev"])]
-        ),
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .target(
             name: "AudioSensors",
-            dependencies: ["RecorderModel", "RecorderEngine", "CALSA", "CSystemSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["RecorderEngine", "RecorderModel", "RecorderJSON", "RecorderRuntime", "RecorderConfiguration", "CALSA",
+                           .product(name: "Logging", package: "swift-log")]
         ),
-        .systemLibrary(
-            name: "CSystemd",
-            pkgConfig: "libsystemd",
-            providers: [.apt(["libsystemd-dev"])]
-        ),
+        .target(name: "MotionFusion", dependencies: ["RecorderEngine", "RecorderModel", "RecorderJSON", "RecorderRuntime", "RecorderConfiguration"]),
+        .target(name: "GaitAnalysis", dependencies: ["RecorderEngine", "RecorderModel", "RecorderJSON"]),
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        // The journal log handler, sd_notify and socket activation: what both of recorderd's processes use.
+        .target(name: "RecorderSystemd", dependencies: ["CSystemd", "RecorderRuntime", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "RecorderDaemon",
             dependencies: [
-                "CSystemd",
-                "RecorderModel",
-                "RecorderEngine",
-                "MotionFusion",
-                "GaitAnalysis",
-                "GPSSensors",
-                "IIOSensors",
-                "AudioSensors",
+                "RecorderEngine", "RecorderModel", "RecorderProtocol", "RecorderConfiguration", "RecorderJSON", "RecorderRuntime",
+                "RecorderSystemd",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .target(name: "RecorderClient", dependencies: ["RecorderModel"]),
+        // MARK: The client side: client, exports, plots, task files, web page, fleet link
+        .target(name: "RecorderClient", dependencies: ["RecorderProtocol", "RecorderModel", "RecorderJSON", "RecorderRuntime"]),
         // HL7 FHIR: Questionnaires as task definitions (recorderctl run).
-        .target(name: "RecorderFHIR", dependencies: ["RecorderModel"]),
-        .target(name: "MotionFusion", dependencies: ["RecorderModel", "RecorderEngine"]),
-        .target(name: "GaitAnalysis", dependencies: ["RecorderModel", "RecorderEngine"]),
+        .target(name: "RecorderFHIR", dependencies: ["RecorderModel", "RecorderJSON"]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         // Exports of a run directory (recorderctl export): reads the files, needs no daemon.
-        .target(name: "RecorderExport", dependencies: ["RecorderModel", "CZstd", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
+        .target(
+            name: "RecorderExport",
+            dependencies: ["RecorderModel", "RecorderJSON", "RecorderRuntime", "CZstd", .product(name: "ZIPFoundation", package: "ZIPFoundation")]
+        ),
         // cairo's headers only (no pkg-config: that would link the library into every executable);
         // RecorderPlot loads libcairo.so.2 when it draws its first plot.
         .systemLibrary(name: "CCairo", providers: [.apt(["libcairo2-dev"])]),
         // Plots of a run directory (recorderctl plot): cairo's PNG and SVG surfaces.
-        .target(name: "RecorderPlot", dependencies: ["RecorderModel", "RecorderExport", "CCairo"]),
+        .target(name: "RecorderPlot", dependencies: ["RecorderModel", "RecorderJSON", "RecorderExport", "CCairo"]),
         // The Pi's web page (http in the configuration): a client of the control socket like
         // recorderctl, plus the exports and plots of run directories.
         .target(
             name: "RecorderWeb",
             dependencies: [
-                "RecorderModel", "RecorderClient", "RecorderFHIR", "RecorderExport", "RecorderPlot",
+                "RecorderClient", "RecorderProtocol", "RecorderModel", "RecorderJSON", "RecorderRuntime", "RecorderConfiguration",
+                "RecorderFHIR", "RecorderExport", "RecorderPlot",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -123,31 +137,32 @@ let package = Package(
         .target(
             name: "RecorderFleet",
             dependencies: [
-                "RecorderModel", "RecorderEngine", "RecorderClient", "CMosquitto",
+                "RecorderClient", "RecorderProtocol", "RecorderModel", "RecorderJSON", "RecorderRuntime", "RecorderConfiguration", "CMosquitto",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // MARK: The executables: composition roots
         .target(name: "CEarlySignals"),
+        // The recording process: chooses the backends and analyses it is made of.
         .executableTarget(
             name: "recorderd",
             dependencies: [
-                "CEarlySignals",
-                "RecorderDaemon",
-                "RecorderEngine",
+                "CEarlySignals", "RecorderDaemon", "RecorderEngine", "RecorderSystemd", "RecorderConfiguration", "RecorderProtocol",
+                "RecorderModel", "RecorderRuntime",
+                "ReplaySensors", "GPSSensors", "IIOSensors", "AudioSensors", "MotionFusion", "GaitAnalysis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // The web page and the fleet link in a process of their own, started by recorderd: the
-        // recording process then maps no Foundation (ICU), Hummingbird or ZIPFoundation.
+        // recording process then maps no Foundation (ICU), Hummingbird or ZIPFoundation, and this
+        // one no sensor backend.
         .executableTarget(
             name: "recorderd-services",
             dependencies: [
-                "CSystemSupport",
-                "RecorderDaemon",
-                "RecorderWeb",
-                "RecorderFleet",
+                "RecorderRuntime", "RecorderSystemd", "RecorderConfiguration", "RecorderProtocol", "RecorderModel", "RecorderWeb", "RecorderFleet",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -156,25 +171,26 @@ let package = Package(
         .executableTarget(
             name: "recorderctl",
             dependencies: [
-                "RecorderClient",
-                "RecorderModel",
-                "RecorderExport",
-                "RecorderFHIR",
-                "RecorderPlot",
-                "RecorderFleet",
+                "RecorderClient", "RecorderProtocol", "RecorderModel", "RecorderJSON", "RecorderRuntime", "RecorderConfiguration",
+                "RecorderExport", "RecorderFHIR", "RecorderPlot", "RecorderFleet",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // MARK: Benchmarks (swift run -c release …; BENCHMARKS.md)
         .executableTarget(
             name: "RecorderBenchmarks",
-            dependencies: ["RecorderModel", "RecorderEngine", "RecorderClient", "RecorderDaemon", "MotionFusion", "GaitAnalysis", "FakeIIO",
-                           "RecorderTestSupport"],
+            dependencies: bottom + ["RecorderEngine", "RecorderClient", "RecorderDaemon", "MotionFusion", "GaitAnalysis", "ReplaySensors",
+                                    "FakeIIO", "RecorderTestSupport"],
             path: "Benchmarks/RecorderBenchmarks"
         ),
         .executableTarget(name: "ExportCount", dependencies: ["RecorderExport"], path: "Benchmarks/ExportCount"),
-        .executableTarget(name: "UploadCount", dependencies: ["RecorderFleet"], path: "Benchmarks/UploadCount"),
-        .executableTarget(name: "RingCount", dependencies: ["RecorderEngine"], path: "Benchmarks/RingCount"),
-        .executableTarget(name: "DaemonCount", dependencies: ["RecorderDaemon", "RecorderModel", .product(name: "Logging", package: "swift-log")], path: "Benchmarks/DaemonCount"),
+        .executableTarget(name: "UploadCount", dependencies: ["RecorderFleet", "RecorderRuntime"], path: "Benchmarks/UploadCount"),
+        .executableTarget(name: "RingCount", dependencies: bottom + ["RecorderEngine"], path: "Benchmarks/RingCount"),
+        .executableTarget(
+            name: "DaemonCount",
+            dependencies: bottom + ["RecorderDaemon", "RecorderTestSupport", .product(name: "Logging", package: "swift-log")],
+            path: "Benchmarks/DaemonCount"
+        ),
         .executableTarget(
             name: "DaemonFloor",
             dependencies: ["CALSA", "CLibGPS", "CLibIIO",
@@ -183,45 +199,51 @@ let package = Package(
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Benchmarks/DaemonFloor"
         ),
-        .executableTarget(name: "DrainCount", dependencies: ["RecorderEngine", .product(name: "Logging", package: "swift-log")], path: "Benchmarks/DrainCount"),
+        .executableTarget(name: "DrainCount", dependencies: bottom + ["RecorderEngine", .product(name: "Logging", package: "swift-log")], path: "Benchmarks/DrainCount"),
+        // MARK: Tests
         .target(name: "CChildProcess", path: "Tests/CChildProcess"),
         // The test process's environment, set before main (the test bundle only, not the benchmarks).
         .target(name: "CTestEnvironment", path: "Tests/CTestEnvironment"),
         .target(
             name: "RecorderTestSupport",
-            dependencies: ["RecorderEngine", "RecorderModel", "RecorderClient", "CChildProcess", "CSystemSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: bottom + ["RecorderEngine", "RecorderClient", "RecorderDaemon", "ReplaySensors", "GPSSensors", "IIOSensors", "AudioSensors",
+                                    "MotionFusion", "GaitAnalysis", "CChildProcess", "CRecorderRuntime", .product(name: "Logging", package: "swift-log")],
             path: "Tests/RecorderTestSupport"
         ),
-        .target(name: "FakeIIO", dependencies: ["RecorderModel"], path: "Tests/FakeIIO"),
+        .target(name: "FakeIIO", dependencies: bottom, path: "Tests/FakeIIO"),
         .executableTarget(name: "FakeIIOGenerator", dependencies: ["FakeIIO"], path: "Tests/FakeIIOGenerator"),
-        .testTarget(name: "RecorderModelTests", dependencies: ["RecorderModel", "RecorderTestSupport"]),
-        .testTarget(name: "RecorderWebTests", dependencies: ["RecorderWeb", "RecorderClient", "RecorderModel", "RecorderTestSupport", "recorderd", "recorderd-services", "recorderctl"]),
-        .testTarget(name: "RecorderFleetTests", dependencies: ["RecorderFleet", "RecorderClient", "RecorderModel", "RecorderTestSupport", "recorderd", "recorderd-services", "recorderctl",
-                                                       .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "RecorderFHIRTests", dependencies: ["RecorderFHIR", "RecorderModel", "RecorderClient", "RecorderTestSupport"]),
-        .testTarget(name: "MotionFusionTests", dependencies: ["MotionFusion", "RecorderModel", "RecorderEngine", "RecorderTestSupport", "FakeIIO"]),
-        .testTarget(name: "RecorderExportTests", dependencies: ["RecorderExport", "RecorderPlot", "RecorderModel", "RecorderClient", "RecorderTestSupport"]),
-        .testTarget(name: "GaitAnalysisTests", dependencies: ["GaitAnalysis", "MotionFusion", "RecorderModel", "RecorderEngine", "RecorderTestSupport"]),
-        .testTarget(name: "RecorderEngineTests", dependencies: ["RecorderEngine", "RecorderModel", "RecorderTestSupport"]),
-        .testTarget(
-            name: "GPSSensorsTests",
-            dependencies: ["GPSSensors", "RecorderEngine", "RecorderExport", "RecorderModel", "RecorderTestSupport"]
-        ),
+        // The dependency rule, checked against the package, the imports and the linked libraries.
+        .testTarget(name: "ArchitectureTests", dependencies: ["RecorderTestSupport", "recorderd", "recorderd-services", "recorderctl"]),
+        .testTarget(name: "RecorderModelTests", dependencies: bottom + ["RecorderTestSupport"]),
+        .testTarget(name: "RecorderWebTests", dependencies: bottom + ["RecorderWeb", "RecorderClient", "RecorderTestSupport", "recorderd", "recorderd-services", "recorderctl"]),
+        .testTarget(name: "RecorderFleetTests", dependencies: bottom + ["RecorderFleet", "RecorderClient", "RecorderTestSupport", "recorderd", "recorderd-services", "recorderctl",
+                                                                        .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "RecorderFHIRTests", dependencies: bottom + ["RecorderFHIR", "RecorderClient", "RecorderTestSupport"]),
+        .testTarget(name: "MotionFusionTests", dependencies: bottom + ["MotionFusion", "RecorderEngine", "ReplaySensors", "RecorderTestSupport", "FakeIIO"]),
+        .testTarget(name: "RecorderExportTests", dependencies: bottom + ["RecorderExport", "RecorderPlot", "RecorderClient", "RecorderTestSupport"]),
+        .testTarget(name: "GaitAnalysisTests", dependencies: bottom + ["GaitAnalysis", "MotionFusion", "RecorderEngine", "ReplaySensors", "RecorderTestSupport"]),
+        .testTarget(name: "RecorderEngineTests", dependencies: bottom + ["RecorderEngine", "ReplaySensors", "RecorderTestSupport"]),
+        .testTarget(name: "GPSSensorsTests", dependencies: bottom + ["GPSSensors", "RecorderEngine", "RecorderExport", "RecorderTestSupport"]),
         .testTarget(
             name: "AudioSensorsTests",
-            dependencies: ["AudioSensors", "RecorderClient", "RecorderModel", "RecorderEngine", "RecorderTestSupport", "CTestEnvironment",
-                           "recorderd"]
+            dependencies: bottom + ["AudioSensors", "RecorderClient", "RecorderEngine", "RecorderTestSupport", "CTestEnvironment", "recorderd"]
         ),
         .testTarget(
             name: "IIOSensorsTests",
-            dependencies: ["IIOSensors", "FakeIIO", "RecorderClient", "RecorderModel", "RecorderTestSupport",
-                           "recorderd", "recorderd-services", "recorderctl", "FakeIIOGenerator"]
+            dependencies: bottom + ["IIOSensors", "CLibIIO", "FakeIIO", "RecorderClient", "RecorderTestSupport",
+                                    "recorderd", "recorderd-services", "recorderctl", "FakeIIOGenerator"]
         ),
         .testTarget(
             name: "RecorderDaemonTests",
-            dependencies: ["RecorderDaemon", "RecorderClient", "RecorderModel", "RecorderEngine", "RecorderExport", "RecorderTestSupport",
-                           "CTestEnvironment", .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
-                           "recorderd", "recorderd-services", "recorderctl"]
+            dependencies: bottom + ["RecorderDaemon", "RecorderSystemd", "RecorderClient", "RecorderEngine", "ReplaySensors", "RecorderExport",
+                                    "RecorderTestSupport", "CTestEnvironment",
+                                    .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
+                                    "recorderd", "recorderd-services", "recorderctl"]
         ),
     ]
 )
+
+/// The modules at the bottom of every other: what tests and benchmarks import most.
+var bottom: [Target.Dependency] {
+    ["RecorderRuntime", "RecorderJSON", "RecorderModel", "RecorderProtocol", "RecorderConfiguration"]
+}

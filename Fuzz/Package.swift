@@ -16,10 +16,20 @@ let package = Package(
         .target(
             name: "FuzzSupport",
             dependencies: [
+                .product(name: "RecorderRuntime", package: "recorderd"),
+                .product(name: "RecorderJSON", package: "recorderd"),
                 .product(name: "RecorderModel", package: "recorderd"),
+                .product(name: "RecorderProtocol", package: "recorderd"),
+                .product(name: "RecorderConfiguration", package: "recorderd"),
                 .product(name: "RecorderEngine", package: "recorderd"),
                 .product(name: "RecorderDaemon", package: "recorderd"),
                 .product(name: "RecorderFHIR", package: "recorderd"),
+                .product(name: "ReplaySensors", package: "recorderd"),
+                .product(name: "GPSSensors", package: "recorderd"),
+                .product(name: "IIOSensors", package: "recorderd"),
+                .product(name: "AudioSensors", package: "recorderd"),
+                .product(name: "MotionFusion", package: "recorderd"),
+                .product(name: "GaitAnalysis", package: "recorderd"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -32,6 +32,23 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+# The bottom modules (runtime, JSON, model, protocol) compiled into each measured program as one
+# module with it, as the programs were before the split (no cross-module calls to count): their
+# sources without the imports of one another, and the runtime's C shim as objects and a module map.
+bottom() {
+  mkdir -p "$out/bottom" "$out/cshim"
+  for f in Sources/RecorderRuntime/*.swift Sources/RecorderJSON/*.swift Sources/RecorderModel/*.swift Sources/RecorderProtocol/*.swift; do
+    sed -E '/^import Recorder(Runtime|JSON|Model|Protocol|Configuration)$/d' "$f" > "$out/bottom/$(basename "$f")"
+  done
+  printf 'module CRecorderRuntime {\n  header "%s"\n  export *\n}\n' "$PWD/Sources/CRecorderRuntime/include/CRecorderRuntime.h" > "$out/cshim/module.modulemap"
+  for c in Sources/CRecorderRuntime/*.c; do cc -O2 -c -I Sources/CRecorderRuntime/include -o "$out/cshim/$(basename "$c" .c).o" "$c"; done
+}
+# swiftc for a measured program: its sources ($@) with the bottom modules.
+compile() {
+  local name=$1 output=$2; shift 2
+  [ -d "$out/bottom" ] || bottom
+  swiftc -O -package-name recorderd -module-name "$name" -o "$output" -I "$out/cshim" "$@" "$out/bottom/"*.swift "$out/cshim/"*.o
+}
 instructions() {
   local options=()
   while [[ $1 == --* ]]; do options+=("$1"); shift; done
@@ -44,7 +61,7 @@ for part in "${parts[@]}"; do
   parse)
     mkdir -p "$out/parse-src"
     cp Benchmarks/InstructionCounts/parse.swift "$out/parse-src/main.swift"
-    swiftc -O -module-name ParseCount -o "$out/parse" "$out/parse-src/main.swift" Sources/RecorderModel/*.swift
+    compile ParseCount "$out/parse" "$out/parse-src/main.swift"
     for side in ours foundation; do
       one=$(instructions "$out/parse" "$side" 1)
       many=$(instructions "$out/parse" "$side" 1001)
@@ -54,8 +71,8 @@ for part in "${parts[@]}"; do
   protocol)
     mkdir -p "$out/protocol-src"
     cp Benchmarks/InstructionCounts/protocol.swift "$out/protocol-src/main.swift"
-    sed '/^import RecorderModel$/d' Benchmarks/RecorderBenchmarks/ProtocolEncodeBenchmark.swift > "$out/protocol-src/ProtocolEncodeBenchmark.swift"
-    swiftc -O -module-name ProtocolCount -o "$out/protocol" "$out/protocol-src/"*.swift Sources/RecorderModel/*.swift
+    sed -E '/^import Recorder(Runtime|JSON|Model|Protocol|Configuration)$/d' Benchmarks/RecorderBenchmarks/ProtocolEncodeBenchmark.swift > "$out/protocol-src/ProtocolEncodeBenchmark.swift"
+    compile ProtocolCount "$out/protocol" "$out/protocol-src/"*.swift
     for row in params reply read manifest; do
       counts=()
       for side in ours foundation; do
@@ -73,9 +90,9 @@ for part in "${parts[@]}"; do
     # One module: the fusion sources without their `import RecorderModel`.
     # MotionFusion's pure files (those that do not need the engine), compiled with the model.
     for f in $(grep -L '^import RecorderEngine$' Sources/MotionFusion/*.swift); do
-        sed '/^import RecorderModel$/d' "$f" > "$out/fusion-src/$(basename "$f")"
+        sed -E '/^import Recorder(Runtime|JSON|Model|Protocol|Configuration)$/d' "$f" > "$out/fusion-src/$(basename "$f")"
     done
-    swiftc -O -module-name FusionCount -o "$out/fusion" "$out/fusion-src/"*.swift Sources/RecorderModel/*.swift
+    compile FusionCount "$out/fusion" "$out/fusion-src/"*.swift
     # Only inside the per-delivery call (the harness's own loops would swamp the difference).
     inside=$(instructions --toggle-collect='*DeviceMotionFuser*process*' "$out/fusion" "$walk" 200000)
     update=$(instructions --toggle-collect='*MahonyFilter*update*' "$out/fusion" "$walk" 200000)
@@ -96,9 +113,9 @@ for part in "${parts[@]}"; do
     mkdir -p "$out/gait-src"
     cp Benchmarks/InstructionCounts/gait.swift "$out/gait-src/main.swift"
     for f in $(grep -L '^import RecorderEngine$' Sources/MotionFusion/*.swift Sources/GaitAnalysis/*.swift); do
-        sed '/^import RecorderModel$/d' "$f" > "$out/gait-src/$(basename "$f")"
+        sed -E '/^import Recorder(Runtime|JSON|Model|Protocol|Configuration)$/d' "$f" > "$out/gait-src/$(basename "$f")"
     done
-    swiftc -O -module-name GaitCount -o "$out/gait" "$out/gait-src/"*.swift Sources/RecorderModel/*.swift
+    compile GaitCount "$out/gait" "$out/gait-src/"*.swift
     inside=$(instructions --toggle-collect='*analyse*' "$out/gait" "$walk" 200000)
     echo "gait recorderd: $(( inside / 200000 )) instructions per sample in the contact detector and bout rules"
     tracked=$(instructions --toggle-collect='*track*' "$out/gait" "$walk" 200000)
@@ -109,7 +126,7 @@ for part in "${parts[@]}"; do
     # quantised (as recorderd writes an IIO device) and in full (as it did before).
     mkdir -p "$out/scan-src"
     cp Benchmarks/InstructionCounts/scan.swift "$out/scan-src/main.swift"
-    swiftc -O -module-name ScanCount -o "$out/scan" "$out/scan-src/main.swift" Sources/RecorderModel/*.swift
+    compile ScanCount "$out/scan" "$out/scan-src/main.swift"
     # The harness's own making of the values, subtracted.
     base=$(( $(instructions "$out/scan" none 101000) - $(instructions "$out/scan" none 1000) ))
     for side in quantised full fused; do
@@ -153,8 +170,8 @@ for part in "${parts[@]}"; do
   live)
     mkdir -p "$out/live-src"
     cp Benchmarks/InstructionCounts/live.swift "$out/live-src/main.swift"
-    sed '/^import RecorderModel$/d' Sources/RecorderWeb/LivePoints.swift > "$out/live-src/LivePoints.swift"
-    swiftc -O -module-name LiveCount -o "$out/live" "$out/live-src/"*.swift Sources/RecorderModel/*.swift
+    sed -E '/^import Recorder(Runtime|JSON|Model|Protocol|Configuration)$/d' Sources/RecorderWeb/LivePoints.swift > "$out/live-src/LivePoints.swift"
+    compile LiveCount "$out/live" "$out/live-src/"*.swift
     for side in ours foundation; do
       one=$(instructions "$out/live" "$side" 100)
       many=$(instructions "$out/live" "$side" 1100)

@@ -6,8 +6,10 @@
 import Dispatch
 import Foundation
 import Logging
+import RecorderConfiguration
 import RecorderDaemon
 import RecorderModel
+import RecorderTestSupport
 
 let arguments = CommandLine.arguments
 guard arguments.count == 2 else {
@@ -18,12 +20,13 @@ var logger = Logger(label: "daemon-count")
 logger.logLevel = .error
 let loaded: (DaemonConfiguration, baseDirectory: String)
 do {
-    loaded = try DaemonConfigurationLoader.load(path: arguments[1], required: true, socket: nil, dataDirectory: nil)
+    loaded = try DaemonConfigurationLoader.load(path: arguments[1], required: true, socket: nil, dataDirectory: nil,
+                                                deviceKinds: DaemonComponents.recorderd.deviceKinds)
 } catch {
     print("configuration: \(error.message)")
     exit(78)
 }
-let daemon = RecorderDaemon(configuration: loaded.0, baseDirectory: loaded.baseDirectory, logger: logger)
+let daemon = RecorderDaemon(configuration: loaded.0, components: .recorderd, baseDirectory: loaded.baseDirectory, logger: logger)
 Task {
     do {
         try await daemon.run()

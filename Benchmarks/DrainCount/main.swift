@@ -6,8 +6,11 @@
 // Usage: DrainCount N DIRECTORY
 import Foundation
 import Logging
+import RecorderConfiguration
 import RecorderEngine
 import RecorderModel
+import RecorderProtocol
+import RecorderRuntime
 
 /// A device that delivers what the harness hands it, on the harness's thread.
 final class HandFedSource: SensorSource, @unchecked Sendable {

@@ -149,7 +149,7 @@ enum AudioBenchmark {
         return (daemon, client)
     }
 
-    static func startMicrophone(_ client: RecorderClient) async -> TaskRun {
+    static func startMicrophone(_ client: RecorderClient) async -> TaskRunHandle {
         try! await client.startTask(identifier: "bench", asyncActions: [
             AsyncActionConfiguration(identifier: "voice", options: .microphone(MicrophoneOptions(saveAudioFile: true, levelInterval: 0.1))),
         ])

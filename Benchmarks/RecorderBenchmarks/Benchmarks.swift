@@ -1,9 +1,14 @@
 import Foundation
 import Logging
 import RecorderClient
+import RecorderConfiguration
 import RecorderDaemon
 import RecorderEngine
+import RecorderJSON
 import RecorderModel
+import RecorderProtocol
+import RecorderRuntime
+import ReplaySensors
 
 /// recorderd's benchmarks (run with `swift run -c release RecorderBenchmarks`): numbers for BENCHMARKS.md.
 enum Benchmarks {
@@ -249,7 +254,7 @@ enum Benchmarks {
         var logger = Logger(label: "bench")
         logger.logLevel = .error
         let (configuration, directory) = daemonConfiguration(file: file, speed: 1, ringSeconds: 30)
-        let daemon = RecorderDaemon(configuration: configuration, baseDirectory: "/", logger: logger)
+        let daemon = RecorderDaemon(configuration: configuration, components: .recorderd, baseDirectory: "/", logger: logger)
         try! await daemon.prepare()
         let client = try! await RecorderClient.connect(socketPath: configuration.socket)
         let environment = ProcessInfo.processInfo.environment

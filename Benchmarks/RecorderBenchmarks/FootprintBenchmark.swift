@@ -1,6 +1,8 @@
 import Foundation
 import RecorderEngine
+import RecorderJSON
 import RecorderModel
+import RecorderRuntime
 
 /// Start-up time and memory of the real `recorderd` executable with the example configuration
 /// (`config/recorderd.json`: one replay device on the 1.7 MB mobgap walk), side by side with

@@ -1,7 +1,10 @@
 import Foundation
 import MotionFusion
+import RecorderConfiguration
 import RecorderEngine
+import RecorderJSON
 import RecorderModel
+import ReplaySensors
 
 /// The fusion's cost per sample (`BENCH_ONLY=fusion`): the device stage over a real walk's frames
 /// (looped to 2 million), in deliveries of 200 frames as a 10 kHz device's sampler hands them

@@ -1,9 +1,11 @@
 import Foundation
 import Logging
 import RecorderClient
+import RecorderConfiguration
 import RecorderDaemon
 import RecorderEngine
 import RecorderModel
+import RecorderRuntime
 
 /// gpsd → recorderd latency, side by side with `gpspipe -w` on the same gpsd (gpsfake replaying
 /// a real u-blox log): per TPV, arrival at a recorderd live subscriber minus arrival at gpspipe,
@@ -48,7 +50,7 @@ enum GPSBenchmark {
         configuration.devices = [DeviceConfiguration(name: "gps0", kind: "gpsd", json: .object([
             "name": .string("gps0"), "kind": .string("gpsd"), "port": .number(Double(port)),
         ]))]
-        let daemon = RecorderDaemon(configuration: configuration, baseDirectory: "/", logger: logger)
+        let daemon = RecorderDaemon(configuration: configuration, components: .recorderd, baseDirectory: "/", logger: logger)
         try! await daemon.prepare()
         let client = try! await RecorderClient.connect(socketPath: configuration.socket)
         let run = try! await client.startTask(identifier: "gps", asyncActions: [

@@ -3,6 +3,7 @@ import Foundation
 import RecorderClient
 import RecorderEngine
 import RecorderModel
+import RecorderRuntime
 
 /// recorderd's IIO backend on the fake device (real libiio, local backend, in a private
 /// namespace) side by side with libiio's own `iio_readdev` on the same device in the same run:

@@ -1,5 +1,6 @@
 import Foundation
 import RecorderModel
+import RecorderProtocol
 
 /// The cost of reading one request (`BENCH_ONLY=parse`): a `step.start` line and a `task.start`
 /// line parsed and their params decoded, by recorderd's strict `JSONParser` + `JSONValueDecoder`

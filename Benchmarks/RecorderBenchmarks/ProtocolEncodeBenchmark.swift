@@ -1,5 +1,7 @@
 import Foundation
+import RecorderJSON
 import RecorderModel
+import RecorderProtocol
 
 /// The control plane's JSON on a step boundary (`BENCH_ONLY=protocol`): a `step.start`'s params
 /// as the client writes them, the daemon's `StepResult` reply, the client reading that reply, and

@@ -1,5 +1,6 @@
 import Foundation
 import RecorderClient
+import RecorderConfiguration
 import RecorderModel
 
 /// Figures of recorderd under attack and overload (`BENCH_ONLY=torture`), with the release
@@ -126,7 +127,7 @@ enum TortureBenchmark {
         guard let (daemon, client) = await start(recorderd, dir: dir) else { return }
         let idle = await statusLatency(client)
         let limits = DaemonLimits()
-        var runs: [TaskRun] = []
+        var runs: [TaskRunHandle] = []
         for r in 0..<limits.taskRuns {
             let actions = (0..<limits.recordersPerRun).map { AsyncActionConfiguration.motion("m\(r)_\($0)") }
             if let run = try? await client.startTask(identifier: "t", asyncActions: actions) { runs.append(run) }

@@ -1,5 +1,7 @@
 import Logging
+import RecorderConfiguration
 import RecorderEngine
+import RecorderJSON
 import RecorderModel
 
 /// The `alsa` backend: microphones through ALSA.

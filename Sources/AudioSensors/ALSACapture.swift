@@ -2,7 +2,9 @@ import FoundationEssentials
 import Glibc
 import Logging
 import RecorderEngine
+import RecorderJSON
 import RecorderModel
+import RecorderRuntime
 
 /// The body of an `ALSASource`'s capture thread.
 struct ALSACapture {

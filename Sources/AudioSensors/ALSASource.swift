@@ -1,10 +1,10 @@
-import CSystemSupport
 import Dispatch
 import FoundationEssentials
 import Glibc
 import Logging
 import RecorderEngine
 import RecorderModel
+import RecorderRuntime
 import Synchronization
 
 /// Audio captured from an ALSA PCM, on the source's own thread.
@@ -37,12 +37,11 @@ public final class ALSASource: SensorSource {
         /// and the device says why.
         init() throws(ALSAError) {
             // Close-on-exec: a sound server a client library starts (libjack can) must not keep it.
-            var fds: [Int32] = [-1, -1]
-            guard recorderd_pipe_cloexec_nonblocking(&fds) == 0 else {
+            guard let pipe = SystemCall.nonBlockingPipe() else {
                 throw ALSAError("cannot create the capture's wake pipe", code: -errno)
             }
-            wakeRead = fds[0]
-            wakeWrite = fds[1]
+            wakeRead = pipe.read
+            wakeWrite = pipe.write
         }
 
         deinit {

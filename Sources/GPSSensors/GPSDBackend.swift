@@ -1,4 +1,6 @@
+import RecorderConfiguration
 import RecorderEngine
+import RecorderJSON
 import RecorderModel
 
 /// The `gpsd` backend: location fixes from a gpsd through libgps.

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Glibc
 import RecorderEngine
 import RecorderModel
+import RecorderRuntime
 import Synchronization
 
 /// Location fixes from gpsd, read through libgps on the source's own thread.

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import RecorderJSON
 import RecorderModel
 
 /// What a gait analysis accumulates over one stretch of a recording with one step path: the

@@ -3,6 +3,7 @@ import Glibc
 import Logging
 import RecorderEngine
 import RecorderModel
+import RecorderRuntime
 
 /// The body of an `IIOSource`'s sampling thread: connect, refill, decode, merge, deliver; on
 /// failure one fault frame, a retry every `retryInterval` seconds, and a gap when samples resume.

@@ -4,6 +4,7 @@ import Glibc
 import Logging
 import RecorderEngine
 import RecorderModel
+import RecorderRuntime
 
 /// Motion samples from an IIO device (or an accelerometer and a gyroscope device) through libiio.
 ///

@@ -1,4 +1,6 @@
+import RecorderConfiguration
 import RecorderEngine
+import RecorderJSON
 import RecorderModel
 
 /// Fused device motion for every motion device with an accelerometer and a gyroscope: the

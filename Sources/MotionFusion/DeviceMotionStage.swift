@@ -1,5 +1,6 @@
 import RecorderEngine
 import RecorderModel
+import RecorderRuntime
 
 /// One device's fusion as the engine runs it between the device's source and its ring: a
 /// `DeviceMotionFuser` behind a lock.

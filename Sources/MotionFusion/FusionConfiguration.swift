@@ -1,3 +1,4 @@
+import RecorderJSON
 import RecorderModel
 
 /// A motion device's fusion settings (its configuration's `"fusion"` member):

@@ -1,5 +1,6 @@
 import Foundation
 import RecorderModel
+import RecorderRuntime
 
 /// The client's reader thread as a task executor (`RecorderClient.withReaderExecutor`).
 ///

@@ -1,5 +1,7 @@
 import Foundation
+import RecorderJSON
 import RecorderModel
+import RecorderProtocol
 
 extension RecorderClient {
     /// `daemon.status`; `disk: false` leaves out the disk use (no walk over the runs' files).
@@ -35,10 +37,10 @@ extension RecorderClient {
     /// `task.start`: starts a task run with these async actions; `questionnaire` names the FHIR
     /// Questionnaire (canonical URL) the task was made from.
     public func startTask(identifier: String, taskRunUUID: UUID? = nil, asyncActions: [AsyncActionConfiguration],
-                          questionnaire: String? = nil) async throws(RecorderClientError) -> TaskRun {
+                          questionnaire: String? = nil) async throws(RecorderClientError) -> TaskRunHandle {
         let params = TaskStartParams(taskIdentifier: identifier, taskRunUUID: taskRunUUID, asyncActions: asyncActions, questionnaire: questionnaire)
         let result: TaskStartResult = try await call(.taskStart, params)
-        return TaskRun(client: self, start: result)
+        return TaskRunHandle(client: self, start: result)
     }
 
     /// `stream.subscribe`: live records of `device` until the stream is cancelled or the
@@ -58,8 +60,9 @@ extension RecorderClient {
     }
 }
 
-/// A task run started through a `RecorderClient`.
-public struct TaskRun: Sendable {
+/// A handle of a task run the daemon records, started through a `RecorderClient`: its UUID and
+/// directory, and its calls (step boundaries, finish, cancel).
+public struct TaskRunHandle: Sendable {
     public let client: RecorderClient
     public let taskRunUUID: UUID
     public let runDirectory: String

@@ -1,6 +1,9 @@
 import Dispatch
 import Foundation
+import RecorderJSON
 import RecorderModel
+import RecorderProtocol
+import RecorderRuntime
 
 /// A connection to recorderd's control socket (async/await).
 ///
@@ -142,7 +145,7 @@ public final class RecorderClient: Sendable {
 
     /// Sends a request whose params are already JSON text (nil: no params member).
     ///
-    /// A line the daemon could not read (longer than `DaemonLimits.maximumLineLength`, nested
+    /// A line the daemon could not read (longer than `ControlLine.maximumLength`, nested
     /// deeper than its parser allows) is not sent: the call throws the error the daemon would have
     /// answered (`-32009`, `-32700`) and the connection stays open.
     func send(method: String, encodedParams: [UInt8]?, onResponse: (@Sendable (JSONRPCMessage) -> Void)?) async throws(RecorderClientError) -> JSONRPCMessage {
@@ -186,8 +189,8 @@ public final class RecorderClient: Sendable {
             bytes += encodedParams
         }
         bytes += "}".utf8
-        guard bytes.count <= DaemonLimits.maximumLineLength else {
-            throw .rpc(RPCError(.requestTooLarge, "request line of \(bytes.count) bytes is longer than \(DaemonLimits.maximumLineLength >> 20) MiB; not sent"))
+        guard bytes.count <= ControlLine.maximumLength else {
+            throw .rpc(RPCError(.requestTooLarge, "request line of \(bytes.count) bytes is longer than \(ControlLine.maximumLength >> 20) MiB; not sent"))
         }
         // The encoder writes nothing the daemon's parser refuses but nesting: a line with more
         // opening brackets than the parser's depth goes through that parser first.

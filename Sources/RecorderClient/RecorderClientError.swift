@@ -1,4 +1,5 @@
 import RecorderModel
+import RecorderProtocol
 
 /// An error from the daemon (JSON-RPC code and message) or from the connection.
 public enum RecorderClientError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,10 +1,11 @@
 import Foundation
 import RecorderModel
+import RecorderProtocol
 
 /// What a task runner shows while walking a task definition.
 public protocol TaskRunPresenter: Sendable {
     /// The task run started (before its first step).
-    func taskStarted(_ run: TaskRun, definition: TaskDefinition) async
+    func taskStarted(_ run: TaskRunHandle, definition: TaskDefinition) async
     /// A step begins: its title and instruction.
     func stepStarted(_ step: TaskDefinition.Step, index: Int, of count: Int) async
     /// Seconds left in a timed step (called once per second).
@@ -21,7 +22,7 @@ public protocol TaskRunPresenter: Sendable {
 }
 
 extension TaskRunPresenter {
-    public func taskStarted(_ run: TaskRun, definition: TaskDefinition) async {}
+    public func taskStarted(_ run: TaskRunHandle, definition: TaskDefinition) async {}
     public func stepFinished(_ step: TaskDefinition.Step, result: StepResult) async {}
     public func stepSkipped(_ step: TaskDefinition.Step) async {}
 }

@@ -1,6 +1,9 @@
 import Logging
 import NIOCore
+import RecorderConfiguration
+import RecorderJSON
 import RecorderModel
+import RecorderProtocol
 
 /// A connection's pipeline handler: frames request lines, applies the flow control of
 /// `ControlConnectionState` (its decisions; this type only carries them out) and hands each line

@@ -1,8 +1,11 @@
 import Dispatch
 import Logging
 import NIOCore
+import RecorderConfiguration
 import RecorderEngine
 import RecorderModel
+import RecorderProtocol
+import RecorderRuntime
 import Synchronization
 
 /// One client connection: answers its requests in order and feeds its live subscriptions.

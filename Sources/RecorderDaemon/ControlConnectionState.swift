@@ -1,4 +1,7 @@
+import RecorderConfiguration
+import RecorderJSON
 import RecorderModel
+import RecorderProtocol
 
 /// The flow control of one control connection as a pure state machine: the channel handler
 /// reports what happened, carries out the returned actions, and does no deciding of its own

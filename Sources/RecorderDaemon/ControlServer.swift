@@ -3,8 +3,11 @@ import Glibc
 import Logging
 import NIOCore
 import NIOPosix
+import RecorderConfiguration
 import RecorderEngine
 import RecorderModel
+import RecorderProtocol
+import RecorderRuntime
 import ServiceLifecycle
 
 /// The control socket: JSON-RPC 2.0, one object per line, on a SOCK_STREAM Unix socket.

@@ -1,5 +1,6 @@
 import NIOCore
 import RecorderModel
+import RecorderRuntime
 
 /// The way other threads (request tasks, task runs' queues, devices' sampling threads) hand work
 /// to the control server's event loop: open until the server shuts the loop down, closed after.

@@ -1,3 +1,4 @@
+import RecorderConfiguration
 import RecorderModel
 import Synchronization
 

@@ -1,5 +1,6 @@
 import RecorderEngine
 import RecorderModel
+import RecorderProtocol
 
 extension TaskRunError {
     /// The protocol error for this failure.

@@ -1,13 +1,11 @@
 import FoundationEssentials
 import Glibc
-import GaitAnalysis
-import GPSSensors
-import AudioSensors
-import IIOSensors
 import Logging
-import MotionFusion
+import RecorderConfiguration
 import RecorderEngine
 import RecorderModel
+import RecorderRuntime
+import RecorderSystemd
 import ServiceLifecycle
 import UnixSignals
 
@@ -21,7 +19,7 @@ public struct RecorderDaemon: Sendable {
     /// The descriptors clients' connections and task runs may hold, sized from the open-file limit.
     let descriptors = DescriptorBudget()
     /// The services process's state, for `daemon.status`.
-    let servicesBoard = HelperProcessBoard()
+    let servicesStatus = ServicesProcessStatus()
     let supervisor: SupervisorService
     let notifier: SystemdNotifier
     /// Reads the configuration again on SIGHUP; nil: SIGHUP is not handled.
@@ -30,22 +28,12 @@ public struct RecorderDaemon: Sendable {
     let earlyReload: @Sendable () -> Bool
     let logger: Logger
 
-    /// The backends this build knows.
-    public static func backends(retryInterval: Double, logger: Logger) -> [any SensorBackend] {
-        [ReplayBackend(), GPSDBackend(), IIOBackend(retryInterval: retryInterval, logger: logger),
-         ALSABackend(retryInterval: retryInterval, logger: logger)]
-    }
-
-    /// The device-level stages every device may run: fused device motion.
-    public static let stageProviders: [any FrameStageProvider] = [DeviceMotionFusion()]
-    /// The analyses with action types of their own.
-    public static let analysisProviders: [any AnalysisProvider] = [GaitAnalysisProvider()]
-
-    /// Builds the daemon. `baseDirectory` resolves relative device files (the configuration's folder).
+    /// Builds the daemon of `components` (the backends, stages and analyses the executable chose).
+    /// `baseDirectory` resolves relative device files (the configuration's folder).
     /// `listenSocket`: an already listening control socket (systemd socket activation);
     /// `notifier`: where READY/STATUS/WATCHDOG/STOPPING go (libsystemd's sd_notify by default);
     /// `reloadConfiguration`: how SIGHUP reads the configuration again.
-    public init(configuration: DaemonConfiguration, baseDirectory: String, clock: any RecorderClock = SystemClock(),
+    public init(configuration: DaemonConfiguration, components: DaemonComponents, baseDirectory: String, clock: any RecorderClock = SystemClock(),
                 listenSocket: Int32? = nil, notifier: SystemdNotifier = .system,
                 reloadConfiguration: (@Sendable () throws(ConfigurationError) -> (DaemonConfiguration, baseDirectory: String))? = nil,
                 earlyReload: @escaping @Sendable () -> Bool = { false }, logger: Logger) {
@@ -54,12 +42,12 @@ public struct RecorderDaemon: Sendable {
         self.reloadConfiguration = reloadConfiguration
         self.earlyReload = earlyReload
         self.logger = logger
-        devices = DeviceRegistry(configuration: configuration, backends: Self.backends(retryInterval: configuration.retryInterval, logger: logger),
-                                 stageProviders: Self.stageProviders, analysisProviders: Self.analysisProviders,
+        devices = DeviceRegistry(configuration: configuration, backends: components.backends(configuration.retryInterval, logger),
+                                 stageProviders: components.stageProviders, analysisProviders: components.analysisProviders,
                                  baseDirectory: baseDirectory, logger: logger)
         runs = TaskRunRegistry(dataDirectory: configuration.dataDirectory, devices: devices, ringSeconds: configuration.ringSeconds,
                                limits: configuration.limits, descriptors: descriptors, clock: clock, logger: logger)
-        let router = RequestRouter(runs: runs, devices: devices, startUptime: clock.uptime(), clock: clock, services: servicesBoard)
+        let router = RequestRouter(runs: runs, devices: devices, startUptime: clock.uptime(), clock: clock, services: servicesStatus)
         server = ControlServer(socketPath: configuration.socket, socketMode: configuration.socketMode, listenSocket: listenSocket,
                                maximumConnections: configuration.limits.connections,
                                lineTimeout: configuration.limits.lineTimeout, descriptors: descriptors, router: router, logger: logger)
@@ -88,7 +76,7 @@ public struct RecorderDaemon: Sendable {
     /// Serves until SIGTERM or SIGINT (or `handleSignals: false` and task cancellation). The socket
     /// is bound inside the service group, whose signal handling is then in place; systemd gets
     /// READY=1 once it listens and the devices are probed. `services`: the program (path first) that runs
-    /// the web page and the fleet link in a process of their own (`HelperProcess`), started once
+    /// the web page and the fleet link in a process of their own (`ServicesProcess`), started once
     /// the daemon is ready.
     public func run(handleSignals: Bool = true, services command: [String]? = nil) async throws {
         try await recoverAndProbe()
@@ -99,8 +87,8 @@ public struct RecorderDaemon: Sendable {
                                      minimumStall: configuration.stallTimeout, announced: ready, logger: logger)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: supervisor), .init(service: server), .init(service: systemd)]
         if let command, let executable = command.first {
-            services.append(.init(service: HelperProcess(executable: executable, arguments: command, ready: { await ready.wait() },
-                                                         board: servicesBoard, logger: logger)))
+            services.append(.init(service: ServicesProcess(executable: executable, arguments: command, ready: { await ready.wait() },
+                                                         state: servicesStatus, logger: logger)))
         }
         if handleSignals, let reloadConfiguration {
             services.append(.init(service: ReloadService(load: reloadConfiguration, running: configuration, devices: devices, runs: runs,

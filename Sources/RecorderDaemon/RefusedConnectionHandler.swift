@@ -1,5 +1,6 @@
 import NIOCore
 import RecorderModel
+import RecorderProtocol
 
 /// The pipeline of a connection over a limit: it sends one error line and closes.
 final class RefusedConnectionHandler: ChannelInboundHandler {

@@ -1,8 +1,10 @@
 import FoundationEssentials
 import Glibc
 import Logging
+import RecorderConfiguration
 import RecorderEngine
 import RecorderModel
+import RecorderSystemd
 import ServiceLifecycle
 import UnixSignals
 

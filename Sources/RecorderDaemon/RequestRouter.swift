@@ -3,7 +3,10 @@ import FoundationEssentials
 import Glibc
 import Logging
 import RecorderEngine
+import RecorderJSON
 import RecorderModel
+import RecorderProtocol
+import RecorderRuntime
 
 /// Answers control requests: decodes typed params for each `ControlMethod`, calls the registries,
 /// encodes the result. Holds no state of its own.
@@ -13,7 +16,7 @@ struct RequestRouter: Sendable {
     let startUptime: Double
     let clock: any RecorderClock
     /// The services process's state (nil-valued when the configuration has no `http` or `mqtt`).
-    let services: HelperProcessBoard
+    let services: ServicesProcessStatus
 
     /// Handles one request; returns the response line, or nil for a notification.
     func respond(to request: JSONRPCRequest, connection: ControlConnection) async -> [UInt8]? {

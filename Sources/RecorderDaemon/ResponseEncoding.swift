@@ -1,6 +1,8 @@
 import FoundationEssentials
 import Glibc
+import RecorderJSON
 import RecorderModel
+import RecorderProtocol
 
 /// Encodes responses as single lines: `{"jsonrpc":"2.0","id":…,"result":…}\n`. The id is
 /// written exactly as the request carried it.

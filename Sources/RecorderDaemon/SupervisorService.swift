@@ -2,6 +2,7 @@ import Dispatch
 import Logging
 import RecorderEngine
 import RecorderModel
+import RecorderRuntime
 import ServiceLifecycle
 
 /// Keeps the daemon healthy: retries unavailable devices, finishes abandoned task runs, and on

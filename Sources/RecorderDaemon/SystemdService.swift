@@ -4,6 +4,8 @@ import Logging
 import NIOCore
 import RecorderEngine
 import RecorderModel
+import RecorderRuntime
+import RecorderSystemd
 import ServiceLifecycle
 
 /// Keeps systemd informed while recorderd runs: READY=1 once the control socket listens (the

@@ -1,5 +1,8 @@
 import Logging
+import RecorderConfiguration
 import RecorderModel
+import RecorderProtocol
+import RecorderRuntime
 import Synchronization
 
 /// Why a device cannot be used.

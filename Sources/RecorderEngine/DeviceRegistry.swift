@@ -1,5 +1,8 @@
 import Logging
+import RecorderConfiguration
 import RecorderModel
+import RecorderProtocol
+import RecorderRuntime
 
 /// The configured devices, made by their backends. A configuration reload replaces the set:
 /// unchanged devices keep their `Device` (and whatever is sampling from it).

@@ -1,4 +1,5 @@
 import RecorderModel
+import RecorderRuntime
 import Synchronization
 
 /// One device's bounded ring of frames: a single writer (the sampler) and any number of

@@ -1,3 +1,5 @@
+import RecorderConfiguration
+import RecorderJSON
 import RecorderModel
 
 /// A device-level step between a sensor source and its ring, run on the sampling thread: every

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import RecorderModel
+import RecorderRuntime
 import Synchronization
 
 /// A live subscriber's reader of a device ring: decimates to the requested rate, encodes the

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import RecorderModel
+import RecorderRuntime
 
 /// A microphone recorder's content: sound levels over windows of `levelInterval` seconds, gap
 /// records for lost audio measured in frames, and (recordings that save it) the WAV, in which

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import RecorderRuntime
 
 /// When a file writer next calls `fdatasync`: at most once per `interval`, only after writes.
 /// Shared by the JSON-lines and WAV writers.

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import RecorderRuntime
 
 /// Appends whole JSON lines to a file, hashing exactly the bytes written.
 ///

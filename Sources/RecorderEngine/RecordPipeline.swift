@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import RecorderModel
+import RecorderRuntime
 
 /// The one way a device's frames become records, shared by recordings and live streams: the
 /// frames read from a ring go to each producer (a recorder kind's content, analyses) and their

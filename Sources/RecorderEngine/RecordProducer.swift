@@ -1,4 +1,5 @@
 import RecorderModel
+import RecorderRuntime
 
 /// One kind of content made from a device's frames: a recorder kind's records (motion,
 /// location, microphone levels and WAV) or an analysis joining the pipeline. Recordings and

@@ -1,6 +1,8 @@
 import FoundationEssentials
 import Glibc
+import RecorderJSON
 import RecorderModel
+import RecorderRuntime
 
 /// Where a recorder's content goes: the records of one drain as JSON lines, with what every
 /// record carries (the step path, the time base), the bounds of what belongs to the recording,

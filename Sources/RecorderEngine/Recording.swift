@@ -2,6 +2,7 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 import RecorderModel
+import RecorderRuntime
 import Synchronization
 
 /// One async action's recorder in a task run: reads its device's ring from its own cursor and

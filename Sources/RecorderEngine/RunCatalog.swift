@@ -1,6 +1,9 @@
 import FoundationEssentials
 import Glibc
+import RecorderJSON
 import RecorderModel
+import RecorderProtocol
+import RecorderRuntime
 
 /// The runs of a data directory, read from their directories and manifests: what `runs.list`,
 /// `runs.get` and `runs.delete` see, and the data directory's disk use.

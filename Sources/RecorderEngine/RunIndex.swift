@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import RecorderModel
+import RecorderRuntime
 
 /// Every task-run UUID the data directory holds, in any state (recording, finished, cancelled
 /// with files kept, interrupted, abandoned), plus those created since: a UUID that names any of

@@ -1,7 +1,9 @@
 import FoundationEssentials
 import Glibc
 import Logging
+import RecorderJSON
 import RecorderModel
+import RecorderRuntime
 
 /// Finds task runs left `recording` by a crash or power loss and closes them as `interrupted`:
 /// cuts each file's trailing partial line, recounts its records, rehashes it.

@@ -1,6 +1,8 @@
 import FoundationEssentials
 import Glibc
+import RecorderJSON
 import RecorderModel
+import RecorderRuntime
 
 /// Reads and writes `taskResult.json` atomically: temporary file, fsync, rename, fsync of the
 /// directory. A reader sees the old or the new manifest, never a mix.

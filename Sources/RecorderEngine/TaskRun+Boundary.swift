@@ -1,4 +1,5 @@
 import RecorderModel
+import RecorderProtocol
 
 extension TaskRun {
     /// Applies a step boundary on the calling thread when the run's queue is idle and the

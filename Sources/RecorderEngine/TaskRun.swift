@@ -3,6 +3,8 @@ import FoundationEssentials
 import Glibc
 import Logging
 import RecorderModel
+import RecorderProtocol
+import RecorderRuntime
 
 /// One task run: its rules, its recorders and its manifest.
 ///

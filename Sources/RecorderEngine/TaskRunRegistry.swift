@@ -1,7 +1,11 @@
 import FoundationEssentials
 import Glibc
 import Logging
+import RecorderConfiguration
+import RecorderJSON
 import RecorderModel
+import RecorderProtocol
+import RecorderRuntime
 import Synchronization
 
 /// The task runs that are recording, by UUID; starts, routes and ends them.

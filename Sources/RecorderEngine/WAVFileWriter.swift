@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import RecorderRuntime
 
 /// Writes a PCM WAV file (RIFF, `fmt ` PCM, `data`), S16_LE: exactly the frames appended. The
 /// header's sizes are 0 while recording and written on `close` (crash recovery repairs them

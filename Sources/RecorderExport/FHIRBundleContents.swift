@@ -1,4 +1,5 @@
 import Foundation
+import RecorderJSON
 import RecorderModel
 
 /// The resources of one run's FHIR Bundle, gathered in order, then written as one JSON object.

@@ -1,4 +1,5 @@
 import Foundation
+import RecorderJSON
 import RecorderModel
 
 /// `mork`: the Patient Cloud Gateway payload that Medidata's MORK builds from a ResearchKit task

@@ -1,4 +1,5 @@
 import Foundation
+import RecorderJSON
 import RecorderModel
 
 /// What a MORK export needs beyond the run: the Rave form's identifiers and which `item_oid`

@@ -1,5 +1,6 @@
 import Foundation
 import RecorderModel
+import RecorderRuntime
 
 /// A bounded hand-off of record batches from one reading thread to one consuming thread: at most
 /// `depth` batches wait (memory stays flat), the reader blocks while the consumer catches up,

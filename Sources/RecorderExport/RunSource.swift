@@ -1,4 +1,5 @@
 import Foundation
+import RecorderJSON
 import RecorderModel
 
 /// A run directory opened for export: its manifest and its record files, read-only.

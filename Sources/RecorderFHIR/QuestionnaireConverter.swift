@@ -1,4 +1,5 @@
 import Foundation
+import RecorderJSON
 import RecorderModel
 
 /// Turns an HL7 FHIR R4 Questionnaire into a task definition the way ResearchKitOnFHIR maps one
@@ -46,7 +47,7 @@ public enum QuestionnaireConverter {
         var canonical: String?
         if let url {
             canonical = questionnaire["version"]?.stringValue.map { "\(url)|\($0)" } ?? url
-            if let problem = TaskStartParams.canonicalProblem(canonical!) { throw QuestionnaireError("url: \(problem)") }
+            if let problem = CanonicalURL.problem(canonical!) { throw QuestionnaireError("url: \(problem)") }
         }
         var converter = Walk()
         converter.asyncActions = try Self.asyncActions(in: questionnaire, path: "extension", defaultStep: nil)

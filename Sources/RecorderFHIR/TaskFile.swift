@@ -1,4 +1,5 @@
 import Foundation
+import RecorderJSON
 import RecorderModel
 
 /// A task file (`{identifier, steps, asyncActions}`) or an HL7 FHIR R4 Questionnaire read as a

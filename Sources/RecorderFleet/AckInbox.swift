@@ -1,5 +1,6 @@
 import Foundation
 import RecorderModel
+import RecorderRuntime
 
 /// The collectors' answers for the run being uploaded: the latest one is kept until taken, and a
 /// waiter is woken by the next (or by its timeout).

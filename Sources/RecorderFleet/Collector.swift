@@ -1,4 +1,5 @@
 import Foundation
+import RecorderConfiguration
 import RecorderModel
 
 /// The central side of run uploads (`recorderctl collect`): subscribes to every Pi's manifests

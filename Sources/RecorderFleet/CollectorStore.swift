@@ -1,5 +1,5 @@
 import Foundation
-import RecorderEngine
+import RecorderRuntime
 import RecorderModel
 
 /// The collector's disk. A complete run is `{root}/{site}/{device}/{task}/{directory}/`, its files

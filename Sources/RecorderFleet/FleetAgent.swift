@@ -1,8 +1,10 @@
 import Foundation
 import Logging
 import RecorderClient
-import RecorderEngine
+import RecorderConfiguration
+import RecorderRuntime
 import RecorderModel
+import RecorderProtocol
 import ServiceLifecycle
 
 /// The Pi's link to its fleet (`mqtt` in the configuration): a `Service` beside the control

@@ -1,5 +1,6 @@
 import Foundation
 import RecorderModel
+import RecorderProtocol
 
 /// When the fleet link publishes the Pi's status and events, from successive `daemon.status`
 /// answers: no I/O, tested alone.

@@ -1,5 +1,6 @@
 import Foundation
 import RecorderModel
+import RecorderProtocol
 
 /// The fleet as the broker holds it: every Pi's retained status under a topic prefix
 /// (`recorderctl fleet`).

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import RecorderClient
+import RecorderConfiguration
 import RecorderModel
 import ServiceLifecycle
 

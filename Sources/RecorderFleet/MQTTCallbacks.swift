@@ -1,6 +1,7 @@
 import CMosquitto
 import Foundation
 import RecorderModel
+import RecorderRuntime
 
 /// Where libmosquitto's callbacks land (on its network thread): events and messages go into
 /// their streams; publish acknowledgements wake their waiters.

@@ -1,6 +1,6 @@
 import CMosquitto
 import Foundation
-import RecorderEngine
+import RecorderRuntime
 import RecorderModel
 
 /// A connection to an MQTT broker through libmosquitto (Eclipse Mosquitto's own client library,

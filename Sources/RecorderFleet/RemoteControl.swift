@@ -1,5 +1,7 @@
 import Foundation
+import RecorderJSON
 import RecorderModel
+import RecorderProtocol
 
 /// JSON-RPC over MQTT: a request on `cmd` is the same request as on the control socket, carried
 /// out through it, so that methods, params and errors are the socket's; its answer goes to

@@ -1,5 +1,5 @@
 import Foundation
-import RecorderEngine
+import RecorderRuntime
 import RecorderModel
 
 /// The Pi's upload queue on disk (`{dataDirectory}/fleet/outbox/`): a small file per ended run

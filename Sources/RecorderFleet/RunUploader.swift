@@ -2,6 +2,8 @@ import Foundation
 import Logging
 import RecorderClient
 import RecorderModel
+import RecorderProtocol
+import RecorderRuntime
 
 /// Uploads every ended run to the collectors, one run at a time, losslessly: the manifest (each
 /// file's size and SHA-256), then the bytes the collector does not hold yet in QoS 1 chunks

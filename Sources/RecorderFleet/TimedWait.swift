@@ -1,4 +1,5 @@
 import RecorderModel
+import RecorderRuntime
 
 /// One wait for a yes/no outcome (a broker's acknowledgement, a collector's answer, a wake-up):
 /// resolved once — by the outcome, the timeout, cancellation or the end, whichever comes first,

@@ -1,4 +1,5 @@
 import RecorderModel
+import RecorderRuntime
 
 /// Wakes one waiter, now or the next time it waits (a signal given while nobody waits is kept).
 final class WakeSignal: Sendable {

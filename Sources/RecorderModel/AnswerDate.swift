@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import RecorderJSON
 
 /// A `date` answer: a calendar date (`2026-11-23`, FHIR `valueDate`) or an ISO-8601 date and time
 /// with a UTC offset (`2026-11-23T09:30:00+01:00`, FHIR `valueDateTime`).

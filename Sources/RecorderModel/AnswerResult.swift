@@ -1,3 +1,5 @@
+import RecorderJSON
+
 /// One answer a step collected, in SageResearch's `RSDAnswerResult` shape: sent with
 /// `step.finish` (`results`) and kept in the step's entry of `stepHistory`.
 ///

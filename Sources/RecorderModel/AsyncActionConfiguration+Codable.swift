@@ -1,3 +1,5 @@
+import RecorderJSON
+
 extension AsyncActionConfiguration {
     /// The keys every async action reads.
     static let commonKeys: [CodingKeys] = [.identifier, .type, .startStepIdentifier, .stopStepIdentifier, .requiresBackgroundAudio, .device]

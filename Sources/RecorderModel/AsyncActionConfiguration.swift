@@ -1,3 +1,5 @@
+import RecorderJSON
+
 /// The kind of an async action (`type` in SageResearch JSON).
 public enum AsyncActionType: String, Sendable, Codable, CaseIterable {
     case motion

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import RecorderJSON
 
 /// When a step of a task file is shown (FHIR Questionnaire `enableWhen`): a comparison with the
 /// answer of an earlier question, or all / any of several conditions.

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import RecorderJSON
 
 /// A task file for `recorderctl run`: steps with instructions and durations, and the async
 /// actions to record.
@@ -124,7 +125,7 @@ public struct TaskDefinition: Sendable, Codable, Equatable {
             throw ConfigurationError(DecodingErrorDescription.describe(error))
         }
         if let problem = definition.stepsProblem() { throw ConfigurationError(problem) }
-        if let url = definition.questionnaire, let problem = TaskStartParams.canonicalProblem(url) {
+        if let url = definition.questionnaire, let problem = CanonicalURL.problem(url) {
             throw ConfigurationError("questionnaire: \(problem)")
         }
         return definition

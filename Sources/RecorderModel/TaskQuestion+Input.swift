@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import RecorderJSON
 
 /// Reading an answer typed by a participant: the one place where terminal text becomes an
 /// `AnswerResult`, so that every front end checks answers the same way.

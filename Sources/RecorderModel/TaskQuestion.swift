@@ -1,3 +1,5 @@
+import RecorderJSON
+
 /// A question step of a task file (`"question": {…}`): what `recorderctl run` asks, how it checks
 /// the answer, and the `AnswerResult` it sends with `step.finish`.
 public struct TaskQuestion: Sendable, Codable, Equatable {

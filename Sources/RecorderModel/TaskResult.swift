@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import RecorderJSON
 
 /// The state of a task run, as written in `taskResult.json`.
 public enum TaskRunStatus: String, Sendable, Codable {

@@ -1,5 +1,6 @@
 import Foundation
 import RecorderExport
+import RecorderJSON
 import RecorderModel
 
 /// A run drawn for people: one panel per sensor type of each recorder against time (seconds from

@@ -1,4 +1,5 @@
 import RecorderModel
+import RecorderRuntime
 
 /// How many WebSockets (live plots, task screens) the page keeps open at once: each holds a
 /// control connection of the daemon's, and the page must not use up the connections recorderctl

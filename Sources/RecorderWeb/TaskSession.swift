@@ -2,6 +2,7 @@ import Foundation
 import HummingbirdWebSocket
 import Logging
 import RecorderClient
+import RecorderJSON
 import RecorderModel
 
 /// One task walked from a browser: `/ws/sessions/<id>` runs the definition a POST kept, with

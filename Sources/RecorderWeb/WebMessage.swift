@@ -1,5 +1,7 @@
 import Foundation
+import RecorderJSON
 import RecorderModel
+import RecorderProtocol
 
 /// The JSON text of a WebSocket message to the page (task screens, live plots), one encoder for
 /// all but the live points (`LivePoints`, written digit by digit).

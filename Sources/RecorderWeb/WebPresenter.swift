@@ -1,7 +1,9 @@
 import Foundation
 import HummingbirdWebSocket
 import RecorderClient
+import RecorderJSON
 import RecorderModel
+import RecorderProtocol
 
 /// The task screen's presenter: each thing `TaskDefinitionRunner` shows becomes a JSON message to
 /// the browser (`started`, `step`, `countdown`, `wait`, `ask`, `finished`, `skipped`); what the
@@ -15,7 +17,7 @@ struct WebPresenter: TaskRunPresenter {
         try? await outbound.writeTextMessage(WebMessage.text(members))
     }
 
-    func taskStarted(_ run: TaskRun, definition: TaskDefinition) async {
+    func taskStarted(_ run: TaskRunHandle, definition: TaskDefinition) async {
         await send(["type": .string("started"), "task": .string(definition.identifier), "taskRunUUID": .string(run.taskRunUUID.uuidString.lowercased()),
                     "steps": .number(Double(definition.steps.count)),
                     "errors": .array(run.errors.map { .string("\($0.identifier): \($0.errorDescription)") })])

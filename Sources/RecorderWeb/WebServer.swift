@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
+import RecorderConfiguration
 import RecorderModel
 import ServiceLifecycle
 

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import RecorderClient
 import RecorderModel
+import RecorderProtocol
 
 /// `/devices`: each device's state, rates and error, and a live plot per device fed by
 /// `/ws/live/<device>` (the daemon's `stream.subscribe`, decimated).
@@ -28,7 +29,7 @@ extension WebSite {
                     try? await outbound.writeTextMessage(WebMessage.error("types: expected sensor type names separated by commas"))
                     return
                 }
-                await LiveStream(site: self, device: device, sensorTypes: types.isEmpty ? nil : types).run(inbound: inbound, outbound: outbound)
+                await LivePlotStream(site: self, device: device, sensorTypes: types.isEmpty ? nil : types).run(inbound: inbound, outbound: outbound)
             }
         }
     }

@@ -5,6 +5,8 @@ import NIOCore
 import RecorderClient
 import RecorderExport
 import RecorderModel
+import RecorderProtocol
+import RecorderRuntime
 
 /// `/runs`: the run history (newest first, filtered by task and status) and a run's page with its
 /// manifest, plot and downloads. Runs are named by task-run UUID (or a prefix) and found by the

@@ -4,6 +4,8 @@ import HummingbirdWebSocket
 import RecorderClient
 import RecorderFHIR
 import RecorderModel
+import RecorderProtocol
+import RecorderRuntime
 
 /// `/tasks`: the task files of the task folder (task definitions and FHIR Questionnaires), runs
 /// in progress (to cancel one a closed tab left), and each task's screen, which walks the task

@@ -4,6 +4,7 @@ import HummingbirdWebSocket
 import Logging
 import RecorderClient
 import RecorderModel
+import RecorderProtocol
 
 /// What the web page's handlers share: where the daemon and the files are, the access rules, the
 /// task sessions walking tasks.

@@ -3,14 +3,15 @@ import Foundation
 import RecorderClient
 import RecorderExport
 import RecorderModel
+import RecorderProtocol
 
 /// A runtime failure of a command: one line on standard error, no usage text, and its sysexits
 /// status (a command-line mistake stays a `ValidationError`: usage text and 64).
 struct CommandFailure: Error, CustomStringConvertible {
     var description: String
-    var status: ExitStatus
+    var status: SysexitStatus
 
-    init(_ description: String, _ status: ExitStatus) {
+    init(_ description: String, _ status: SysexitStatus) {
         self.description = description
         self.status = status
     }
@@ -18,7 +19,7 @@ struct CommandFailure: Error, CustomStringConvertible {
     /// A client error: the daemon's refusal or a connection problem.
     init(_ error: RecorderClientError) {
         switch error {
-        case .rpc(let e): self.init(error.description, ExitStatus.forRPCError(code: e.code))
+        case .rpc(let e): self.init(error.description, SysexitStatus.forRPCError(code: e.code))
         case .connectionFailed: self.init("\(error) (is recorderd running? set --socket)", .unavailable)
         case .connectionClosed: self.init(error.description, .unavailable)
         case .invalidResponse: self.init(error.description, .software)

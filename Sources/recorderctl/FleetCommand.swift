@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
+import RecorderConfiguration
 import RecorderFleet
 import RecorderModel
+import RecorderProtocol
 
 /// `recorderctl fleet`: every Pi's status as the broker holds it.
 struct FleetCommand: AsyncParsableCommand {

@@ -3,6 +3,7 @@ import Foundation
 import RecorderClient
 import RecorderFleet
 import RecorderModel
+import RecorderProtocol
 
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "status", abstract: "Show the daemon's status.")

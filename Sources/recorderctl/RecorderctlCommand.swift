@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RecorderClient
 import RecorderModel
+import RecorderProtocol
 
 /// `recorderctl`: talk to recorderd.
 @main

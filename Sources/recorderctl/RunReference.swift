@@ -1,6 +1,9 @@
 import Foundation
 import RecorderClient
+import RecorderJSON
 import RecorderModel
+import RecorderProtocol
+import RecorderRuntime
 
 /// A run as the command line names it: a task-run UUID or a unique prefix of one (the daemon
 /// finds it), or a run directory (read directly, for a copied folder and without a daemon).

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import RecorderClient
+import RecorderJSON
 import RecorderModel
+import RecorderProtocol
 
 /// `recorderctl runs`: the data directory's runs, newest first.
 struct RunsCommand: AsyncParsableCommand {

@@ -2,7 +2,9 @@ import ArgumentParser
 import Foundation
 import RecorderClient
 import RecorderFHIR
+import RecorderJSON
 import RecorderModel
+import RecorderProtocol
 
 /// Prints steps and countdowns on the terminal.
 struct TerminalPresenter: TaskRunPresenter {

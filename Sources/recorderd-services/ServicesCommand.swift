@@ -1,15 +1,17 @@
 import ArgumentParser
-import CSystemSupport
+import RecorderRuntime
 import Foundation
 import Logging
-import RecorderDaemon
+import RecorderConfiguration
 import RecorderFleet
 import RecorderModel
+import RecorderProtocol
+import RecorderSystemd
 import RecorderWeb
 import ServiceLifecycle
 
 /// `recorderd-services`: the web page and the fleet link of a recorderd configuration, as a
-/// client of its control socket. recorderd starts it (`HelperProcess`) when the configuration
+/// client of its control socket. recorderd starts it (`ServicesProcess`) when the configuration
 /// has `http` or `mqtt`; it is not meant to be started by hand.
 @main
 struct ServicesCommand: AsyncParsableCommand {
@@ -29,7 +31,7 @@ struct ServicesCommand: AsyncParsableCommand {
     func run() async throws {
         // Ends with the daemon that started it, also when the daemon is killed.
         if let parent {
-            let now = recorderd_signal_on_parent_death(SIGTERM)
+            let now = SystemCall.signalOnParentDeath(SIGTERM)
             if now != parent { throw ExitCode(0) }  // already gone
         }
         // A reload is the daemon's; http and mqtt take effect on restart.
@@ -38,10 +40,12 @@ struct ServicesCommand: AsyncParsableCommand {
         let logger = Logger(label: "recorderd-services")
         let loaded: (DaemonConfiguration, baseDirectory: String)
         do {
-            loaded = try DaemonConfigurationLoader.load(path: config, required: true, socket: options.socket, dataDirectory: options.dataDir) { _ in }
+            // This process opens no device: the entries are recorderd's to check (.unchecked).
+            loaded = try DaemonConfigurationLoader.load(path: config, required: true, socket: options.socket, dataDirectory: options.dataDir,
+                                                        deviceKinds: .unchecked) { _ in }
         } catch {
             logger.critical("configuration error", metadata: ["error": "\(error.message)"])
-            throw ExitCode(ExitStatus.configuration.rawValue)
+            throw ExitCode(SysexitStatus.configuration.rawValue)
         }
         let configuration = loaded.0
         let web = configuration.http.map {

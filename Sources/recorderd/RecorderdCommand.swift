@@ -1,11 +1,15 @@
 import ArgumentParser
+import CEarlySignals
 import FoundationEssentials
 import Glibc
-import CEarlySignals
 import Logging
+import RecorderConfiguration
 import RecorderDaemon
 import RecorderEngine
 import RecorderModel
+import RecorderProtocol
+import RecorderRuntime
+import RecorderSystemd
 import ServiceLifecycle
 
 /// `recorderd`: the sensor-recorder daemon.
@@ -40,7 +44,8 @@ struct RecorderdCommand: AsyncParsableCommand {
     func run() async throws {
         if checkConfig {
             let path = file ?? config ?? DaemonConfigurationLoader.defaultPath
-            var check = DaemonConfigurationLoader.check(path: path, required: file != nil || config != nil, socket: options.socket, dataDirectory: options.dataDir)
+            var check = DaemonConfigurationLoader.check(path: path, required: file != nil || config != nil, socket: options.socket,
+                                                        dataDirectory: options.dataDir, deviceKinds: RecorderdComposition.components.deviceKinds)
             if let missing = ServicesProgram.missing(for: check.configuration) { check.warnings.append(missing) }
             let (output, errors, status) = check.report(json: json)
             _ = Array(errors.utf8).withUnsafeBytes { POSIXFile.writeAll(2, $0) }
@@ -55,9 +60,12 @@ struct RecorderdCommand: AsyncParsableCommand {
         let logger = Logger(label: "recorderd")
         let (path, socket, dataDir) = (config ?? DaemonConfigurationLoader.defaultPath, options.socket, options.dataDir)
         let required = config != nil
+        let components = RecorderdComposition.components
+        let deviceKinds = components.deviceKinds
         let load = { @Sendable () throws(ConfigurationError) in
             // Unknown keys (typos, most likely) are warned about at every load, with the key meant.
-            try DaemonConfigurationLoader.load(path: path, required: required, socket: socket, dataDirectory: dataDir) { warning in
+            try DaemonConfigurationLoader.load(path: path, required: required, socket: socket, dataDirectory: dataDir,
+                                              deviceKinds: deviceKinds) { warning in
                 logger.warning("configuration: \(warning)")
             }
         }
@@ -66,9 +74,9 @@ struct RecorderdCommand: AsyncParsableCommand {
             loaded = try load()
         } catch {
             logger.critical("configuration error", metadata: ["error": "\(error.message)"])
-            throw ExitCode(ExitStatus.configuration.rawValue)
+            throw ExitCode(SysexitStatus.configuration.rawValue)
         }
-        let daemon = RecorderDaemon(configuration: loaded.0, baseDirectory: loaded.baseDirectory,
+        let daemon = RecorderDaemon(configuration: loaded.0, components: components, baseDirectory: loaded.baseDirectory,
                                     listenSocket: SystemdSocketActivation.passedControlSocket(), reloadConfiguration: load,
                                     earlyReload: { recorderd_take_early_sighup() == 1 }, logger: logger)
         // The web page and the fleet link run in a process of their own (recorderd-services,

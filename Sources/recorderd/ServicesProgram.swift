@@ -1,5 +1,7 @@
 import Glibc
+import RecorderConfiguration
 import RecorderModel
+import RecorderRuntime
 
 /// Where `recorderd-services` is: beside the running `recorderd` (`/proc/self/exe`), as
 /// `scripts/install.sh` and `swift build` place them.

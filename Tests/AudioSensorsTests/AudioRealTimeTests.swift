@@ -4,6 +4,7 @@ import Logging
 import RecorderClient
 import RecorderEngine
 import RecorderModel
+import RecorderRuntime
 import RecorderTestSupport
 import Testing
 
@@ -70,7 +71,7 @@ import Testing
     }
 
     /// recorderd (as `daemon`) recording `voice`: a WAV and levels every 0.1 s.
-    static func recordMicrophone(directory: String, jack: JACKServer) async throws -> (ChildProcess, RecorderClient, ClientTaskRun) {
+    static func recordMicrophone(directory: String, jack: JACKServer) async throws -> (ChildProcess, RecorderClient, TaskRunHandle) {
         let (daemon, client) = try await Self.daemon(directory: directory, jack: jack)
         let run = try await client.startTask(identifier: "voice", asyncActions: [
             AsyncActionConfiguration(identifier: "voice", options: .microphone(MicrophoneOptions(saveAudioFile: true, levelInterval: 0.1))),

@@ -2,6 +2,7 @@ import Foundation
 import RecorderClient
 import RecorderEngine
 import RecorderModel
+import RecorderRuntime
 import RecorderTestSupport
 import Testing
 

@@ -1,8 +1,12 @@
 import Foundation
 import GPSSensors
+import RecorderConfiguration
 import RecorderEngine
 import RecorderExport
+import RecorderJSON
 import RecorderModel
+import RecorderProtocol
+import RecorderRuntime
 import RecorderTestSupport
 import Testing
 

@@ -1,9 +1,12 @@
 import Foundation
 import GaitAnalysis
 import MotionFusion
+import RecorderConfiguration
 import RecorderEngine
 import RecorderModel
+import RecorderRuntime
 import RecorderTestSupport
+import ReplaySensors
 import Testing
 
 /// `stream.subscribe` with `step`: the gait analysis's step records reach a live subscriber as

@@ -5,6 +5,11 @@ import MotionFusion
 import RecorderModel
 import RecorderTestSupport
 import Testing
+import RecorderConfiguration
+import RecorderProtocol
+import RecorderRuntime
+import ReplaySensors
+import RecorderJSON
 
 /// The `gait` action in a task run over a replay device playing a real straight walk (standing,
 /// then walking): its step records, its bout record, its per-step summaries in `step.finish` and

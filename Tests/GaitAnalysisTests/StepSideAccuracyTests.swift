@@ -1,5 +1,6 @@
 import Foundation
 import GaitAnalysis
+import RecorderJSON
 import RecorderModel
 import RecorderTestSupport
 import Testing

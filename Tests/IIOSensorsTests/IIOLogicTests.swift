@@ -1,6 +1,7 @@
 import FakeIIO
 import Foundation
 import IIOSensors
+import RecorderJSON
 import RecorderModel
 import Testing
 

@@ -1,8 +1,13 @@
 import Foundation
 import MotionFusion
+import RecorderConfiguration
 import RecorderEngine
+import RecorderJSON
 import RecorderModel
+import RecorderProtocol
+import RecorderRuntime
 import RecorderTestSupport
+import ReplaySensors
 import Testing
 
 /// Fused device motion through the real record pipeline: a replay device of a real walk, the

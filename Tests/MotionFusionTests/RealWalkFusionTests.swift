@@ -3,6 +3,7 @@ import MotionFusion
 import RecorderEngine
 import RecorderModel
 import RecorderTestSupport
+import ReplaySensors
 import Testing
 
 /// The fusion stage on the real lower-back walks (mobgap, 100 Hz): what physics says of them.

@@ -3,6 +3,8 @@ import RecorderClient
 import RecorderEngine
 import RecorderExport
 import RecorderModel
+import RecorderProtocol
+import RecorderRuntime
 import RecorderTestSupport
 import Testing
 
@@ -123,19 +125,19 @@ struct CSVExportTests {
         #expect(ok == 0 && okText.contains("exported"), "\(okText)")
         #expect(FileManager.default.fileExists(atPath: d.directory + "/cli/motion.csv"))
         let (again, againText) = try await recorderctl(["export", directory, "--format", "csv", "-o", d.directory + "/cli"])
-        #expect(again == ExitStatus.cannotCreate.rawValue && againText.contains("exists"), "\(againText)")
+        #expect(again == SysexitStatus.cannotCreate.rawValue && againText.contains("exists"), "\(againText)")
         let (format, formatText) = try await recorderctl(["export", directory, "--format", "xlsx"])
-        #expect(format == ExitStatus.usage.rawValue && formatText.contains("unknown format"), "\(formatText)")
+        #expect(format == SysexitStatus.usage.rawValue && formatText.contains("unknown format"), "\(formatText)")
         let (notRun, notRunText) = try await recorderctl(["export", d.directory, "--format", "csv", "-o", d.directory + "/x"])
-        #expect(notRun == ExitStatus.noInput.rawValue && notRunText.contains("not a run directory"), "\(notRunText)")
+        #expect(notRun == SysexitStatus.noInput.rawValue && notRunText.contains("not a run directory"), "\(notRunText)")
         // recorderctl plot: the accelerometer's and the gyroscope's panels; only .png and .svg.
         let (plotted, plottedText) = try await recorderctl(["plot", directory, "-o", d.directory + "/walk.png", "--json"])
         #expect(plotted == 0 && plottedText.contains("\"panels\" : 2"), "\(plottedText)")
         #expect(((try? FileManager.default.attributesOfItem(atPath: d.directory + "/walk.png")[.size] as? Int) ?? 0) > 10_000)
         let (jpeg, jpegText) = try await recorderctl(["plot", directory, "-o", d.directory + "/walk.jpg"])
-        #expect(jpeg == ExitStatus.usage.rawValue && jpegText.contains(".png or .svg"), "\(jpegText)")
+        #expect(jpeg == SysexitStatus.usage.rawValue && jpegText.contains(".png or .svg"), "\(jpegText)")
         let (over, overText) = try await recorderctl(["plot", directory, "-o", d.directory + "/walk.png"])
-        #expect(over == ExitStatus.cannotCreate.rawValue && overText.contains("exists"), "\(overText)")
+        #expect(over == SysexitStatus.cannotCreate.rawValue && overText.contains("exists"), "\(overText)")
         await d.stop()
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import RecorderModel
 import RecorderTestSupport
 import Testing
+import RecorderRuntime
 
 /// `RecorderClient.withReaderExecutor`: calls resume on the reader thread, tasks that prefer it
 /// share it, and none is stranded when the connection ends.
@@ -36,7 +37,7 @@ struct ClientReaderExecutorTests {
         _ = try await client.status()
         #expect(!client.executor.isCurrent)
 
-        let scope = Task { try await client.withReaderExecutor { () async throws -> (TaskRun, [String]) in
+        let scope = Task { try await client.withReaderExecutor { () async throws -> (TaskRunHandle, [String]) in
             let run = try await client.startTask(identifier: "walk", asyncActions: [
                 .motion("motion", startStepIdentifier: "step0", stopStepIdentifier: "step19"),
             ])

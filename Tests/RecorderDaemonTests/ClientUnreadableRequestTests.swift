@@ -2,6 +2,9 @@ import Foundation
 @testable import RecorderClient
 import RecorderModel
 import Testing
+import RecorderConfiguration
+import RecorderJSON
+import RecorderProtocol
 
 /// Calls the daemon cannot read, or cannot tie to their id: each ends with the daemon's error,
 /// none waits forever, and the connection goes on where the daemon keeps it.

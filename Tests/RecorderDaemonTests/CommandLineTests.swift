@@ -1,5 +1,6 @@
 import Foundation
 import RecorderClient
+import RecorderConfiguration
 import RecorderDaemon
 import RecorderModel
 import RecorderTestSupport
@@ -44,9 +45,9 @@ struct CommandLineTests {
         // `recorderd --config recorderd.json`: the files it names (a replay device's, the web
         // page's tasks) are beside it, not at the file system's root.
         let cwd = FileManager.default.currentDirectoryPath
-        #expect(DaemonConfigurationLoader.check(path: "recorderd.json", required: false).baseDirectory == cwd)
-        #expect(DaemonConfigurationLoader.check(path: "config/../etc/recorderd.json", required: false).baseDirectory == cwd + "/etc")
-        #expect(DaemonConfigurationLoader.check(path: "/etc/recorderd/recorderd.json", required: false).baseDirectory == "/etc/recorderd")
+        #expect(DaemonConfigurationLoader.check(path: "recorderd.json", required: false, deviceKinds: .unchecked).baseDirectory == cwd)
+        #expect(DaemonConfigurationLoader.check(path: "config/../etc/recorderd.json", required: false, deviceKinds: .unchecked).baseDirectory == cwd + "/etc")
+        #expect(DaemonConfigurationLoader.check(path: "/etc/recorderd/recorderd.json", required: false, deviceKinds: .unchecked).baseDirectory == "/etc/recorderd")
     }
 
     @Test func threeTyposGiveThreeWarningsWithTheKeyMeant() async throws {

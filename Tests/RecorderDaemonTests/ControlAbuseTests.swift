@@ -4,17 +4,19 @@ import RecorderClient
 import RecorderModel
 import RecorderTestSupport
 import Testing
+import RecorderConfiguration
+import RecorderProtocol
 
 /// What an adversarial client tries over a real socket (in-process server): every attempt gets a
 /// clear error, the daemon stays up and bounded, and a recording running meanwhile loses nothing.
 @Suite("Control protocol under abuse", .timeLimit(.minutes(2)))
 struct ControlAbuseTests {
     /// Starts a recording that the test checks sample for sample at the end.
-    func startRecording(_ client: RecorderClient) async throws -> TaskRun {
+    func startRecording(_ client: RecorderClient) async throws -> TaskRunHandle {
         try await client.startTask(identifier: "t", asyncActions: [.motion("m")])
     }
 
-    func checkRecording(_ run: TaskRun) async throws {
+    func checkRecording(_ run: TaskRunHandle) async throws {
         let result = try await run.finish()
         let file = try #require(result.asyncResults.first?.file)
         #expect(file.droppedSamples == 0 && file.gapCount == 0)

@@ -1,5 +1,6 @@
 @testable import RecorderDaemon
 import RecorderModel
+import RecorderProtocol
 import Testing
 
 /// The connection's flow control without I/O: what it does as events arrive.

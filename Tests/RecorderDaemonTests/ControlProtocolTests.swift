@@ -5,6 +5,9 @@ import RecorderEngine
 import RecorderModel
 import RecorderTestSupport
 import Testing
+import RecorderConfiguration
+import RecorderJSON
+import RecorderProtocol
 
 @Suite("Control protocol (in-process server, real socket)")
 struct ControlProtocolTests {

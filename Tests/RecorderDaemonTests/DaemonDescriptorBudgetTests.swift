@@ -4,6 +4,7 @@ import RecorderEngine
 import RecorderModel
 import RecorderTestSupport
 import Testing
+import RecorderConfiguration
 
 /// recorderd's descriptor budget with the web page on: the page runs in `recorderd-services`, with
 /// descriptors of its own, so it takes nothing of what recorderd's clients and task runs share.
@@ -19,7 +20,7 @@ import Testing
             configuration.dataDirectory = directory + "/data"
             configuration.devices = [Fixtures.replayDevice()]
             configuration.http = page
-            let daemon = RecorderDaemon(configuration: configuration, baseDirectory: directory, logger: Fixtures.logger)
+            let daemon = RecorderDaemon(configuration: configuration, components: .recorderd, baseDirectory: directory, logger: Fixtures.logger)
             try await daemon.recoverAndProbe()
             budgets.append(daemon.descriptors.limit)
             await daemon.shutdown()

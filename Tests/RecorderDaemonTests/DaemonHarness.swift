@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import RecorderClient
+import RecorderConfiguration
 import RecorderDaemon
 import RecorderEngine
 import RecorderModel
@@ -26,7 +27,7 @@ struct InProcessDaemon {
         configuration.limits = limits
         if let ringSeconds { configuration.ringSeconds = ringSeconds }
         configuration.devices = [Fixtures.replayDevice(file: Fixtures.shortWalk, speed: speed, loop: loop)] + extraDevices
-        let daemon = RecorderDaemon(configuration: configuration, baseDirectory: directory, logger: Fixtures.logger)
+        let daemon = RecorderDaemon(configuration: configuration, components: .recorderd, baseDirectory: directory, logger: Fixtures.logger)
         try await daemon.prepare()
         return InProcessDaemon(daemon: daemon, directory: directory)
     }

@@ -5,6 +5,7 @@ import NIOPosix
 import RecorderModel
 import RecorderTestSupport
 import Testing
+import RecorderRuntime
 
 /// Other threads' hand-offs to the control server's event loop around its shutdown, on a real NIO
 /// loop. With `NIOStrictMode` on, work that reached a loop already shut down would trap the run.

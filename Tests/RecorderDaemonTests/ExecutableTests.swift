@@ -2,6 +2,8 @@ import Foundation
 import RecorderClient
 import RecorderEngine
 import RecorderModel
+import RecorderProtocol
+import RecorderRuntime
 import RecorderTestSupport
 import Testing
 

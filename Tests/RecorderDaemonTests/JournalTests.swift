@@ -1,5 +1,6 @@
 import Foundation
 import RecorderDaemon
+import RecorderSystemd
 import RecorderTestSupport
 import Testing
 

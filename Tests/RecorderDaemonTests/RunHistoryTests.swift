@@ -3,7 +3,10 @@ import RecorderClient
 import RecorderDaemon
 import RecorderEngine
 import RecorderExport
+import RecorderJSON
 import RecorderModel
+import RecorderProtocol
+import RecorderRuntime
 import RecorderTestSupport
 import Testing
 
@@ -153,15 +156,15 @@ struct RunHistoryTests {
         let details = try TaskResult.makeDecoder().decode(RunDetails.self, from: Data(local.printed.utf8))
         #expect(details.summary == summary && details.taskResult == result)
         let (notRun, notRunText) = try await recorderctl(["show", d.directory])
-        #expect(notRun == ExitStatus.noInput.rawValue && notRunText.contains("not a run directory"), "\(notRunText)")
+        #expect(notRun == SysexitStatus.noInput.rawValue && notRunText.contains("not a run directory"), "\(notRunText)")
         let (unknown, unknownText) = try await recorderctl(["show", "ffffffff-0000"])
-        #expect(unknown == ExitStatus.dataError.rawValue && unknownText.contains("no run"), "\(unknownText)")
+        #expect(unknown == SysexitStatus.dataError.rawValue && unknownText.contains("no run"), "\(unknownText)")
         // rm by the run's directory: the daemon deletes the run the manifest names.
         let (removed, removedText) = try await recorderctl(["rm", summary.runDirectory])
         #expect(removed == 0 && removedText.contains("deleted \(result.taskRunUUID)"), "\(removedText)")
         #expect(!FileManager.default.fileExists(atPath: summary.runDirectory))
         let (gone, goneText) = try await recorderctl(["rm", prefix])
-        #expect(gone == ExitStatus.dataError.rawValue && goneText.contains("no run"), "\(goneText)")
+        #expect(gone == SysexitStatus.dataError.rawValue && goneText.contains("no run"), "\(goneText)")
         let (_, empty) = try await recorderctl(["runs"])
         #expect(empty.contains("no runs"), "\(empty)")
         client.close()

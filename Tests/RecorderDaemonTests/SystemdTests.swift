@@ -8,6 +8,9 @@ import RecorderModel
 import RecorderTestSupport
 import Synchronization
 import Testing
+import RecorderConfiguration
+import RecorderRuntime
+import RecorderSystemd
 
 /// recorderd as a systemd service: the units checked by systemd's own tools, socket activation by
 /// `systemd-socket-activate`, and sd_notify messages caught on a datagram socket the test binds.

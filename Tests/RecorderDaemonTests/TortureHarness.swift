@@ -2,6 +2,7 @@ import Foundation
 import RecorderClient
 import RecorderEngine
 import RecorderModel
+import RecorderRuntime
 import RecorderTestSupport
 import Testing
 
@@ -111,7 +112,7 @@ enum Torture {
 
     /// Finishes `run` and checks its motion file sample for sample against the replayed CSV:
     /// nothing lost, nothing changed, the hash and counts right.
-    static func checkLossless(_ run: ClientTaskRun, identifier: String = "m") async throws {
+    static func checkLossless(_ run: TaskRunHandle, identifier: String = "m") async throws {
         let result = try await run.finish()
         let file = try #require(result.asyncResults.compactMap(\.file).first { $0.identifier == identifier })
         let path = run.runDirectory + "/" + file.relativePath

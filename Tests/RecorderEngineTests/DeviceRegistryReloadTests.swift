@@ -1,7 +1,9 @@
 import Foundation
+import RecorderConfiguration
 import RecorderEngine
 import RecorderModel
 import RecorderTestSupport
+import ReplaySensors
 import Testing
 
 struct DeviceRegistryReloadTests {

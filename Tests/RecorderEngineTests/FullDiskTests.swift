@@ -1,7 +1,11 @@
 import Foundation
+import RecorderConfiguration
 import RecorderEngine
 import RecorderModel
+import RecorderProtocol
+import RecorderRuntime
 import RecorderTestSupport
+import ReplaySensors
 import Testing
 
 @Suite("A full disk")

@@ -5,6 +5,10 @@ import RecorderModel
 import RecorderTestSupport
 import Synchronization
 import Testing
+import RecorderConfiguration
+import RecorderProtocol
+import RecorderRuntime
+import ReplaySensors
 
 /// The step-boundary fast path: a boundary that only changes the step is applied on the calling
 /// thread (the daemon's event loop) when its run's queue is idle, with nothing handed to another

@@ -1,6 +1,9 @@
 import Foundation
+import RecorderConfiguration
 import RecorderEngine
 import RecorderModel
+import RecorderProtocol
+import RecorderRuntime
 import RecorderTestSupport
 import Testing
 

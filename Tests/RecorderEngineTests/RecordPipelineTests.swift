@@ -3,6 +3,7 @@ import Foundation
 import RecorderModel
 import RecorderTestSupport
 import Testing
+import RecorderJSON
 
 /// The one way frames become records, without devices or files (the recordings and live streams
 /// that use it are tested end to end elsewhere).

@@ -4,6 +4,11 @@ import Logging
 import RecorderModel
 import RecorderTestSupport
 import Testing
+import RecorderConfiguration
+import RecorderJSON
+import RecorderProtocol
+import RecorderRuntime
+import ReplaySensors
 
 @Suite("Task runs over a replay device")
 struct RecordingTests {

@@ -1,6 +1,7 @@
 import Foundation
 import RecorderEngine
 import RecorderModel
+import RecorderRuntime
 import RecorderTestSupport
 import Testing
 

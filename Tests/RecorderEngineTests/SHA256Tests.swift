@@ -1,5 +1,6 @@
 import Foundation
 import RecorderEngine
+import RecorderRuntime
 import RecorderTestSupport
 import Testing
 

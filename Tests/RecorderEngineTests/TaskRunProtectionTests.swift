@@ -1,7 +1,11 @@
 import Foundation
+import RecorderConfiguration
 import RecorderEngine
 import RecorderModel
+import RecorderProtocol
+import RecorderRuntime
 import RecorderTestSupport
+import ReplaySensors
 import Testing
 
 /// What a client cannot do to recorded data: reuse a run's UUID, exceed the limits, start a run

@@ -1,7 +1,10 @@
 import Foundation
+import RecorderConfiguration
 import RecorderEngine
 import RecorderModel
+import RecorderRuntime
 import RecorderTestSupport
+import ReplaySensors
 import Testing
 
 @Suite("Thread names as Linux keeps them")

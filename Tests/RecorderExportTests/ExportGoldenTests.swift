@@ -1,5 +1,6 @@
 import Foundation
 import RecorderExport
+import RecorderJSON
 import RecorderModel
 import RecorderTestSupport
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import RecorderFHIR
+import RecorderJSON
 import RecorderModel
 import RecorderTestSupport
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import RecorderModel
+import RecorderRuntime
 import RecorderTestSupport
 import Testing
 @testable import RecorderFleet

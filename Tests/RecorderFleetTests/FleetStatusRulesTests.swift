@@ -2,6 +2,7 @@ import Foundation
 @testable import RecorderFleet
 import RecorderModel
 import Testing
+import RecorderProtocol
 
 /// The fleet link's publishing rules without a broker.
 @Suite struct FleetStatusRulesTests {

@@ -2,6 +2,7 @@ import Foundation
 @testable import RecorderFleet
 import RecorderModel
 import Testing
+import RecorderProtocol
 
 /// What the fleet link does with a `cmd` payload, without a broker.
 @Suite struct RemoteControlTests {

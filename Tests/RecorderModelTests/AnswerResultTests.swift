@@ -1,5 +1,7 @@
 import Foundation
+import RecorderJSON
 import RecorderModel
+import RecorderProtocol
 import Testing
 
 /// Answers sent with `step.finish`: what is accepted, and errors that name the JSON path.

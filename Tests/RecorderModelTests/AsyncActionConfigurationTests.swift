@@ -1,5 +1,8 @@
 import Foundation
+import RecorderConfiguration
+import RecorderJSON
 import RecorderModel
+import RecorderProtocol
 import Testing
 
 @Suite("Async-action configurations (SageResearch JSON)")

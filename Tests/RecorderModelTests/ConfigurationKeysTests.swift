@@ -1,6 +1,8 @@
 import Foundation
 @testable import RecorderModel
 import Testing
+import RecorderConfiguration
+import RecorderJSON
 
 @Suite("Unknown configuration keys")
 struct ConfigurationKeysTests {

@@ -1,4 +1,5 @@
 import Foundation
+import RecorderConfiguration
 import RecorderModel
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 @testable import RecorderModel
 import RecorderTestSupport
 import Testing
+import RecorderJSON
 
 /// The hand-written ISO-8601 reader against Foundation's `ISO8601DateFormatter` (ICU): the same
 /// `Date`, bit for bit, for every form recorderd writes and for offsets, leap days and the

@@ -1,5 +1,7 @@
 import Foundation
+import RecorderJSON
 import RecorderModel
+import RecorderProtocol
 import RecorderTestSupport
 import Testing
 

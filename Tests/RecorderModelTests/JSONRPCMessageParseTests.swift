@@ -1,5 +1,6 @@
 import Foundation
 import RecorderModel
+import RecorderProtocol
 import Testing
 
 /// The client's reading of a line against the `Decodable` conformance it replaced (Foundation's

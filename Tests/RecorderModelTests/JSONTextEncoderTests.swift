@@ -1,4 +1,5 @@
 import Foundation
+import RecorderJSON
 import RecorderModel
 import Testing
 

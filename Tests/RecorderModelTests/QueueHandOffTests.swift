@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import RecorderModel
+import RecorderRuntime
 import Testing
 
 /// Blocking work handed off never holds a thread of the cooperative pool.

@@ -1,7 +1,8 @@
 import CChildProcess
-import CSystemSupport
-import RecorderModel
+import CRecorderRuntime
 import Foundation
+import RecorderModel
+import RecorderRuntime
 import Testing
 
 /// Runs a blocking call on a Dispatch thread: tests must not block the cooperative pool, which

@@ -1,7 +1,10 @@
 import Foundation
 import Logging
+import RecorderConfiguration
 import RecorderEngine
+import RecorderJSON
 import RecorderModel
+import RecorderRuntime
 
 /// Paths of the real recordings in Tests/Fixtures.
 public enum Fixtures {

@@ -1,6 +1,7 @@
 import Foundation
 import RecorderClient
 import RecorderModel
+import RecorderProtocol
 import RecorderTestSupport
 import Testing
 

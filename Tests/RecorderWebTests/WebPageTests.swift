@@ -1,5 +1,6 @@
 import Foundation
 import RecorderClient
+import RecorderConfiguration
 import RecorderModel
 import RecorderTestSupport
 import Testing

@@ -1,7 +1,11 @@
 import Foundation
 import RecorderDaemon
 import RecorderFHIR
+import RecorderConfiguration
+import RecorderJSON
 import RecorderModel
+import RecorderProtocol
+import RecorderRuntime
 
 /// Oracles for decoding a configuration or task file from arbitrary bytes.
 public enum ConfigurationCheck {
@@ -32,7 +36,7 @@ public enum ConfigurationCheck {
                 fail("a configuration does not survive encoding and decoding", bytes)
             }
             // The backends' own decoders see every device entry (nothing is opened).
-            _ = DaemonConfigurationLoader.deviceProblems(configuration, baseDirectory: "/nonexistent")
+            _ = FuzzComponents.recorderd.deviceKinds.problems(configuration, baseDirectory: "/nonexistent")
         }
         if let task = try? TaskDefinition.decode(Data(bytes)) {
             for step in task.steps where StepPath.problem(step.identifier) != nil { fail("a step identifier that is no step path", bytes) }

@@ -3,7 +3,11 @@ import Foundation
 import Logging
 import RecorderDaemon
 import RecorderEngine
+import RecorderConfiguration
+import RecorderJSON
 import RecorderModel
+import RecorderProtocol
+import RecorderRuntime
 
 /// A real recorderd, in the fuzzer's process, that every input is sent to over a real control
 /// socket: the framing, the flow control, the request decoder and the router all see it, as they
@@ -38,7 +42,7 @@ public final class FuzzDaemon: @unchecked Sendable {
         ]))]
         var logger = Logger(label: "fuzz")
         logger.logLevel = .critical
-        daemon = RecorderDaemon(configuration: configuration, baseDirectory: directory, logger: logger)
+        daemon = RecorderDaemon(configuration: configuration, components: FuzzComponents.recorderd, baseDirectory: directory, logger: logger)
         socketPath = configuration.socket
         let daemon = self.daemon
         Self.wait { try await daemon.prepare() }

@@ -1,0 +1,62 @@
+#define _GNU_SOURCE
+#include "CRecorderRuntime.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <unistd.h>
+
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/random.h>
+
+ssize_t recorderd_getrandom(void *buffer, size_t length) {
+    return getrandom(buffer, length, 0);
+}
+
+int recorderd_set_thread_name(const char *name) {
+    return prctl(PR_SET_NAME, name, 0, 0, 0);
+}
+
+int recorderd_pipe_cloexec_nonblocking(int fds[2]) {
+    return pipe2(fds, O_CLOEXEC | O_NONBLOCK);
+}
+
+extern char **environ;
+
+int recorderd_spawn(const char *path, char *const argv[], pid_t *pid) {
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attributes;
+    int result = posix_spawn_file_actions_init(&actions);
+    if (result != 0) return result;
+    result = posix_spawnattr_init(&attributes);
+    if (result != 0) {
+        posix_spawn_file_actions_destroy(&actions);
+        return result;
+    }
+    sigset_t empty, defaults;
+    sigemptyset(&empty);
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGHUP);
+    sigaddset(&defaults, SIGINT);
+    sigaddset(&defaults, SIGTERM);
+    sigaddset(&defaults, SIGPIPE);
+    sigaddset(&defaults, SIGCHLD);
+    result = posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+    if (result == 0) result = posix_spawnattr_setsigmask(&attributes, &empty);
+    if (result == 0) result = posix_spawnattr_setsigdefault(&attributes, &defaults);
+    if (result == 0) result = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    if (result == 0) result = posix_spawn(pid, path, &actions, &attributes, argv, environ);
+    posix_spawnattr_destroy(&attributes);
+    posix_spawn_file_actions_destroy(&actions);
+    return result;
+}
+
+pid_t recorderd_signal_on_parent_death(int signal) {
+    if (prctl(PR_SET_PDEATHSIG, signal, 0, 0, 0) != 0) return -1;
+    return getppid();
+}
+
+int recorderd_pidfd_open(pid_t pid) {
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+}

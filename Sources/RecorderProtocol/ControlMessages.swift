@@ -1,0 +1,394 @@
+import FoundationEssentials
+import Glibc
+import RecorderJSON
+import RecorderModel
+
+/// `task.start` parameters.
+public struct TaskStartParams: Sendable, Codable, Equatable {
+    public var taskIdentifier: String
+    public var taskRunUUID: UUID?
+    public var asyncActions: [AsyncActionConfiguration]
+    /// The canonical URL (`url|version`) of the FHIR Questionnaire the task was made from; kept
+    /// in the task result for the FHIR export's QuestionnaireResponse.
+    public var questionnaire: String?
+
+    public init(taskIdentifier: String, taskRunUUID: UUID? = nil, asyncActions: [AsyncActionConfiguration], questionnaire: String? = nil) {
+        self.taskIdentifier = taskIdentifier
+        self.taskRunUUID = taskRunUUID
+        self.asyncActions = asyncActions
+        self.questionnaire = questionnaire
+    }
+
+    enum CodingKeys: String, CodingKey { case taskIdentifier, taskRunUUID, asyncActions, questionnaire }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        taskIdentifier = try c.decode(String.self, forKey: .taskIdentifier)
+        taskRunUUID = try c.decodeIfPresent(UUID.self, forKey: .taskRunUUID)
+        asyncActions = try c.decode([AsyncActionConfiguration].self, forKey: .asyncActions)
+        questionnaire = try c.decodeIfPresent(String.self, forKey: .questionnaire)
+        if let questionnaire, let problem = CanonicalURL.problem(questionnaire) {
+            throw DecodingError.dataCorruptedError(forKey: .questionnaire, in: c, debugDescription: problem)
+        }
+    }
+}
+
+/// `task.start` result.
+public struct TaskStartResult: Sendable, Codable, Equatable {
+    public var taskRunUUID: UUID
+    public var runDirectory: String
+    /// Async actions that could not start (also in the task result as error results).
+    public var errors: [ErrorResult]?
+
+    public init(taskRunUUID: UUID, runDirectory: String, errors: [ErrorResult]? = nil) {
+        self.taskRunUUID = taskRunUUID
+        self.runDirectory = runDirectory
+        self.errors = errors
+    }
+}
+
+/// `step.start` / `step.finish` parameters. The step path must satisfy `StepPath`.
+public struct StepParams: Sendable, Codable, Equatable {
+    public var taskRunUUID: UUID
+    public var stepPath: String
+    /// `step.finish`: the answers the step collected (validated as `AnswerResult` decodes; at
+    /// most `AnswerResult.maximumCount`, each identifier once). `step.start` refuses them.
+    public var results: [AnswerResult]?
+
+    public init(taskRunUUID: UUID, stepPath: String, results: [AnswerResult]? = nil) {
+        self.taskRunUUID = taskRunUUID
+        self.stepPath = stepPath
+        self.results = results
+    }
+
+    enum CodingKeys: String, CodingKey { case taskRunUUID, stepPath, results }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        taskRunUUID = try c.decode(UUID.self, forKey: .taskRunUUID)
+        stepPath = try c.decode(String.self, forKey: .stepPath)
+        if let problem = StepPath.problem(stepPath) {
+            throw DecodingError.dataCorruptedError(forKey: .stepPath, in: c, debugDescription: problem)
+        }
+        results = try c.decodeIfPresent([AnswerResult].self, forKey: .results)
+        if let results, let problem = AnswerResult.listProblem(results) {
+            throw DecodingError.dataCorruptedError(forKey: .results, in: c, debugDescription: problem)
+        }
+    }
+}
+
+/// `step.start` / `step.finish` result.
+public struct StepResult: Sendable, Codable, Equatable {
+    public var uptime: Double
+    /// Identifiers of the recorders started or stopped by this boundary.
+    public var startedRecorders: [String]
+    public var stoppedRecorders: [String]
+    /// `step.finish`: what the `gait` analyses found in the step, from the samples read when it
+    /// finished (the task result's summaries add what was still in flight).
+    public var summaries: [GaitStepSummary]?
+
+    public init(uptime: Double, startedRecorders: [String], stoppedRecorders: [String], summaries: [GaitStepSummary]? = nil) {
+        self.uptime = uptime
+        self.startedRecorders = startedRecorders
+        self.stoppedRecorders = stoppedRecorders
+        self.summaries = summaries
+    }
+}
+
+/// `task.finish` parameters.
+public struct TaskRunParams: Sendable, Codable, Equatable {
+    public var taskRunUUID: UUID
+
+    public init(taskRunUUID: UUID) { self.taskRunUUID = taskRunUUID }
+}
+
+/// `task.cancel` parameters.
+public struct TaskCancelParams: Sendable, Codable, Equatable {
+    public var taskRunUUID: UUID
+    public var keepFiles: Bool?
+
+    public init(taskRunUUID: UUID, keepFiles: Bool? = nil) {
+        self.taskRunUUID = taskRunUUID
+        self.keepFiles = keepFiles
+    }
+}
+
+/// `stream.subscribe` parameters.
+public struct SubscribeParams: Sendable, Codable, Equatable {
+    public var device: String
+    public var sensorTypes: [SensorType]?
+    /// Records per second per sensor type (`rateRange`); absent: every sample.
+    public var rate: Double?
+
+    /// Live rates a subscriber may ask for.
+    public static let rateRange = NumberRange(atLeast: 0.001, atMost: 100_000, "a rate in Hz")
+
+    public init(device: String, sensorTypes: [SensorType]? = nil, rate: Double? = nil) {
+        self.device = device
+        self.sensorTypes = sensorTypes
+        self.rate = rate
+    }
+
+    enum CodingKeys: String, CodingKey { case device, sensorTypes, rate }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        device = try c.decode(String.self, forKey: .device)
+        sensorTypes = try c.decodeIfPresent([SensorType].self, forKey: .sensorTypes)
+        rate = try c.decodeIfPresent(Double.self, forKey: .rate, in: Self.rateRange)
+    }
+}
+
+/// `stream.subscribe` result.
+public struct SubscribeResult: Sendable, Codable, Equatable {
+    public var subscription: Int
+    public var device: String
+    /// The device's rate in Hz, and the rate actually delivered.
+    public var deviceRate: Double
+    public var rate: Double
+
+    public init(subscription: Int, device: String, deviceRate: Double, rate: Double) {
+        self.subscription = subscription
+        self.device = device
+        self.deviceRate = deviceRate
+        self.rate = rate
+    }
+}
+
+/// `stream.unsubscribe` parameters.
+public struct UnsubscribeParams: Sendable, Codable, Equatable {
+    public var subscription: Int
+
+    public init(subscription: Int) { self.subscription = subscription }
+}
+
+/// The state of a configured device.
+public enum DeviceState: String, Sendable, Codable {
+    /// Opened and idle: nothing needs it.
+    case available
+    /// Sampling for at least one recording or subscriber.
+    case sampling
+    /// Could not be opened or failed; retried.
+    case unavailable
+}
+
+/// One device in `devices.list` and `daemon.status`.
+public struct DeviceInfo: Sendable, Codable, Equatable {
+    public var name: String
+    public var kind: String
+    public var state: DeviceState
+    /// The raw sensors it measures.
+    public var sensorTypes: [SensorType]
+    /// The fused device-motion types it can add (accelerometer and gyroscope devices).
+    public var fusedTypes: [SensorType]?
+    /// Sampling rate in Hz.
+    public var rate: Double?
+    public var rates: [Double]?
+    public var error: String?
+    /// Backend-specific details (file, URI, channels…).
+    public var details: [String: String]?
+    public var users: Int?
+
+    public init(name: String, kind: String, state: DeviceState, sensorTypes: [SensorType], fusedTypes: [SensorType]? = nil,
+                rate: Double? = nil, rates: [Double]? = nil, error: String? = nil, details: [String: String]? = nil, users: Int? = nil) {
+        self.name = name
+        self.kind = kind
+        self.state = state
+        self.sensorTypes = sensorTypes
+        self.fusedTypes = fusedTypes
+        self.rate = rate
+        self.rates = rates
+        self.error = error
+        self.details = details
+        self.users = users
+    }
+}
+
+/// A device a backend found on the machine (configured or not), in `devices.list`.
+public struct HardwareDevice: Sendable, Codable, Equatable {
+    /// The backend kind (`iio`).
+    public var kind: String
+    /// Where it was found (a libiio URI).
+    public var source: String
+    /// The backend's id (`iio:device0`); empty when `error` says why nothing could be listed.
+    public var id: String
+    public var name: String?
+    /// Channels that can be recorded (IIO: buffered channels).
+    public var channels: [String]?
+    /// Sampling rates it offers, in Hz.
+    public var rates: [Double]?
+    /// Backend-specific facts (current rate, timestamp clock…).
+    public var details: [String: String]?
+    public var error: String?
+
+    public init(kind: String, source: String, id: String, name: String? = nil, channels: [String]? = nil,
+                rates: [Double]? = nil, details: [String: String]? = nil, error: String? = nil) {
+        self.kind = kind
+        self.source = source
+        self.id = id
+        self.name = name
+        self.channels = channels
+        self.rates = rates
+        self.details = details
+        self.error = error
+    }
+}
+
+/// `devices.list` result: the configured devices, and the hardware the backends found.
+public struct DevicesListResult: Sendable, Codable, Equatable {
+    public var devices: [DeviceInfo]
+    public var hardware: [HardwareDevice]?
+
+    public init(devices: [DeviceInfo], hardware: [HardwareDevice]? = nil) {
+        self.devices = devices
+        self.hardware = hardware
+    }
+}
+
+/// A task run in `daemon.status`.
+public struct ActiveTaskRun: Sendable, Codable, Equatable {
+    public var taskIdentifier: String
+    public var taskRunUUID: UUID
+    public var runDirectory: String
+    public var currentStepPath: String?
+    /// Recorders writing now.
+    public var recording: [String]
+    /// Recorders that stopped on a failure (disk full, I/O error); their error is in the result.
+    public var failed: [String]?
+
+    public init(taskIdentifier: String, taskRunUUID: UUID, runDirectory: String, currentStepPath: String?, recording: [String],
+                failed: [String]? = nil) {
+        self.taskIdentifier = taskIdentifier
+        self.taskRunUUID = taskRunUUID
+        self.runDirectory = runDirectory
+        self.currentStepPath = currentStepPath
+        self.recording = recording
+        self.failed = failed
+    }
+}
+
+/// `daemon.status` result.
+public struct DaemonStatus: Sendable, Codable, Equatable {
+    public var version: String
+    public var uptimeSeconds: Double
+    public var pid: Int32
+    public var dataDirectory: String
+    public var devices: [DeviceInfo]
+    public var taskRuns: [ActiveTaskRun]
+    /// The data directory's disk use and free space (nil when it cannot be measured).
+    public var disk: DiskUsage?
+    /// The last `EndedTaskRun.kept` runs that ended since recorderd started, oldest first.
+    public var recentlyEnded: [EndedTaskRun]?
+    /// The web page and the fleet link's process, when the configuration has `http` or `mqtt`.
+    public var services: ServicesProcessInfo?
+
+    public init(version: String, uptimeSeconds: Double, pid: Int32, dataDirectory: String, devices: [DeviceInfo], taskRuns: [ActiveTaskRun],
+                disk: DiskUsage? = nil, recentlyEnded: [EndedTaskRun]? = nil, services: ServicesProcessInfo? = nil) {
+        self.disk = disk
+        self.recentlyEnded = recentlyEnded
+        self.services = services
+        self.version = version
+        self.uptimeSeconds = uptimeSeconds
+        self.pid = pid
+        self.dataDirectory = dataDirectory
+        self.devices = devices
+        self.taskRuns = taskRuns
+    }
+}
+
+/// `runs.list` parameters: filters (all optional) and paging. Runs come newest first.
+public struct RunsListParams: Sendable, Codable, Equatable {
+    /// Only runs of this task.
+    public var taskIdentifier: String?
+    /// Only runs in this status.
+    public var status: TaskRunStatus?
+    /// Only runs that started at or after / before this ISO-8601 date.
+    public var since: String?
+    public var until: String?
+    /// At most this many runs (1…1000; default 100), after skipping `offset` (default 0).
+    public var limit: Int?
+    public var offset: Int?
+
+    /// The largest page.
+    public static let largestLimit = 1000
+
+    public init(taskIdentifier: String? = nil, status: TaskRunStatus? = nil, since: String? = nil, until: String? = nil,
+                limit: Int? = nil, offset: Int? = nil) {
+        self.taskIdentifier = taskIdentifier
+        self.status = status
+        self.since = since
+        self.until = until
+        self.limit = limit
+        self.offset = offset
+    }
+}
+
+/// `runs.list` result: one page of the runs that pass the filters, and how many pass in all.
+public struct RunsListResult: Sendable, Codable, Equatable {
+    public var runs: [RunSummary]
+    public var total: Int
+    public var offset: Int
+
+    public init(runs: [RunSummary], total: Int, offset: Int) {
+        self.runs = runs
+        self.total = total
+        self.offset = offset
+    }
+}
+
+/// `daemon.status` parameters: `disk: false` leaves out the disk use (no walk over the runs' files).
+public struct DaemonStatusParams: Sendable, Codable, Equatable {
+    public var disk: Bool?
+
+    public init(disk: Bool? = nil) {
+        self.disk = disk
+    }
+}
+
+/// `runs.get` and `runs.delete` parameters: `run` is a task-run UUID or a unique prefix of one.
+public struct RunParams: Sendable, Codable, Equatable {
+    public var run: String
+
+    public init(run: String) {
+        self.run = run
+    }
+}
+
+/// `runs.get` result: the run's summary and its manifest (`taskResult.json`).
+public struct RunDetails: Sendable, Codable, Equatable {
+    public var summary: RunSummary
+    public var taskResult: TaskResult
+
+    public init(summary: RunSummary, taskResult: TaskResult) {
+        self.summary = summary
+        self.taskResult = taskResult
+    }
+}
+
+/// The data directory's file system, in `daemon.status`.
+public struct DiskUsage: Sendable, Codable, Equatable {
+    /// Bytes of the runs' files.
+    public var runsBytes: Int64
+    /// Bytes free for recorderd (what an unprivileged writer may use) and the file system's size.
+    public var freeBytes: Int64
+    public var totalBytes: Int64
+
+    public init(runsBytes: Int64, freeBytes: Int64, totalBytes: Int64) {
+        self.runsBytes = runsBytes
+        self.freeBytes = freeBytes
+        self.totalBytes = totalBytes
+    }
+}
+
+/// `runs.delete` result: the run removed and the bytes its files took.
+public struct RunDeleted: Sendable, Codable, Equatable {
+    public var taskRunUUID: UUID
+    public var runDirectory: String
+    public var freedBytes: Int64
+
+    public init(taskRunUUID: UUID, runDirectory: String, freedBytes: Int64) {
+        self.taskRunUUID = taskRunUUID
+        self.runDirectory = runDirectory
+        self.freedBytes = freedBytes
+    }
+}

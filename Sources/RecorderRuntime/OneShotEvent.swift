@@ -1,0 +1,25 @@
+/// Something that happens once (the control socket listens; systemd was told READY=1) that
+/// others wait for. Waiting after it happened returns at once.
+public final class OneShotEvent: Sendable {
+    public init() {}
+
+    private let waiters = LockedValue<[CheckedContinuation<Void, Never>]?>([])
+
+    /// It happened: every waiter resumes.
+    public func signal() {
+        let waiting = waiters.withLock { w -> [CheckedContinuation<Void, Never>] in defer { w = nil }; return w ?? [] }
+        for waiter in waiting { waiter.resume() }
+    }
+
+    /// Returns once it has happened.
+    public func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = waiters.withLock { w -> Bool in
+                guard w != nil else { return true }
+                w!.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+}

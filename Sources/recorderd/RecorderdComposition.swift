@@ -1,0 +1,20 @@
+import AudioSensors
+import GaitAnalysis
+import GPSSensors
+import IIOSensors
+import MotionFusion
+import RecorderDaemon
+import ReplaySensors
+
+/// What recorderd is made of: the one place its backends and analyses are chosen (the daemon and
+/// the configuration loader link none of them).
+enum RecorderdComposition {
+    /// Replay, gpsd, IIO and ALSA devices; fused device motion on every device; gait analysis.
+    static let components = DaemonComponents(
+        backends: { retryInterval, logger in
+            [ReplayBackend(), GPSDBackend(), IIOBackend(retryInterval: retryInterval, logger: logger),
+             ALSABackend(retryInterval: retryInterval, logger: logger)]
+        },
+        stageProviders: [DeviceMotionFusion()],
+        analysisProviders: [GaitAnalysisProvider()])
+}

@@ -1,0 +1,65 @@
+import Foundation
+import RecorderTestSupport
+
+/// The package as SwiftPM reads it (`swift package dump-package`): targets, their paths and
+/// dependencies. Read with a scratch path of its own, so that it needs no lock of the build
+/// directory the running tests came from.
+struct PackageDump: Decodable {
+    struct Target: Decodable {
+        struct Dependency: Decodable {
+            var byName: [String?]?
+            var target: [String?]?
+            var product: [String?]?
+        }
+
+        var name: String
+        var type: String
+        var path: String?
+        var dependencies: [Dependency]
+
+        /// The package's own modules it depends on (products of other packages left out).
+        func internalDependencies(in package: PackageDump) -> [String] {
+            dependencies.compactMap { ($0.byName ?? $0.target)?.first ?? nil }.filter { package.names.contains($0) }
+        }
+    }
+
+    var targets: [Target]
+    var names: Set<String> { Set(targets.map(\.name)) }
+
+    /// The modules the rule is about: sources and executables under Sources/ (tests, benchmarks and
+    /// their support are not).
+    var modules: [Target] {
+        targets.compactMap { target in
+            guard ["regular", "executable", "system"].contains(target.type), target.path == nil else { return nil }
+            var module = target
+            module.path = "Sources/" + target.name
+            return module
+        }
+    }
+
+    /// `name` and every module it reaches through its dependencies.
+    func closure(of name: String) -> Set<String> {
+        var reached: Set<String> = []
+        var next = [name]
+        while let current = next.popLast() {
+            guard let target = targets.first(where: { $0.name == current }) else { continue }
+            for dependency in target.internalDependencies(in: self) where reached.insert(dependency).inserted { next.append(dependency) }
+        }
+        return reached
+    }
+
+    static func load(root: String) throws -> PackageDump {
+        let scratch = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let swift = try ChildProcess("/usr/bin/env", ["swift", "package", "--package-path", root, "--scratch-path", scratch, "dump-package"])
+        guard swift.waitBlocking(timeout: 120) == 0 else { throw DumpFailed(output: swift.printed) }
+        let output = swift.printed
+        guard let start = output.firstIndex(of: "{") else { throw DumpFailed(output: output) }
+        return try JSONDecoder().decode(PackageDump.self, from: Data(output[start...].utf8))
+    }
+
+    struct DumpFailed: Error, CustomStringConvertible {
+        var output: String
+        var description: String { "swift package dump-package failed: \(output)" }
+    }
+}
