@@ -47,16 +47,28 @@ extension RecorderClient {
     /// connection closes. Each element is one notification's records.
     public func subscribe(device: String, sensorTypes: [SensorType]? = nil, rate: Double? = nil) async throws(RecorderClientError) -> AsyncThrowingStream<[Record], any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: [Record].self, throwing: (any Error).self, bufferingPolicy: .bufferingNewest(4096))
+        try await subscribe(device: device, sensorTypes: sensorTypes, rate: rate, to: LiveSink(continuation) { $0.records })
+        return stream
+    }
+
+    /// `stream.subscribe`, each notification as a `LiveBatch`: its records and each record's
+    /// JSON text as the daemon wrote it (to pass on without writing it again).
+    public func subscribeBatches(device: String, sensorTypes: [SensorType]? = nil, rate: Double? = nil) async throws(RecorderClientError) -> AsyncThrowingStream<LiveBatch, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: LiveBatch.self, throwing: (any Error).self, bufferingPolicy: .bufferingNewest(4096))
+        try await subscribe(device: device, sensorTypes: sensorTypes, rate: rate, to: LiveSink(continuation) { $0 })
+        return stream
+    }
+
+    private func subscribe(device: String, sensorTypes: [SensorType]?, rate: Double?, to sink: LiveSink) async throws(RecorderClientError) {
         let result: SubscribeResult = try await call(.streamSubscribe, SubscribeParams(device: device, sensorTypes: sensorTypes, rate: rate)) { [weak self] message in
             // On the reader thread, before any notification of this subscription is read.
-            if let id = message.result?["subscription"]?.numberValue { self?.register(subscription: Int(saturating: id), continuation: continuation) }
+            if let id = message.result?["subscription"]?.numberValue { self?.register(subscription: Int(saturating: id), sink: sink) }
         }
-        continuation.onTermination = { [weak self] _ in
+        sink.onTermination { [weak self] in
             guard let self else { return }
             self.unregister(subscription: result.subscription)
             Task { _ = try? await self.call(.streamUnsubscribe, UnsubscribeParams(subscription: result.subscription), as: JSONValue.self) }
         }
-        return stream
     }
 }
 

@@ -25,7 +25,7 @@ public final class RecorderClient: Sendable {
     struct State {
         var nextID: Int64 = 1
         var pending: [Int64: Pending] = [:]
-        var streams: [Int: AsyncThrowingStream<[Record], any Error>.Continuation] = [:]
+        var streams: [Int: LiveSink] = [:]
         var closed = false
         /// The daemon's refusal of the connection (an error with a null id, before it closes):
         /// what the calls then still waiting fail with, instead of `connectionClosed`.
@@ -217,6 +217,8 @@ public final class RecorderClient: Sendable {
     static func readLoop(socket: ClientSocket, executor: ClientExecutor, client: () -> RecorderClient?) {
         var buffer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        // The strings of the last records read (their sensor types repeat), for every notification.
+        var records = JSONLinesDecoder.Cache()
         executor.adoptCurrentThread()
         while true {
             executor.runQueued()
@@ -228,7 +230,13 @@ public final class RecorderClient: Sendable {
             while let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
                 let line = buffer[start..<newline]
                 start = newline + 1
-                if let message = try? JSONRPCMessage.parse(line: line) { client()?.dispatch(message) }
+                // Live records as the daemon writes them are read record by record (no JSON tree);
+                // anything else, as any message.
+                if line.starts(with: LiveBatch.notificationPrefix), let batch = LiveBatch.parse(notification: line, cache: &records) {
+                    client()?.deliver(batch)
+                } else if let message = try? JSONRPCMessage.parse(line: line) {
+                    client()?.dispatch(message)
+                }
             }
             buffer.removeFirst(start)
         }
@@ -246,14 +254,12 @@ public final class RecorderClient: Sendable {
         }
         let error = refusal.map { RecorderClientError.rpc($0) } ?? .connectionClosed
         for p in pending { p.continuation.resume(throwing: error) }
-        for s in streams { s.finish(throwing: error) }
+        for s in streams { s.finish(error) }
     }
 
     func dispatch(_ message: JSONRPCMessage) {
         if message.method == ControlMethod.streamRecordsNotification {
-            guard let params = message.params, let batch = try? params.decode(StreamRecordsParams.self) else { return }
-            let stream = state.withLock { $0.streams[batch.subscription] }
-            stream?.yield(batch.records)
+            if let params = message.params, let batch = LiveBatch(params: params) { deliver(batch) }
             return
         }
         let pending: Pending?
@@ -286,8 +292,14 @@ public final class RecorderClient: Sendable {
         }
     }
 
-    func register(subscription: Int, continuation: AsyncThrowingStream<[Record], any Error>.Continuation) {
-        state.withLock { $0.streams[subscription] = continuation }
+    /// Hands a notification's records to their subscription's stream.
+    func deliver(_ batch: LiveBatch) {
+        let stream = state.withLock { $0.streams[batch.subscription] }
+        stream?.yield(batch)
+    }
+
+    func register(subscription: Int, sink: LiveSink) {
+        state.withLock { $0.streams[subscription] = sink }
     }
 
     func unregister(subscription: Int) {

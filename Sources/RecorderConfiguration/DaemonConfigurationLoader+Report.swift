@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import RecorderJSON
 import RecorderModel
 import RecorderProtocol
 
@@ -16,10 +17,8 @@ extension DaemonConfigurationLoader.Check {
             return ("", errors, .configuration)
         }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            let data = (try? encoder.encode(configuration)) ?? Data()
-            return (String(decoding: data, as: UTF8.self) + "\n", errors, .success)
+            let bytes = (try? JSONTextEncoder(prettyPrinted: true).encode(configuration)) ?? []
+            return (String(decoding: bytes, as: UTF8.self) + "\n", errors, .success)
         }
         return (text, errors, .success)
     }
@@ -50,8 +49,7 @@ extension DaemonConfigurationLoader.Check {
             lines.append("mqtt            off")
         }
         lines.append("devices         \(c.devices.count)")
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let encoder = JSONTextEncoder()
         for d in c.devices {
             var members = d.json
             if case .object(var m) = members {

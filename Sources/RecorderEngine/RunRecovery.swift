@@ -73,7 +73,7 @@ public enum RunRecovery {
             let path = directory + "/" + name
             let summary = try repair(path: path)
             let firstLine = (try? Data(contentsOf: URL(fileURLWithPath: path)))?.split(separator: UInt8(ascii: "\n")).first
-            let marker = firstLine.flatMap { try? JSONDecoder().decode(Record.self, from: $0) }
+            let marker = firstLine.flatMap { try? JSONLinesDecoder.decode(Array($0)) }
             let start = marker?.timestampDate.flatMap(ISO8601Timestamp.date(from:)) ?? result.startDate
             var file = FileResult(identifier: String(name.dropLast(6)), relativePath: name, startDate: start,
                                   startUptime: marker?.uptime ?? 0, units: [:])
@@ -126,13 +126,21 @@ public enum RunRecovery {
         } else {
             data = Data()
         }
-        let decoder = JSONDecoder()
+        // The records' one reader (JSONLinesDecoder), as exports and live streams read them: a line
+        // kept here is a line they read, and one cut here is one they would refuse.
+        var cache = JSONLinesDecoder.Cache()
         var goodLength = 0
         var offset = 0
         for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             let lineLength = line.count + 1
             if offset + lineLength > data.count { break }
-            guard let record = try? decoder.decode(Record.self, from: line) else { break }
+            if line.isEmpty {
+                // A blank line holds no record: kept and passed over, as the exports pass over it.
+                offset += lineLength
+                goodLength = offset
+                continue
+            }
+            guard let record = try? line.withUnsafeBytes({ try JSONLinesDecoder.decode($0.bindMemory(to: UInt8.self), cache: &cache) }) else { break }
             offset += lineLength
             goodLength = offset
             if record.isSample { summary.sampleCount += 1 }

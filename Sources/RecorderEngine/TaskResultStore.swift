@@ -11,8 +11,8 @@ public enum TaskResultStore {
 
     /// Writes `result` into `directory`.
     public static func write(_ result: TaskResult, directory: String) throws(StorageError) {
-        // The bytes Foundation's pretty encoder writes (`TaskResult.makeEncoder(pretty: true)`),
-        // for a fraction of its CPU: this runs on every step boundary.
+        // The manifest's one codec (JSONTextEncoder, read back by JSONValueDecoder), pretty:
+        // Foundation's indentation, for a fraction of its CPU; this runs on every step boundary.
         var bytes: [UInt8] = []
         bytes.reserveCapacity(4096)
         do {
@@ -27,7 +27,7 @@ public enum TaskResultStore {
     /// Reads the manifest in `directory`.
     public static func read(directory: String) throws -> TaskResult {
         let data = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + fileName))
-        return try TaskResult.makeDecoder().decode(TaskResult.self, from: data)
+        return try JSONValueDecoder().decode(TaskResult.self, from: data)
     }
 
     /// Replaces `path` with `data` atomically and durably.

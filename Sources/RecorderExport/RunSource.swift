@@ -22,7 +22,7 @@ public struct RunSource: Sendable {
             throw .notARun("\(directory) is not a run directory: it has no readable taskResult.json")
         }
         do {
-            result = try TaskResult.makeDecoder().decode(TaskResult.self, from: data)
+            result = try JSONValueDecoder().decode(TaskResult.self, from: data)
         } catch {
             throw .notARun("\(directory)/taskResult.json is not a task result: \(DecodingErrorDescription.describe(error, prefix: "taskResult"))")
         }

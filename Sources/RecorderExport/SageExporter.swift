@@ -1,4 +1,5 @@
 import Foundation
+import RecorderJSON
 import RecorderModel
 import ZIPFoundation
 
@@ -145,7 +146,7 @@ public struct SageExporter: Exporter {
 
     static func json(_ value: some Encodable) throws(ExportError) -> Data {
         do {
-            return try TaskResult.makeEncoder(pretty: true).encode(value)
+            return Data(try JSONTextEncoder(prettyPrinted: true).encode(value))
         } catch {
             throw .output("cannot encode: \(error)")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import RecorderConfiguration
+import RecorderJSON
 import RecorderModel
 
 /// The central side of run uploads (`recorderctl collect`): subscribes to every Pi's manifests
@@ -91,7 +92,7 @@ public struct Collector: Sendable {
                 do {
                     switch kind {
                     case "manifest":
-                        guard let manifest = try? JSONDecoder().decode(RunManifest.self, from: Data(message.payload)), manifest.taskRunUUID == run else {
+                        guard let manifest = try? JSONValueDecoder().decode(RunManifest.self, from: message.payload), manifest.taskRunUUID == run else {
                             continuation.resume(returning: .init(ack: UploadAck(taskRunUUID: run, state: .refused, error: "not a run manifest")))
                             return
                         }

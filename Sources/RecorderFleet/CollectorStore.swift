@@ -1,6 +1,7 @@
 import Foundation
-import RecorderRuntime
+import RecorderJSON
 import RecorderModel
+import RecorderRuntime
 
 /// The collector's disk. A complete run is `{root}/{site}/{device}/{task}/{directory}/`, its files
 /// exactly as on the Pi; a run arriving is `{root}/.incoming/{site}/{device}/{uuid}/` (its
@@ -155,11 +156,11 @@ public struct CollectorStore: Sendable {
 
     func load(_ folder: String) throws -> Arrival? {
         guard let data = FileManager.default.contents(atPath: folder + "/state.json") else { return nil }
-        return try? JSONDecoder().decode(Arrival.self, from: data)
+        return try? JSONValueDecoder().decode(Arrival.self, from: data)
     }
 
     func save(_ arrival: Arrival, _ folder: String) throws {
-        let data = try JSONEncoder().encode(arrival)
+        let data = Data(try JSONTextEncoder().encode(arrival))
         let temporary = folder + "/state.json.new"
         guard FileManager.default.createFile(atPath: temporary, contents: data) else { throw StoreError.io("write \(temporary)") }
         guard rename(temporary, folder + "/state.json") == 0 else { throw StoreError.io("rename \(temporary): \(String(cString: strerror(errno)))") }

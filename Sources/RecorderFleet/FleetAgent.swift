@@ -2,9 +2,10 @@ import Foundation
 import Logging
 import RecorderClient
 import RecorderConfiguration
-import RecorderRuntime
+import RecorderJSON
 import RecorderModel
 import RecorderProtocol
+import RecorderRuntime
 import ServiceLifecycle
 
 /// The Pi's link to its fleet (`mqtt` in the configuration): a `Service` beside the control
@@ -210,7 +211,7 @@ public struct FleetAgent: Service {
             if message.topic == topics.command {
                 if case .dropped = commands.yield(message) { logger.warning("fleet link: command dropped (64 waiting)") }
             } else if message.topic.hasPrefix(topics.base + "/runs/"), message.topic.hasSuffix("/ack") {
-                guard let ack = try? JSONDecoder().decode(UploadAck.self, from: Data(message.payload)) else { continue }
+                guard let ack = try? JSONValueDecoder().decode(UploadAck.self, from: message.payload) else { continue }
                 acks.deliver(ack)
             }
         }
@@ -275,9 +276,7 @@ public struct FleetAgent: Service {
     // MARK: Helpers
 
     static func encode<T: Encodable>(_ value: T) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? Array(encoder.encode(value))) ?? []
+        (try? JSONTextEncoder().encode(value)) ?? []
     }
 
     static func timestamp() -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import RecorderJSON
 import RecorderModel
 import RecorderProtocol
 
@@ -29,7 +30,7 @@ public enum FleetView {
                         var statuses: [String: FleetStatus] = [:]
                         for await message in client.messages {
                             if message.topic == probe { return statuses.values.sorted { ($0.site, $0.device) < ($1.site, $1.device) } }
-                            if let status = try? JSONDecoder().decode(FleetStatus.self, from: Data(message.payload)) {
+                            if let status = try? JSONValueDecoder().decode(FleetStatus.self, from: message.payload) {
                                 statuses[message.topic] = status
                             }
                         }

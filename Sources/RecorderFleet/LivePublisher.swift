@@ -8,7 +8,7 @@ import ServiceLifecycle
 /// `mqtt.live`: each listed device's records, decimated by the daemon's own `stream.subscribe`
 /// (`rate` records per second per sensor type), published at QoS 0 on
 /// `{base}/live/{deviceName}/{sensorType}`: one message per sensor type per notification, a JSON
-/// array of records with the fields of the recording's lines.
+/// array of records as the recording's lines have them (the daemon's text, passed on).
 ///
 /// Live topics are for dashboards: a message the broker cannot take now (the link is down) is
 /// not kept — recordings reach the collectors by the lossless upload. A device that is missing or
@@ -34,7 +34,6 @@ struct LivePublisher: Sendable {
     /// Subscribes to `stream`'s device over a connection of its own and publishes until cancelled.
     /// At start the control socket may not listen yet: a few quick tries come before a warning.
     func follow(_ stream: MQTTLiveStream) async {
-        var encoder = LiveEncoder()
         var failures = 0
         let metadata: Logger.Metadata = ["device": "\(stream.device)", "rate": "\(stream.rate)"]
         while !Task.isCancelled, !Task.isShuttingDownGracefully {
@@ -42,12 +41,12 @@ struct LivePublisher: Sendable {
             do {
                 let made = try await RecorderClient.connect(socketPath: socketPath)
                 connection = made
-                let records = try await made.subscribe(device: stream.device, sensorTypes: stream.sensorTypes, rate: stream.rate)
+                let records = try await made.subscribeBatches(device: stream.device, sensorTypes: stream.sensorTypes, rate: stream.rate)
                 if failures >= Self.quietFailures { logger.notice("live stream back", metadata: metadata) }
                 failures = 0
                 logger.info("live stream publishing", metadata: metadata.merging(["topics": "\(topics.base)/live/\(stream.device)/…"]) { a, _ in a })
                 for try await batch in records {
-                    publish(batch, device: stream.device, encoder: &encoder)
+                    publish(batch, device: stream.device)
                 }
                 if !Task.isCancelled, !Task.isShuttingDownGracefully {
                     logger.warning("live stream ended; subscribing again", metadata: metadata)
@@ -67,34 +66,21 @@ struct LivePublisher: Sendable {
     /// Failed tries (0.2 s apart) before the warning.
     static let quietFailures = 10
 
-    /// One message per sensor type of `records`, in their order (records without a sensor type,
-    /// the step markers, are the events topic's business).
-    func publish(_ records: [Record], device: String, encoder: inout LiveEncoder) {
+    /// One message per sensor type of the batch's records, in their order (records without a
+    /// sensor type, the step markers, are the events topic's business): the records' texts as the
+    /// daemon wrote them, in a JSON array, written again by no one.
+    func publish(_ batch: LiveBatch, device: String) {
         guard isConnected() else { return }
         var order: [String] = []
-        var byType: [String: [Record]] = [:]
-        for record in records {
+        var byType: [String: [Int]] = [:]
+        for (index, record) in batch.records.enumerated() {
             guard let type = record.sensorType else { continue }
             if byType[type] == nil { order.append(type) }
-            byType[type, default: []].append(record)
+            byType[type, default: []].append(index)
         }
         for type in order {
             // QoS 0: a message the link cannot send now is not kept.
-            _ = try? client.publish(topic: topics.live(device: device, sensorType: type), payload: encoder.encode(byType[type]!), qos: 0)
+            _ = try? client.publish(topic: topics.live(device: device, sensorType: type), payload: batch.jsonArray(byType[type]!), qos: 0)
         }
-    }
-}
-
-/// One JSON encoder per live stream, reused for every message (sorted keys: stable payloads).
-struct LiveEncoder {
-    private let encoder: JSONEncoder
-
-    init() {
-        encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    }
-
-    func encode(_ records: [Record]) -> [UInt8] {
-        (try? Array(encoder.encode(records))) ?? []
     }
 }

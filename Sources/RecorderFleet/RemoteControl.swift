@@ -48,6 +48,6 @@ enum RemoteControl {
 
     /// One answer's bytes.
     static func encode(_ response: JSONRPCResponse) -> [UInt8] {
-        (try? Array(JSONEncoder().encode(response))) ?? Array(#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"cannot encode the answer"}}"#.utf8)
+        (try? JSONTextEncoder().encode(response)) ?? Array(#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"cannot encode the answer"}}"#.utf8)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RecorderJSON
 import RecorderModel
 
 /// What a Pi uploads of one ended run (`runs/{uuid}/manifest`): the run, and each of its files
@@ -117,7 +118,7 @@ public struct UploadChunk: Sendable, Equatable {
     }
 
     public func encoded() -> [UInt8] {
-        var out = (try? Array(JSONEncoder().encode(header))) ?? []
+        var out = (try? JSONTextEncoder().encode(header)) ?? []
         out.append(UInt8(ascii: "\n"))
         out.append(contentsOf: bytes)
         return out
@@ -126,7 +127,7 @@ public struct UploadChunk: Sendable, Equatable {
     /// Decodes a payload; nil when it is not a chunk whose numbers are in range.
     public static func decode(_ payload: [UInt8]) -> UploadChunk? {
         guard let newline = payload.prefix(4096).firstIndex(of: UInt8(ascii: "\n")),
-              let header = try? JSONDecoder().decode(Header.self, from: Data(payload[..<newline])) else { return nil }
+              let header = try? JSONValueDecoder().decode(Header.self, from: payload[..<newline]) else { return nil }
         let bytes = Array(payload[(newline + 1)...])
         guard header.offset >= 0, header.size >= 0, header.size <= RunManifest.maximumFileSize,
               header.offset <= header.size - Int64(bytes.count) else { return nil }

@@ -1,6 +1,7 @@
 import Foundation
-import RecorderRuntime
+import RecorderJSON
 import RecorderModel
+import RecorderRuntime
 
 /// The Pi's upload queue on disk (`{dataDirectory}/fleet/outbox/`): a small file per ended run
 /// saying whether it is still to upload, acknowledged by a collector, or refused. The runs' own
@@ -28,24 +29,19 @@ public struct RunOutbox: Sendable {
     func path(_ run: UUID) -> String { "\(directory)/\(run.uuidString).json" }
 
     public func entry(_ run: UUID) -> Entry? {
-        entry(run, decoder: TaskResult.makeDecoder())
-    }
-
-    func entry(_ run: UUID, decoder: JSONDecoder) -> Entry? {
         guard let data = FileManager.default.contents(atPath: path(run)) else { return nil }
-        return try? decoder.decode(Entry.self, from: data)
+        return try? JSONValueDecoder().decode(Entry.self, from: data)
     }
 
     /// Every entry (an unreadable file is skipped: it is written again when its run is seen).
     public func entries() -> [Entry] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        let decoder = TaskResult.makeDecoder()
-        return names.filter { $0.hasSuffix(".json") }.compactMap { UUID(uuidString: String($0.dropLast(5))) }.compactMap { entry($0, decoder: decoder) }
+        return names.filter { $0.hasSuffix(".json") }.compactMap { UUID(uuidString: String($0.dropLast(5))) }.compactMap { entry($0) }
     }
 
     public func save(_ entry: Entry) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let data = try TaskResult.makeEncoder(pretty: false).encode(entry)
+        let data = try JSONTextEncoder().encode(entry)
         let temporary = path(entry.taskRunUUID) + ".new"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
         guard fd >= 0 else { throw CollectorStore.StoreError.io("create \(temporary): \(String(cString: strerror(errno)))") }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import RecorderClient
+import RecorderJSON
 import RecorderModel
 import RecorderProtocol
 import RecorderRuntime
@@ -121,7 +122,7 @@ struct RunUploader: Sendable {
                     return nil
                 }
                 return Result { () throws(CollectorStore.StoreError) -> RunManifest in
-                    let status = try? TaskResult.makeDecoder().decode(TaskResult.self, from: Data(contentsOf: URL(fileURLWithPath: entry.runDirectory + "/taskResult.json"))).status
+                    let status = try? JSONValueDecoder().decode(TaskResult.self, from: Data(contentsOf: URL(fileURLWithPath: entry.runDirectory + "/taskResult.json"))).status
                     do {
                         return try RunOutbox.manifest(runDirectory: entry.runDirectory, taskRunUUID: run, taskIdentifier: entry.taskIdentifier, status: status)
                     } catch let error as CollectorStore.StoreError {

@@ -3,13 +3,16 @@ import Glibc
 /// JSON numbers read from their text without a parser: what the JSON-lines record decoder and the
 /// replay device's files read millions of.
 public enum JSONNumber {
-    /// A JSON number's text as a Double: exact, finite, and in JSON's grammar
-    /// (-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?). One pass checks the grammar and gathers
-    /// the significant digits; up to 19 of them with a small power of ten are converted in integer
-    /// arithmetic (`DecimalToDouble`), anything else by `strtod`.
+    /// A JSON number's text as a Double: exact, in JSON's grammar
+    /// (-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?), and one a Double holds — nil for a
+    /// magnitude too large (never infinity) or a nonzero number too small (never a silent 0).
+    /// The one rule for numbers: `JSONParser` reads its numbers with it, as the records' decoder
+    /// and the replay files do. One pass checks the grammar and gathers the significant digits;
+    /// up to 19 of them with a small power of ten are converted in integer arithmetic
+    /// (`DecimalToDouble`), anything else by `strtod`.
     public static func parse(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
         let n = text.count
-        guard n > 0, n < 64 else { return nil }
+        guard n > 0 else { return nil }
         var i = 0
         let negative = text[0] == UInt8(ascii: "-")
         if negative { i = 1 }
@@ -69,11 +72,13 @@ public enum JSONNumber {
         }
         guard i == n else { return nil }
         if !overflow, let value = DecimalToDouble.value(digits: digits, exponent: exponent, negative: negative) { return value }
-        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 65) { buffer -> Double? in
+        let nonzero = digits != 0 || overflow
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: n + 1) { buffer -> Double? in
             for (k, byte) in text.enumerated() { buffer[k] = CChar(bitPattern: byte) }
             buffer[n] = 0
             let value = strtod(buffer.baseAddress!, nil)
-            return value.isFinite ? value : nil
+            guard value.isFinite, value != 0 || !nonzero else { return nil }
+            return value
         }
     }
 }

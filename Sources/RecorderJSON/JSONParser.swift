@@ -227,14 +227,11 @@ private struct Parser {
             if peek(UInt8(ascii: "+")) || peek(UInt8(ascii: "-")) { index += 1 }
             guard digits() > 0 else { throw error("expected a digit in the exponent") }
         }
-        let text = String(decoding: bytes[start..<index], as: UTF8.self)
-        guard let value = Double(text), value.isFinite else {
-            throw JSONParseError("number \(text.prefix(40)) is out of range", offset: start)
-        }
-        // A number too small for a Double (2e-324) would silently become 0: refused too.
-        if value == 0, bytes[start..<index].prefix(while: { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") })
-            .contains(where: { (UInt8(ascii: "1")...UInt8(ascii: "9")).contains($0) }) {
-            throw JSONParseError("number \(text.prefix(40)) is out of range", offset: start)
+        // The one rule for numbers (`JSONNumber`): too large for a Double, or nonzero and too small
+        // (2e-324 would silently become 0), is out of range.
+        let value = bytes.withUnsafeBufferPointer { JSONNumber.parse(UnsafeBufferPointer(rebasing: $0[start..<index])) }
+        guard let value else {
+            throw JSONParseError("number \(String(decoding: bytes[start..<index].prefix(40), as: UTF8.self)) is out of range", offset: start)
         }
         return value
     }

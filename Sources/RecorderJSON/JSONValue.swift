@@ -93,9 +93,8 @@ extension JSONValue {
         try JSONValueDecoder().decode(T.self, from: self)
     }
 
-    /// Encodes any Encodable value as a JSON value.
+    /// Encodes any Encodable value as a JSON value (through its text: `JSONTextEncoder`).
     public init<T: Encodable>(encoding value: T) throws {
-        let data = try JSONEncoder().encode(value)
-        self = try JSONParser.parse(data)
+        self = try JSONParser.parse(try JSONTextEncoder().encode(value))
     }
 }

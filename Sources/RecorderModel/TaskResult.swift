@@ -154,30 +154,3 @@ public struct TaskResult: Sendable, Equatable, Codable {
         self.asyncResults = []
     }
 }
-
-extension TaskResult {
-    /// The encoder for `taskResult.json` and protocol results: ISO-8601 dates with milliseconds.
-    public static func makeEncoder(pretty: Bool = false) -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var c = encoder.singleValueContainer()
-            try c.encode(ISO8601Timestamp.string(from: date))
-        }
-        encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }
-
-    /// The matching decoder.
-    public static func makeDecoder() -> JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let c = try decoder.singleValueContainer()
-            let s = try c.decode(String.self)
-            guard let d = ISO8601Timestamp.date(from: s) else {
-                throw DecodingError.dataCorruptedError(in: c, debugDescription: "expected an ISO-8601 date")
-            }
-            return d
-        }
-        return decoder
-    }
-}

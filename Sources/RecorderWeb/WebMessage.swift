@@ -7,9 +7,7 @@ import RecorderProtocol
 /// all but the live points (`LivePoints`, written digit by digit).
 enum WebMessage {
     static func text(_ members: [String: JSONValue]) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(JSONValue.object(members))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        (try? JSONTextEncoder().encode(JSONValue.object(members))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
     /// `{"type":"error","message":…}`: the page shows the sentence.

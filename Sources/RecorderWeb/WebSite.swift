@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import RecorderClient
+import RecorderJSON
 import RecorderModel
 import RecorderProtocol
 
@@ -86,7 +87,7 @@ struct WebSite: Sendable {
     /// The answer to a refused or failed request: a page for a browser, JSON for the API.
     func errorResponse(_ error: WebError, for request: Request) -> Response {
         if request.uri.path.hasPrefix("/api/") || request.headers[.upgrade] != nil || !(request.headers[.accept]?.contains("text/html") ?? false) {
-            let body = (try? JSONEncoder().encode(["error": error.message])).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+            let body = (try? JSONTextEncoder().encode(["error": error.message])).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
             return Self.response(body, type: "application/json", status: error.status)
         }
         return Self.response(HTML.errorPage(error, csrf: access.csrfToken), type: "text/html; charset=utf-8", status: error.status)
@@ -97,10 +98,8 @@ struct WebSite: Sendable {
     }
 
     static func json<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok) throws -> Response {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        let data = try encoder.encode(value)
-        return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        let bytes = try JSONTextEncoder().encode(value)
+        return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     static func asset(_ text: String, type: String) -> Response {

@@ -142,13 +142,13 @@ public struct ReplayData: Sendable {
     }
 
     static func loadJSONLines(_ data: Data, path: String) throws(LoadError) -> ReplayData {
-        let decoder = JSONDecoder()
+        var cache = JSONLinesDecoder.Cache()
         var frames: [MotionFrame] = []
         var types = Set<SensorType>()
         var lineNumber = 0
         for line in data.split(separator: UInt8(ascii: "\n")) {
             lineNumber += 1
-            guard let record = try? decoder.decode(Record.self, from: line) else {
+            guard let record = try? line.withUnsafeBytes({ try JSONLinesDecoder.decode($0.bindMemory(to: UInt8.self), cache: &cache) }) else {
                 throw LoadError(description: "\(path):\(lineNumber): not a JSON record")
             }
             guard record.isSample, let uptime = record.uptime, let name = record.sensorType,

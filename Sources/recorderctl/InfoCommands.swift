@@ -88,18 +88,16 @@ struct TailCommand: AsyncParsableCommand {
             return t
         }
         let client = try await socket.connect()
-        let stream = try await client.subscribe(device: device, sensorTypes: types.isEmpty ? nil : types, rate: rate)
+        let stream = try await client.subscribeBatches(device: device, sensorTypes: types.isEmpty ? nil : types, rate: rate)
         // Every line written as it comes (not block-buffered into a pipe: `recorderctl tail imu0 | head`).
         func emit(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
-        var encoder = JSONLinesEncoder(reservingCapacity: 4096)
         if !json { emit("    uptime   sensor             x          y          z") }
         var printed = 0
-        for try await records in stream {
-            for r in records {
+        for try await batch in stream {
+            for (index, r) in batch.records.enumerated() {
                 if json {
-                    encoder.removeAll()
-                    encoder.appendRecord(r)
-                    FileHandle.standardOutput.write(Data(encoder.bytes))
+                    // The record's text as the daemon wrote it (a recording's line without its step path).
+                    FileHandle.standardOutput.write(Data(batch.text(at: index) + [UInt8(ascii: "\n")]))
                 } else if r.isGap {
                     emit(String(format: "%10.3f   ", r.uptime ?? 0) + "\(r.sensorType ?? "") gap: \(r.droppedSamples ?? 0) samples lost")
                 } else {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RecorderClient
+import RecorderJSON
 import RecorderModel
 import RecorderProtocol
 
@@ -57,7 +58,6 @@ struct SocketOptions: ParsableArguments {
 /// Prints values as pretty JSON.
 enum Output {
     static func json<T: Encodable>(_ value: T) throws {
-        let data = try TaskResult.makeEncoder(pretty: true).encode(value)
-        print(String(decoding: data, as: UTF8.self))
+        print(String(decoding: try JSONTextEncoder(prettyPrinted: true).encode(value), as: UTF8.self))
     }
 }

@@ -35,7 +35,7 @@ enum RunReference {
         }
         let result: TaskResult
         do {
-            result = try TaskResult.makeDecoder().decode(TaskResult.self, from: data)
+            result = try JSONValueDecoder().decode(TaskResult.self, from: data)
         } catch {
             throw CommandFailure("\(manifest) is not a task result: \(DecodingErrorDescription.describe(error, prefix: "taskResult"))", .dataError)
         }

@@ -156,7 +156,7 @@ struct StartCommand: AsyncParsableCommand {
             identifier = task
             if verbose { TaskFile.reportIgnoredKeys(Data(actions.utf8), keys: AsyncActionConfiguration.arrayKeys, source: "--actions", path: "actions") }
             do {
-                asyncActions = try JSONDecoder().decode([AsyncActionConfiguration].self, from: Data(actions.utf8))
+                asyncActions = try JSONValueDecoder().decode([AsyncActionConfiguration].self, from: Array(actions.utf8))
             } catch {
                 throw ValidationError("--actions: \(DecodingErrorDescription.describe(error, prefix: "actions"))")
             }
