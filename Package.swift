@@ -42,6 +42,8 @@ let package = Package(
         // The web page (RecorderWeb): HTTP/1 and WebSocket. swift-configuration support is not used.
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: ["FullFoundation"]),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        // The web page's templates (escaping by default).
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
     ],
     targets: [
         // MARK: The bottom: a runtime, JSON, the model, the protocol, the configuration
@@ -129,8 +131,12 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // Compiled into the binary (no files to install beside it, no CDN).
+            resources: ["app.css", "app.js", "layout.mustache", "error.mustache", "login.mustache", "devices.mustache", "runs.mustache",
+                        "run.mustache", "tasks.mustache", "task.mustache"].map { .embedInCode("Resources/" + $0) }
         ),
         // The fleet link (mqtt in the configuration): libmosquitto, a client of the control socket.
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
@@ -215,7 +221,7 @@ let package = Package(
         // The dependency rule, checked against the package, the imports and the linked libraries.
         .testTarget(name: "ArchitectureTests", dependencies: ["RecorderTestSupport", "recorderd", "recorderd-services", "recorderctl"]),
         .testTarget(name: "RecorderModelTests", dependencies: bottom + ["RecorderTestSupport"]),
-        .testTarget(name: "RecorderWebTests", dependencies: bottom + ["RecorderWeb", "RecorderClient", "RecorderTestSupport", "recorderd", "recorderd-services", "recorderctl"]),
+        .testTarget(name: "RecorderWebTests", dependencies: bottom + ["RecorderWeb", "RecorderClient", "RecorderFHIR", "RecorderTestSupport", "recorderd", "recorderd-services", "recorderctl"]),
         .testTarget(name: "RecorderFleetTests", dependencies: bottom + ["RecorderFleet", "RecorderClient", "RecorderTestSupport", "recorderd", "recorderd-services", "recorderctl",
                                                                         .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "RecorderFHIRTests", dependencies: bottom + ["RecorderFHIR", "RecorderClient", "RecorderTestSupport"]),

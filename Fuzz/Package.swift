@@ -24,6 +24,7 @@ let package = Package(
                 .product(name: "RecorderEngine", package: "recorderd"),
                 .product(name: "RecorderDaemon", package: "recorderd"),
                 .product(name: "RecorderFHIR", package: "recorderd"),
+                .product(name: "RecorderClient", package: "recorderd"),
                 .product(name: "ReplaySensors", package: "recorderd"),
                 .product(name: "GPSSensors", package: "recorderd"),
                 .product(name: "IIOSensors", package: "recorderd"),
@@ -35,5 +36,6 @@ let package = Package(
         ),
         .executableTarget(name: "FuzzRequests", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "FuzzConfiguration", dependencies: ["FuzzSupport"]),
+        .executableTarget(name: "FuzzRecords", dependencies: ["FuzzSupport"]),
     ]
 )

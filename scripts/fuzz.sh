@@ -24,7 +24,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1}
 flags=(--package-path Fuzz --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address)
 swift build "${flags[@]}"
 bin=$(swift build "${flags[@]}" --show-bin-path)
-for target in requests configuration; do
+for target in requests configuration records; do
   exe="$bin/Fuzz$(tr '[:lower:]' '[:upper:]' <<< "${target:0:1}")${target:1}"
   mkdir -p "$work/corpus/$target"
   regressions=(Fuzz/Regressions/$target/*)

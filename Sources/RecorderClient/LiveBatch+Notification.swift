@@ -4,15 +4,17 @@ import RecorderProtocol
 
 extension LiveBatch {
     /// The prefix of every `stream.records` notification the daemon writes, up to the
-    /// subscription's number.
-    package static let notificationPrefix = Array(#"{"jsonrpc":"2.0","method":"stream.records","params":{"subscription":"#.utf8)
-    package static let recordsKey = Array(#","records":["#.utf8)
-    package static let notificationSuffix = Array("]}}".utf8)
+    /// subscription's number (public for the fuzzers, which build notifications around a line).
+    public static let notificationPrefix = Array(#"{"jsonrpc":"2.0","method":"stream.records","params":{"subscription":"#.utf8)
+    /// What follows the subscription's number, up to the first record.
+    public static let recordsKey = Array(#","records":["#.utf8)
+    /// What follows the last record.
+    public static let notificationSuffix = Array("]}}".utf8)
 
     /// Reads a `stream.records` notification as the daemon writes it, record by record with
     /// `JSONLinesDecoder`, without a JSON tree; nil when `line` is not one in that form (the
     /// caller then reads it as any message: `init(params:)`), or a record does not read.
-    package static func parse(notification line: ArraySlice<UInt8>, cache: inout JSONLinesDecoder.Cache) -> LiveBatch? {
+    public static func parse(notification line: ArraySlice<UInt8>, cache: inout JSONLinesDecoder.Cache) -> LiveBatch? {
         let bytes = Array(line)
         guard bytes.count > notificationPrefix.count + recordsKey.count + notificationSuffix.count,
               bytes.starts(with: notificationPrefix), bytes.suffix(notificationSuffix.count).elementsEqual(notificationSuffix) else { return nil }

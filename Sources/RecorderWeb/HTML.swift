@@ -1,7 +1,7 @@
 import Foundation
 import RecorderModel
 
-/// Server-rendered HTML: escaping and the page layout every page shares.
+/// What the templates show, made for people: escaping (`ShownHTML`), numbers, sizes, dates.
 enum HTML {
     /// `text` with `& < > " '` escaped, for element content and quoted attribute values.
     static func escape(_ text: String) -> String {
@@ -20,37 +20,6 @@ enum HTML {
             }
         }
         return out
-    }
-
-    /// A whole page: the navigation, `body`, the shared style and script. `csrf` goes into a meta
-    /// tag the script sends back with every POST.
-    static func page(title: String, section: String, csrf: String, body: String) -> String {
-        let nav = [("devices", "Devices"), ("tasks", "Tasks"), ("runs", "Runs")].map { id, label in
-            "<a href=\"/\(id)\"\(id == section ? " class=\"here\"" : "")>\(label)</a>"
-        }.joined()
-        return """
-        <!DOCTYPE html>
-        <html lang="en"><head><meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <meta name="csrf-token" content="\(escape(csrf))">
-        <title>\(escape(title)) · recorderd</title>
-        <link rel="stylesheet" href="/static/app.css">
-        <script src="/static/app.js" defer></script>
-        </head><body data-section="\(escape(section))">
-        <header><span class="brand">recorderd</span><nav>\(nav)</nav></header>
-        <main>
-        \(body)
-        </main></body></html>
-        """
-    }
-
-    /// A page that only says what went wrong (never a stack trace).
-    static func errorPage(_ error: WebError, csrf: String) -> String {
-        page(title: "Error \(error.status.code)", section: "", csrf: csrf, body: """
-        <h1>\(error.status.code) \(escape(error.status.reasonPhrase))</h1>
-        <p class="error" id="error-message">\(escape(error.message))</p>
-        <p><a href="/devices">Devices</a> · <a href="/tasks">Tasks</a> · <a href="/runs">Runs</a></p>
-        """)
     }
 
     /// A number for people: at most `digits` decimals, no trailing zeros.

@@ -20,6 +20,11 @@ public struct WebServer: Service {
     let host: String
     let port: Int
     let retryInterval: Double
+    /// What a request must keep to (its head's time and size, its body's size).
+    let limits: RequestFraming.Limits
+    /// Connections one remote address may hold at once (a browser with a few live plots and a
+    /// task screen open needs about ten).
+    let connectionsPerAddress: Int
     let logger: Logger
 
     /// `baseDirectory` (absolute: the configuration's folder) resolves a relative task folder.
@@ -34,6 +39,8 @@ public struct WebServer: Service {
         host = configuration.host
         port = configuration.port
         self.retryInterval = retryInterval
+        limits = RequestFraming.Limits()
+        connectionsPerAddress = 16
         self.logger = logger
     }
 
@@ -42,10 +49,21 @@ public struct WebServer: Service {
         router.add(middleware: WebAccessMiddleware(site: site))
         site.register(on: router)
         let address = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        // HTTP/1 with WebSocket upgrades, behind the guards: head deadline and sizes, and a cap on
+        // each address's connections (a slow or greedy client cannot lock the page).
+        let webSocketResponder = router.buildResponder()
+        let configuration = HTTP1WebSocketUpgradeChannel.Configuration(http1: .init(idleTimeout: .seconds(120)),
+                                                                      ws: .init(maxFrameSize: 1 << 16, validateUTF8: true))
+        let limits = self.limits
+        let perAddress = ConnectionsPerAddress(limit: connectionsPerAddress)
+        let server = HTTPServerBuilder { responder in
+            GuardedChildChannel(base: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: configuration),
+                                limits: limits, perAddress: perAddress)
+        }
         while !Task.isShuttingDownGracefully, !Task.isCancelled {
             let app = Application(
                 router: router,
-                server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(http1: .init(idleTimeout: .seconds(120)), ws: .init(maxFrameSize: 1 << 16, validateUTF8: true))),
+                server: server,
                 // At most `webConnections` at once; more wait in the backlog (each holds a descriptor
                 // the daemon counts on: see DescriptorBudget).
                 configuration: .init(address: .hostname(host, port: port), serverName: nil,

@@ -41,16 +41,6 @@ extension WebSite {
     }
 
     func loginPage(next: String, problem: String?, status: HTTPResponse.Status = .ok) -> Response {
-        page(title: "Log in", section: "", body: """
-        <h1>Access token</h1>
-        <p>This recorderd listens on the network: enter the token from its configuration (<code>http.token</code>).
-        The browser keeps it in a cookie.</p>
-        \(problem.map { "<p class=\"error\" id=\"error-message\">\(HTML.escape($0))</p>" } ?? "")
-        <form method="post" action="/login" class="login">
-        <input type="hidden" name="next" value="\(HTML.escape(next))">
-        <label>Token <input type="password" name="token" id="token" autocomplete="current-password" required></label>
-        <button type="submit" id="login">Log in</button>
-        </form>
-        """, status: status)
+        page(title: "Log in", section: "", template: "login", LoginView(next: next, problem: problem), status: status)
     }
 }

@@ -33,11 +33,11 @@ extension WebSite {
                 params.offset = n
             }
             let list = try await withDaemon { [params] client throws(RecorderClientError) in try await client.runs(params) }
-            return page(title: "Runs", section: "runs", body: runsBody(list, params: params))
+            return page(title: "Runs", section: "runs", template: "runs", RunsView(list, params: params, pageSize: Self.pageSize))
         }
         router.get("/runs/:run") { _, context in
             let details = try await runDetails(context)
-            return page(title: "\(details.summary.taskIdentifier) run", section: "runs", body: runBody(details))
+            return page(title: "\(details.summary.taskIdentifier) run", section: "runs", template: "run", RunView(details, formats: Self.downloadFormats))
         }
         router.get("/runs/:run/plot.png") { _, context in
             let directory = try await runDetails(context).summary.runDirectory
@@ -102,83 +102,5 @@ extension WebSite {
             try await writer.finish(nil)
         }
         return Response(status: .ok, headers: headers, body: body)
-    }
-
-    func runsBody(_ list: RunsListResult, params: RunsListParams) -> String {
-        var html = "<h1>Runs</h1>\n<form method=\"get\" action=\"/runs\" class=\"filters\">"
-        html += "<label>Task <input name=\"task\" value=\"\(HTML.escape(params.taskIdentifier ?? ""))\" size=\"14\"></label> "
-        html += "<label>Status <select name=\"status\"><option value=\"\">any</option>"
-        for s in ["recording", "finished", "cancelled", "interrupted", "abandoned"] {
-            html += "<option\(params.status?.rawValue == s ? " selected" : "")>\(s)</option>"
-        }
-        html += "</select></label> <button type=\"submit\">Filter</button></form>\n"
-        guard !list.runs.isEmpty else { return html + "<p id=\"no-runs\">No runs\(params.taskIdentifier != nil || params.status != nil ? " match" : " yet").</p>" }
-        html += "<table class=\"runs\"><thead><tr><th>Started</th><th>Task</th><th>Status</th><th>Length</th><th>Samples</th><th>Gaps</th><th>Size</th></tr></thead><tbody>\n"
-        for r in list.runs {
-            let id = r.taskRunUUID.uuidString.lowercased()
-            html += "<tr data-run=\"\(id)\"><td><a href=\"/runs/\(id)\">\(HTML.date(r.startDate))</a></td><td>\(HTML.escape(r.taskIdentifier))</td>"
-            html += "<td class=\"status-\(r.status.rawValue)\">\(r.status.rawValue)</td><td>\(r.duration.map { HTML.number($0, digits: 1) + " s" } ?? "–")</td>"
-            html += "<td>\(r.samples)\(r.droppedSamples > 0 ? " (\(r.droppedSamples) lost)" : "")</td><td>\(r.gapCount)</td><td>\(HTML.bytes(r.sizeBytes))</td></tr>\n"
-        }
-        html += "</tbody></table>\n"
-        let offset = list.offset
-        var pages: [String] = []
-        func link(_ offset: Int, _ label: String) -> String {
-            var query = ["offset=\(offset)"]
-            if let t = params.taskIdentifier { query.append("task=\(t)") }
-            if let s = params.status { query.append("status=\(s.rawValue)") }
-            return "<a href=\"/runs?\(query.joined(separator: "&amp;"))\">\(label)</a>"
-        }
-        if offset > 0 { pages.append(link(max(0, offset - Self.pageSize), "newer")) }
-        if offset + list.runs.count < list.total { pages.append(link(offset + list.runs.count, "older")) }
-        html += "<p class=\"meta\">\(offset + 1)–\(offset + list.runs.count) of \(list.total) \(pages.joined(separator: " · "))</p>"
-        return html
-    }
-
-    func runBody(_ details: RunDetails) -> String {
-        let s = details.summary
-        let r = details.taskResult
-        let id = s.taskRunUUID.uuidString.lowercased()
-        var html = "<h1>\(HTML.escape(s.taskIdentifier)) <span class=\"status-\(s.status.rawValue)\" id=\"run-status\">\(s.status.rawValue)</span></h1>\n"
-        html += "<p class=\"meta\" id=\"run-uuid\">\(id) · started \(HTML.date(s.startDate))"
-        if let d = s.duration { html += " · \(HTML.number(d, digits: 1)) s" }
-        html += " · \(s.samples) samples · \(s.droppedSamples) lost in \(s.gapCount) gaps · \(HTML.bytes(s.sizeBytes))</p>\n"
-        html += "<p class=\"downloads\">Download: " + Self.downloadFormats.map {
-            "<a href=\"/runs/\(id)/export/\($0.rawValue)\" data-format=\"\($0.rawValue)\" download>\($0.rawValue)</a>"
-        }.joined(separator: " · ") + " · <a href=\"/runs/\(id)/plot.svg\" download>plot (SVG)</a></p>\n"
-        html += "<img class=\"plot\" id=\"plot\" src=\"/runs/\(id)/plot.png\" alt=\"plot of the run: a panel per sensor type, steps shaded, gaps and errors marked\">\n"
-        html += "<h2>Steps</h2>\n<table class=\"steps\"><thead><tr><th>Step</th><th>Length</th><th>Answers and measures</th></tr></thead><tbody>\n"
-        let summaries = r.asyncResults.compactMap(\.file).flatMap { $0.stepSummaries ?? [] }
-        for step in r.stepHistory {
-            let length = step.endUptime.map { HTML.number($0 - step.startUptime, digits: 1) + " s" } ?? "open"
-            var notes: [String] = []
-            for a in step.results ?? [] {
-                notes.append("\(HTML.escape(a.identifier)): <b>\(HTML.escape(a.display ?? a.value.plainText ?? "–"))\(a.unit.map { " " + HTML.escape($0) } ?? "")</b>")
-            }
-            for g in summaries where g.stepPath == step.stepPath {
-                // The headline starts with the step path, which the row already shows.
-                let headline = g.headline.hasPrefix(g.stepPath + ": ") ? String(g.headline.dropFirst(g.stepPath.count + 2)) : g.headline
-                notes.append("<span class=\"gait\">\(HTML.escape(g.identifier)): \(HTML.escape(headline))</span>")
-            }
-            let prefix = r.taskIdentifier + "/"
-            let name = step.stepPath.hasPrefix(prefix) ? String(step.stepPath.dropFirst(prefix.count)) : step.stepPath
-            html += "<tr><td title=\"\(HTML.escape(step.stepPath))\">\(HTML.escape(name))</td><td>\(length)</td><td>\(notes.joined(separator: "<br>"))</td></tr>\n"
-        }
-        html += "</tbody></table>\n<h2>Recordings</h2>\n<ul class=\"files\">\n"
-        for result in r.asyncResults {
-            if let f = result.file {
-                let span = f.endUptime.map { HTML.number($0 - f.startUptime, digits: 1) + " s" } ?? "open"
-                html += "<li><b>\(HTML.escape(f.identifier))</b> \(HTML.escape(f.relativePath)): \(f.sampleCount) records over \(span)"
-                html += f.droppedSamples > 0 || f.gapCount > 0 ? " <span class=\"gap\">\(f.droppedSamples) lost in \(f.gapCount) gaps</span>" : ", no gaps"
-                html += "</li>\n"
-            } else if let e = result.error {
-                html += "<li class=\"error\"><b>\(HTML.escape(e.identifier))</b>: \(HTML.escape(e.errorDescription))</li>\n"
-            }
-        }
-        html += "</ul>\n"
-        if s.status == .recording {
-            html += "<p><button class=\"cancel-run\" data-run=\"\(s.taskRunUUID.uuidString)\">Cancel this run (keep its files)</button></p>\n"
-        }
-        return html
     }
 }

@@ -25,11 +25,11 @@ extension WebSite {
             let status = try await withDaemon { client throws(RecorderClientError) in try await client.status() }
             let folder = taskDirectory
             let tasks = await QueueHandOff.blocking { Self.listTasks(in: folder) }
-            return page(title: "Tasks", section: "tasks", body: tasksBody(tasks, active: status.taskRuns))
+            return page(title: "Tasks", section: "tasks", template: "tasks", TasksView(tasks, active: status.taskRuns, folder: folder))
         }
         router.get("/tasks/:name") { _, context in
             let (name, definition) = try await task(context)
-            return page(title: definition.steps.first?.title ?? definition.identifier, section: "tasks", body: taskBody(name: name, definition))
+            return page(title: definition.steps.first?.title ?? definition.identifier, section: "tasks", template: "task", TaskView(name: name, definition))
         }
         router.post("/api/tasks/:name/sessions") { _, context in
             let (_, definition) = try await task(context)
@@ -77,54 +77,5 @@ extension WebSite {
         return .success(files.map { file in
             ListedTask(name: String(file.dropLast(5)), definition: Result { () throws(TaskFileError) in try TaskFile.load(folder + "/" + file) })
         })
-    }
-
-    func tasksBody(_ tasks: Result<[ListedTask], TaskFileError>, active: [ActiveTaskRun]) -> String {
-        var html = "<h1>Tasks</h1>\n"
-        if !active.isEmpty {
-            html += "<section class=\"active\"><h2>Running now</h2><ul>\n"
-            for run in active {
-                html += "<li data-run=\"\(run.taskRunUUID.uuidString.lowercased())\"><b>\(HTML.escape(run.taskIdentifier))</b> "
-                html += "\(HTML.escape(run.currentStepPath ?? "between steps")) · recording \(HTML.escape(run.recording.joined(separator: ", "))) "
-                html += "<a href=\"/runs/\(run.taskRunUUID.uuidString.lowercased())\">details</a> "
-                html += "<button class=\"cancel-run\" data-run=\"\(run.taskRunUUID.uuidString)\">Cancel (keep files)</button></li>\n"
-            }
-            html += "</ul><p class=\"meta\">A run whose screen was closed is finished as abandoned once no request has come for the configured orphanTimeout.</p></section>\n"
-        }
-        switch tasks {
-        case .failure(let error):
-            html += "<p class=\"error\" id=\"error-message\">The task folder cannot be read: \(HTML.escape(error.description))</p>"
-        case .success(let list) where list.isEmpty:
-            html += "<p>No task files in \(HTML.escape(taskDirectory)).</p>"
-        case .success(let list):
-            html += "<ul class=\"tasks\">\n"
-            for task in list {
-                switch task.definition {
-                case .success(let d):
-                    let timed = d.steps.compactMap(\.duration).reduce(0, +)
-                    let recorders = d.asyncActions.map(\.identifier).joined(separator: ", ")
-                    html += "<li data-task=\"\(HTML.escape(task.name))\"><a class=\"task\" href=\"/tasks/\(HTML.escape(task.name))\">\(HTML.escape(d.steps.first?.title ?? d.identifier))</a> "
-                    html += "<span class=\"meta\">\(HTML.escape(d.identifier)) · \(d.steps.count) steps · \(HTML.number(timed, digits: 0)) s timed"
-                    html += recorders.isEmpty ? "" : " · records \(HTML.escape(recorders))"
-                    html += "</span></li>\n"
-                case .failure(let error):
-                    html += "<li data-task=\"\(HTML.escape(task.name))\" class=\"error\">\(HTML.escape(task.name)): does not parse: \(HTML.escape(error.description))</li>\n"
-                }
-            }
-            html += "</ul>\n"
-        }
-        return html
-    }
-
-    func taskBody(name: String, _ d: TaskDefinition) -> String {
-        var html = "<div class=\"screen\" id=\"task-screen\" data-task=\"\(HTML.escape(name))\">\n"
-        html += "<p class=\"progress\" id=\"progress\">\(HTML.escape(d.identifier)) · \(d.steps.count) steps</p>\n"
-        html += "<h1 id=\"step-title\">\(HTML.escape(d.steps.first?.title ?? d.identifier))</h1>\n"
-        html += "<p id=\"step-text\">\(HTML.escape(d.steps.first?.text ?? ""))</p>\n"
-        html += "<div id=\"timer\" class=\"timer\" hidden></div>\n<div id=\"question\" hidden></div>\n"
-        html += "<p class=\"error\" id=\"notices\" hidden></p>\n<p class=\"error\" id=\"problem\" hidden></p>\n<ul id=\"summaries\" class=\"summaries\"></ul>\n"
-        html += "<p class=\"buttons\"><button id=\"start\" class=\"primary\">Start</button> <button id=\"next\" class=\"primary\" hidden>Next</button> "
-        html += "<button id=\"cancel\" hidden>Cancel</button></p>\n<p id=\"outcome\" hidden></p>\n</div>\n"
-        return html
     }
 }

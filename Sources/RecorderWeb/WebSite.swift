@@ -33,9 +33,9 @@ struct WebSite: Sendable {
 
     func register(on router: Router<Context>) {
         router.get("/") { _, _ in Response.redirect(to: "/devices", type: .found) }
-        router.get("/static/app.css") { _, _ in Self.asset(WebAssets.css, type: "text/css; charset=utf-8") }
+        router.get("/static/app.css") { _, _ in Self.asset(WebTemplates.css, type: "text/css; charset=utf-8") }
         router.get("/favicon.ico") { _, _ in Response(status: .noContent) }
-        router.get("/static/app.js") { _, _ in Self.asset(WebAssets.script, type: "text/javascript; charset=utf-8") }
+        router.get("/static/app.js") { _, _ in Self.asset(WebTemplates.script, type: "text/javascript; charset=utf-8") }
         registerLogin(on: router)
         registerDevices(on: router)
         registerTasks(on: router)
@@ -79,9 +79,10 @@ struct WebSite: Sendable {
         }
     }
 
-    /// An HTML page.
-    func page(title: String, section: String, body: String, status: HTTPResponse.Status = .ok) -> Response {
-        Self.response(HTML.page(title: title, section: section, csrf: access.csrfToken, body: body), type: "text/html; charset=utf-8", status: status)
+    /// An HTML page: `view` shown by the template `template`, inside the layout.
+    func page<View>(title: String, section: String, template: String, _ view: View, status: HTTPResponse.Status = .ok) -> Response {
+        let html = WebTemplates.render(template, WebPage(title: title, section: section, csrf: access.csrfToken, page: view))
+        return Self.response(html, type: "text/html; charset=utf-8", status: status)
     }
 
     /// The answer to a refused or failed request: a page for a browser, JSON for the API.
@@ -90,7 +91,7 @@ struct WebSite: Sendable {
             let body = (try? JSONTextEncoder().encode(["error": error.message])).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
             return Self.response(body, type: "application/json", status: error.status)
         }
-        return Self.response(HTML.errorPage(error, csrf: access.csrfToken), type: "text/html; charset=utf-8", status: error.status)
+        return page(title: "Error \(error.status.code)", section: "", template: "error", ErrorView(error), status: error.status)
     }
 
     static func response(_ text: String, type: String, status: HTTPResponse.Status = .ok) -> Response {

@@ -70,9 +70,22 @@ public enum LoopbackTCP {
     }
 
     /// A connection to `port` (close-on-exec; the caller closes it), or nil when none was made.
-    public static func connect(port: Int) -> Int32? {
+    /// `source`: the loopback address it comes from (any of 127.0.0.0/8: another client).
+    public static func connect(port: Int, from source: String? = nil) -> Int32? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return nil }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            }
+            guard bound else {
+                close(fd)
+                return nil
+            }
+        }
         var address = address(port: port)
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Foundation.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
@@ -89,6 +102,12 @@ public enum LoopbackTCP {
         defer { close(fd) }
         let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8)
         guard request.withUnsafeBytes({ send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else { return nil }
+        return statusLine(fd, timeout: timeout)
+    }
+
+    /// The first line `fd` receives (an HTTP status line), or nil when the connection ends or
+    /// `timeout` seconds pass first.
+    public static func statusLine(_ fd: Int32, timeout: Double) -> String? {
         let deadline = Deadline(seconds: timeout)
         var received: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)

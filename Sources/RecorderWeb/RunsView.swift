@@ -1,0 +1,60 @@
+import RecorderProtocol
+
+/// What `runs.mustache` shows: the filter form, a page of runs, links to newer and older ones.
+struct RunsView {
+    struct Status {
+        let name: String
+        let selected: Bool
+    }
+
+    struct Run {
+        let id: String
+        let started: String
+        let task: String
+        let status: String
+        let length: String
+        let samples: Int
+        let lost: Int?
+        let gaps: Int
+        let size: String
+    }
+
+    struct PageLink {
+        /// The query after `?`, in the URL: escaped by the template like any value.
+        let query: String
+        let label: String
+    }
+
+    let task: String
+    let statuses: [Status]
+    let filtered: Bool
+    let runs: [Run]
+    let from: Int
+    let to: Int
+    let total: Int
+    let pages: [PageLink]
+
+    init(_ list: RunsListResult, params: RunsListParams, pageSize: Int) {
+        task = params.taskIdentifier ?? ""
+        statuses = ["recording", "finished", "cancelled", "interrupted", "abandoned"].map { Status(name: $0, selected: params.status?.rawValue == $0) }
+        filtered = params.taskIdentifier != nil || params.status != nil
+        runs = list.runs.map { r in
+            Run(id: r.taskRunUUID.uuidString.lowercased(), started: HTML.date(r.startDate), task: r.taskIdentifier, status: r.status.rawValue,
+                length: r.duration.map { HTML.number($0, digits: 1) + " s" } ?? "–", samples: r.samples,
+                lost: r.droppedSamples > 0 ? r.droppedSamples : nil, gaps: r.gapCount, size: HTML.bytes(r.sizeBytes))
+        }
+        from = list.offset + 1
+        to = list.offset + list.runs.count
+        total = list.total
+        func link(_ offset: Int, _ label: String) -> PageLink {
+            var query = ["offset=\(offset)"]
+            if let t = params.taskIdentifier { query.append("task=\(t)") }
+            if let s = params.status { query.append("status=\(s.rawValue)") }
+            return PageLink(query: query.joined(separator: "&"), label: label)
+        }
+        var pages: [PageLink] = []
+        if list.offset > 0 { pages.append(link(max(0, list.offset - pageSize), "newer")) }
+        if list.offset + list.runs.count < list.total { pages.append(link(list.offset + list.runs.count, "older")) }
+        self.pages = pages
+    }
+}
