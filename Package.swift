@@ -44,6 +44,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         // The web page's templates (escaping by default).
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
     ],
     targets: [
         // MARK: The bottom: a runtime, JSON, the model, the protocol, the configuration
@@ -180,6 +182,8 @@ let package = Package(
                 "RecorderClient", "RecorderProtocol", "RecorderModel", "RecorderJSON", "RecorderRuntime", "RecorderConfiguration",
                 "RecorderExport", "RecorderFHIR", "RecorderPlot", "RecorderFleet",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         // MARK: Benchmarks (swift run -c release …; BENCHMARKS.md)
@@ -207,13 +211,13 @@ let package = Package(
         ),
         .executableTarget(name: "DrainCount", dependencies: bottom + ["RecorderEngine", .product(name: "Logging", package: "swift-log")], path: "Benchmarks/DrainCount"),
         // MARK: Tests
-        .target(name: "CChildProcess", path: "Tests/CChildProcess"),
         // The test process's environment, set before main (the test bundle only, not the benchmarks).
         .target(name: "CTestEnvironment", path: "Tests/CTestEnvironment"),
         .target(
             name: "RecorderTestSupport",
             dependencies: bottom + ["RecorderEngine", "RecorderClient", "RecorderDaemon", "ReplaySensors", "GPSSensors", "IIOSensors", "AudioSensors",
-                                    "MotionFusion", "GaitAnalysis", "CChildProcess", "CRecorderRuntime", .product(name: "Logging", package: "swift-log")],
+                                    "MotionFusion", "GaitAnalysis", "CRecorderRuntime", .product(name: "Logging", package: "swift-log"),
+                                    .product(name: "Subprocess", package: "swift-subprocess"), .product(name: "SystemPackage", package: "swift-system")],
             path: "Tests/RecorderTestSupport"
         ),
         .target(name: "FakeIIO", dependencies: bottom, path: "Tests/FakeIIO"),

@@ -8,7 +8,8 @@
 # AddressSanitizer runs in CI through the fuzzers (scripts/fuzz.sh: every parser and codec with
 # unsafe pointers, under ASan and libFuzzer). `address` here runs the whole suite under ASan
 # (before a release, or after a change to code with unsafe pointers the fuzzers do not reach).
-# SANITIZER_SKIP=REGEX replaces a kind's skip list (an empty one runs everything).
+# SANITIZER_SKIP=REGEX replaces a kind's skip list (an empty one runs everything);
+# SANITIZER_BUILD_ONLY=1 builds and runs nothing (CI times the build apart).
 #
 # Every process counts, not only the test runner: TSAN_OPTIONS/ASAN_OPTIONS send each report to
 # a file of its own (log_path), so races in the recorderd executables the tests start are caught
@@ -38,15 +39,27 @@ show_reports() {
 trap show_reports EXIT
 export SWIFT_BACKTRACE=enable=no
 export CI=${CI:-true}
-# Suites without concurrency of recorderd's own, left out under TSan: JSON, decimals and the
-# model; file formats (exports, plots, FHIR, the readers' agreement); the gait and fusion scores
-# against references; the rules as pure types; the browser's page tests and the page's templates;
-# the package's architecture.
-TSAN_SKIP='^(ArchitectureTests|RecorderModelTests|RecorderFHIRTests|RecorderExportTests)\.|\.(CSVExportTests|MCAPExportTests|SageExportTests|ClinicalExportTests|InstallTests|WebPageTests|PageEscapingTests|RequestFramingTests|WebAccessTests|InitialContactAccuracyTests|StepSideAccuracyTests|SwayMeasuresTests|WalkingMeasuresTests|TurnDetectorTests|GaitRulesTests|GaitTrackerTests|GaitRecordsTests|MahonyFilterTests|AccelerationRejectionTests|HardIronEstimatorTests|RealWalkFusionTests|DeviceMotionFuserTests|IIOSampleFormatTests|IIOUdevRulesTests|TaskRunRulesTests|ControlConnectionStateTests|WatchdogPolicyTests|MountMatrixTests)\b'
+# Left out under TSan (all of them run in the plain suite): suites without concurrency of
+# recorderd's own — JSON, decimals and the model; file formats (exports, plots, FHIR, the readers'
+# agreement); the rules as pure types; the browser's page tests and the page's templates; the
+# package's architecture — and the accuracy suites, which drive the pipelines other suites drive
+# with other data (gait, sway and fusion against references and physics); and four repetitions of
+# what other tests do once under TSan (a hundred kill -9s, twenty kills mid-upload, every
+# configuration number at its limit, the demo). CI's budget (README, "CI") is why: they took 190 s
+# of TSan's 740.
+TSAN_SKIP='^(ArchitectureTests|RecorderModelTests|RecorderFHIRTests|RecorderExportTests)\.|\.(CSVExportTests|MCAPExportTests|SageExportTests|ClinicalExportTests|InstallTests|WebPageTests|PageEscapingTests|RequestFramingTests|WebAccessTests|InitialContactAccuracyTests|StepSideAccuracyTests|SwayMeasuresTests|WalkingMeasuresTests|TurnDetectorTests|GaitRulesTests|GaitTrackerTests|GaitRecordsTests|MahonyFilterTests|AccelerationRejectionTests|HardIronEstimatorTests|RealWalkFusionTests|DeviceMotionFuserTests|IIOSampleFormatTests|IIOUdevRulesTests|TaskRunRulesTests|ControlConnectionStateTests|WatchdogPolicyTests|MountMatrixTests|DeviceMotionPhysicsTests|GaitSwayTests|GaitRecordingTests|aHundredKillNinesLoseAtMostASecondEach|anUploadSurvivesTwentyKillsOfRecorderd|configurationNumbersAtAndPastTheirLimits|recorderctlDemoRunsTheGaitTaskOnReplayedData)\b'
+
+# Builds of their own, never debugged: line tables only (reports keep file and line; the index
+# store stays: test discovery on Linux reads it).
+lean=(-Xswiftc -gline-tables-only)
 
 for kind in "${kinds[@]}"; do
   case "$kind" in
     thread)
+      if [ -n "${SANITIZER_BUILD_ONLY:-}" ]; then
+        swift build --build-tests --sanitize=thread --scratch-path .build-tsan "${lean[@]}"
+        continue
+      fi
       check=$(mktemp -d)
       swiftc -sanitize=thread -o "$check/race" scripts/sanitizer-checks/race.swift
       swiftc -sanitize=thread -o "$check/locked" scripts/sanitizer-checks/locked.swift
@@ -58,15 +71,15 @@ for kind in "${kinds[@]}"; do
       echo "sanitizers: TSan sees a deliberate race and not a pthread-locked counter"
       rm -rf "$check"
       export TSAN_OPTIONS="log_path=$reports/tsan:halt_on_error=0"
-      swift build --build-tests --sanitize=thread --scratch-path .build-tsan
+      swift build --build-tests --sanitize=thread --scratch-path .build-tsan "${lean[@]}"
       skip=${SANITIZER_SKIP-$TSAN_SKIP}
-      swift test --sanitize=thread --scratch-path .build-tsan --no-parallel --skip AudioRealTimeTests ${skip:+--skip "$skip"}
+      swift test --sanitize=thread --scratch-path .build-tsan "${lean[@]}" --no-parallel --skip AudioRealTimeTests ${skip:+--skip "$skip"}
       unset TSAN_OPTIONS
       ;;
     address)
       export ASAN_OPTIONS="log_path=$reports/asan:detect_leaks=0"
-      swift build --build-tests --sanitize=address --scratch-path .build-asan
-      swift test --sanitize=address --scratch-path .build-asan --no-parallel ${SANITIZER_SKIP:+--skip "$SANITIZER_SKIP"}
+      swift build --build-tests --sanitize=address --scratch-path .build-asan "${lean[@]}"
+      swift test --sanitize=address --scratch-path .build-asan "${lean[@]}" --no-parallel ${SANITIZER_SKIP:+--skip "$SANITIZER_SKIP"}
       unset ASAN_OPTIONS
       ;;
     *) echo "usage: $0 [thread|address]..." >&2; exit 64 ;;

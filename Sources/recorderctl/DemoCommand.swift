@@ -2,7 +2,10 @@ import ArgumentParser
 import Foundation
 import RecorderClient
 import RecorderFHIR
+import RecorderJSON
 import RecorderModel
+import Subprocess
+import SystemPackage
 
 /// `recorderctl demo`: a private recorderd on a temporary socket, replaying real walking data,
 /// runs `config/tasks/gait-balance.json` with short steps and prints the result. The replay starts
@@ -26,40 +29,47 @@ struct DemoCommand: AsyncParsableCommand {
         try DemoResources.writeWalk(from: root + "/" + DemoResources.walkFile, to: walk)
         let data = dataDir ?? work + "/data"
         let socketPath = work + "/control.sock"
+        // Paths as JSON strings (a temporary directory's name may hold any character).
+        func quoted(_ text: String) throws -> String { String(decoding: try JSONTextEncoder().encode(text), as: UTF8.self) }
         let config = """
-        {"socket": "\(socketPath)", "dataDirectory": "\(data)", "ringSeconds": 30,
-         "devices": [{"name": "imu0", "kind": "replay", "file": "\(walk)", "frequency": 100,
+        {"socket": \(try quoted(socketPath)), "dataDirectory": \(try quoted(data)), "ringSeconds": 30,
+         "devices": [{"name": "imu0", "kind": "replay", "file": \(try quoted(walk)), "frequency": 100,
                       "columns": {"accelerometer": ["acc_x","acc_y","acc_z"], "gyro": ["gyr_x","gyr_y","gyr_z"]},
                       "units": {"accelerometer": "g", "gyro": "deg/s"}, "speed": 1.0, "loop": true}]}
         """
         let configPath = work + "/recorderd.json"
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)
 
-        let daemon = Process()
-        daemon.executableURL = DemoResources.siblingExecutable("recorderd")
-        daemon.arguments = ["--config", configPath, "--log-level", "warning"]
-        try daemon.run()
-        defer {
-            if daemon.isRunning {
-                kill(daemon.processIdentifier, SIGTERM)
-                daemon.waitUntilExit()
+        // The private recorderd runs for the length of this scope (swift-subprocess): stopped with
+        // SIGTERM when the run ends, and torn down the same way (then SIGKILL after 10 s) when
+        // anything in it throws.
+        var options = PlatformOptions()
+        options.teardownSequence = [.gracefulShutDown(allowedDurationToNextStep: .seconds(10))]
+        let outcome = try await Subprocess.run(.path(FilePath(DemoResources.siblingExecutable("recorderd").path)),
+                                               arguments: ["--config", configPath, "--log-level", "warning"],
+                                               platformOptions: options, input: .none,
+                                               output: .currentStandardOutput, error: .currentStandardError) { execution in
+            let pid = execution.processIdentifier.value
+            print("recorderd (pid \(pid)) on \(socketPath), replaying \(DemoResources.walkFile)")
+            let client = try await DemoResources.connect(socketPath: socketPath, daemon: pid)
+            for d in try await client.devices() { print("device " + DevicesCommand.line(d)) }
+            var definition = try TaskFile.load(taskFile, verbose: false)
+            if stepSeconds == nil {
+                for i in definition.steps.indices {
+                    if let seconds = DemoResources.stepSeconds[definition.steps[i].identifier] { definition.steps[i].duration = seconds }
+                }
             }
+            let runner = TaskDefinitionRunner(client: client, definition: definition, automatic: true, stepSeconds: stepSeconds)
+            let (directory, result) = try await runner.run(presenter: TerminalPresenter())
+            Summary.print(result, runDirectory: directory)
+            client.close()
+            try execution.send(signal: .terminate)
+            return directory
         }
-        print("recorderd (pid \(daemon.processIdentifier)) on \(socketPath), replaying \(DemoResources.walkFile)")
-        let client = try await DemoResources.connect(socketPath: socketPath, daemon: daemon)
-        for d in try await client.devices() { print("device " + DevicesCommand.line(d)) }
-        var definition = try TaskFile.load(taskFile, verbose: false)
-        if stepSeconds == nil {
-            for i in definition.steps.indices {
-                if let seconds = DemoResources.stepSeconds[definition.steps[i].identifier] { definition.steps[i].duration = seconds }
-            }
+        let directory = outcome.closureResult
+        if !outcome.terminationStatus.isSuccess {
+            FileHandle.standardError.write(Data("recorderd ended with \(outcome.terminationStatus)\n".utf8))
         }
-        let runner = TaskDefinitionRunner(client: client, definition: definition, automatic: true, stepSeconds: stepSeconds)
-        let (directory, result) = try await runner.run(presenter: TerminalPresenter())
-        Summary.print(result, runDirectory: directory)
-        client.close()
-        kill(daemon.processIdentifier, SIGTERM)
-        daemon.waitUntilExit()
         print("\nfiles:")
         for name in (try? FileManager.default.contentsOfDirectory(atPath: directory).sorted()) ?? [] { print("  \(directory)/\(name)") }
     }
@@ -112,14 +122,21 @@ enum DemoResources {
         return exe.deletingLastPathComponent().appendingPathComponent(name)
     }
 
-    /// Connects once the daemon listens (it binds within a second); fails if it exits.
-    static func connect(socketPath: String, daemon: Process) async throws -> RecorderClient {
+    /// Connects once the daemon listens (it binds within a second); fails if it exits first.
+    static func connect(socketPath: String, daemon: pid_t) async throws -> RecorderClient {
         let deadline = ContinuousClock.now + .seconds(20)
         while true {
             if let client = try? await RecorderClient.connect(socketPath: socketPath) { return client }
-            guard daemon.isRunning else { throw CommandFailure("recorderd exited with status \(daemon.terminationStatus)", .unavailable) }
+            if let status = exitStatus(of: daemon) { throw CommandFailure("recorderd exited with status \(status)", .unavailable) }
             guard ContinuousClock.now < deadline else { throw CommandFailure("recorderd did not listen on \(socketPath) within 20 s", .unavailable) }
             try await Task.sleep(for: .milliseconds(50))
         }
+    }
+
+    /// The exit status of `pid` once it has exited, without reaping it (swift-subprocess does).
+    static func exitStatus(of pid: pid_t) -> Int32? {
+        var info = siginfo_t()
+        guard waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0, info._sifields._sigchld.si_pid == pid else { return nil }
+        return info._sifields._sigchld.si_status
     }
 }

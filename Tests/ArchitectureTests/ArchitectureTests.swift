@@ -10,8 +10,8 @@ struct ArchitectureTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 
     @Test("every declared arrow of a module points down and stays on its side")
-    func declaredArrowsFollowTheRule() throws {
-        let package = try PackageDump.load(root: Self.root)
+    func declaredArrowsFollowTheRule() async throws {
+        let package = try await PackageDump.load(root: Self.root)
         var wrong: [String] = []
         for target in package.modules {
             guard let from = ModuleRule.table[target.name] else {
@@ -27,8 +27,8 @@ struct ArchitectureTests {
     }
 
     @Test("every module imports only what it declares (no module reached through another's)")
-    func importsAreDeclared() throws {
-        let package = try PackageDump.load(root: Self.root)
+    func importsAreDeclared() async throws {
+        let package = try await PackageDump.load(root: Self.root)
         let names = Set(package.targets.map(\.name))
         var undeclared: [String] = []
         for target in package.modules {
@@ -41,8 +41,8 @@ struct ArchitectureTests {
     }
 
     @Test("recorderd-services and recorderctl reach no sensor backend, engine or daemon, even through others")
-    func clientExecutablesReachNoRecordingModule() throws {
-        let package = try PackageDump.load(root: Self.root)
+    func clientExecutablesReachNoRecordingModule() async throws {
+        let package = try await PackageDump.load(root: Self.root)
         for executable in ["recorderd-services", "recorderctl"] {
             let reached = package.closure(of: executable)
             let recording = reached.filter { ModuleRule.table[$0].map { $0.side == .recording } ?? false }
@@ -54,7 +54,7 @@ struct ArchitectureTests {
 
     @Test("the linked libraries: recorderd-services and recorderctl load no libiio, libasound or libgps", arguments: ["recorderd-services", "recorderctl"])
     func clientExecutablesLinkNoSensorLibrary(executable: String) async throws {
-        let ldd = try ChildProcess("/usr/bin/ldd", [ChildProcess.executable(executable)])
+        let ldd = try await ChildProcess("/usr/bin/ldd", [ChildProcess.executable(executable)])
         #expect(try await ldd.wait(timeout: 60) == 0)
         let libraries = ldd.printed
         #expect(libraries.contains("libc.so"), "ldd listed nothing: \(libraries)")

@@ -48,11 +48,11 @@ struct PackageDump: Decodable {
         return reached
     }
 
-    static func load(root: String) throws -> PackageDump {
+    static func load(root: String) async throws -> PackageDump {
         let scratch = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: scratch) }
-        let swift = try ChildProcess("/usr/bin/env", ["swift", "package", "--package-path", root, "--scratch-path", scratch, "dump-package"])
-        guard swift.waitBlocking(timeout: 120) == 0 else { throw DumpFailed(output: swift.printed) }
+        let swift = try await ChildProcess("/usr/bin/env", ["swift", "package", "--package-path", root, "--scratch-path", scratch, "dump-package"])
+        guard try await swift.wait(timeout: 120) == 0 else { throw DumpFailed(output: swift.printed) }
         let output = swift.printed
         guard let start = output.firstIndex(of: "{") else { throw DumpFailed(output: output) }
         return try JSONDecoder().decode(PackageDump.self, from: Data(output[start...].utf8))

@@ -65,7 +65,7 @@ import Testing
         try #"{"dataDirectory": "\#(directory)/data", "retryInterval": 0.2, "devices": [{"name":"mic0","kind":"alsa","pcm":"recorderd_jack","sampleRate":48000,"channels":1}]}"#
             .write(toFile: config, atomically: true, encoding: .utf8)
         let socket = directory + "/control.sock"
-        let daemon = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", config, "--socket", socket, "--log-level", "error"],
+        let daemon = try await ChildProcess(ChildProcess.executable("recorderd"), ["--config", config, "--socket", socket, "--log-level", "error"],
                                       environment: jack.environment)
         return (daemon, try await daemon.connectWhenListening(socket, timeout: 20))
     }

@@ -14,7 +14,7 @@ import Testing
         try #"{"dataDirectory": "\#(fixture.directory)/data", "retryInterval": 0.2, "devices": [\#(devices)]}"#
             .write(toFile: config, atomically: true, encoding: .utf8)
         let socket = fixture.directory + "/control.sock"
-        let process = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", config, "--socket", socket, "--log-level", "error"],
+        let process = try await ChildProcess(ChildProcess.executable("recorderd"), ["--config", config, "--socket", socket, "--log-level", "error"],
                                        environment: fixture.environment)
         return (process, try await process.connectWhenListening(socket, timeout: 20))
     }
@@ -102,8 +102,8 @@ import Testing
         let data = fixture.directory + "/data"
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
         // 384 KiB: the run's 256 KiB reserve leaves less than the 137 KB of audio.
-        #expect(try Privileges.run(["mount", "-t", "tmpfs", "-o", "size=384k", "tmpfs", data]) == 0)
-        defer { _ = try? Privileges.run(["umount", "-l", data]) }
+        try #require(Privileges.mountTmpfs(at: data, size: "384k"))
+        defer { Privileges.unmount(data) }
         let frames = fixture.input.samples.count
         let (daemon, client) = try await Self.daemon(fixture, devices: #"{"name":"mic0","kind":"alsa","pcm":"recorderd_file","sampleRate":48000,"channels":1,"format":"S16_LE","frames":\#(frames)}"#)
         let run = try await client.startTask(identifier: "voice", asyncActions: [

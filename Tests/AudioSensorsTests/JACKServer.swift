@@ -62,9 +62,9 @@ final class JACKServer: @unchecked Sendable {
         // behind real time (measured: 24 busy shell loops beside this suite's overrun test fail
         // it 3 times in 3, at 0.25 – 0.3 s late and 0.69 s lost in a 0.5 s stall).
         let realtime = geteuid() == 0 ? "--realtime" : "--no-realtime"
-        process = try ChildProcess("/bin/sh", ["-c", "exec /usr/bin/jackd \(realtime) -n '\(name)' -d dummy -r 48000 -p 256 -C 1 -P 1 >>'\(log)' 2>&1"],
+        process = try await ChildProcess("/bin/sh", ["-c", "exec /usr/bin/jackd \(realtime) -n '\(name)' -d dummy -r 48000 -p 256 -C 1 -P 1 >>'\(log)' 2>&1"],
                                    environment: environment)
-        let wait = try ChildProcess("/usr/bin/jack_wait", ["-s", name, "-w", "-t", "15"], environment: environment)
+        let wait = try await ChildProcess("/usr/bin/jack_wait", ["-s", name, "-w", "-t", "15"], environment: environment)
         let status = try await wait.wait(timeout: 20)
         guard status == 0, process?.isRunning == true else {
             let printed = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""

@@ -20,9 +20,9 @@ struct FakeGPSD {
     static func freePort() -> Int { LoopbackTCP.freePort() }
 
     /// Starts `gpsfake` on a free port (or `port`); `delay` seconds per sentence.
-    static func start(log: String, delay: Double = 0.005, port: Int? = nil) throws -> FakeGPSD {
+    static func start(log: String, delay: Double = 0.005, port: Int? = nil) async throws -> FakeGPSD {
         let port = port ?? freePort()
-        let process = try ChildProcess("/usr/bin/gpsfake", ["-1", "-q", "-P", "\(port)", "-c", "\(delay)", "-W", "2", logs + "/" + log])
+        let process = try await ChildProcess("/usr/bin/gpsfake", ["-1", "-q", "-P", "\(port)", "-c", "\(delay)", "-W", "2", logs + "/" + log])
         return FakeGPSD(process: process, port: port)
     }
 
@@ -105,7 +105,7 @@ struct GPSDSourceTests {
         // leaving a loaded run (CI's ASan pass) room before the log ends. (At 5 ms gpsd reports some
         // epochs from partial cycles: fewer fixes match its stored output, and libgps's view of
         // one could differ from the JSON gpspipe read.)
-        let gpsd = try FakeGPSD.start(log: "ublox-neo-m9n-nmea.log", delay: 0.02)
+        let gpsd = try await FakeGPSD.start(log: "ublox-neo-m9n-nmea.log", delay: 0.02)
         defer { kill(gpsd.process.pid, SIGTERM); for pid in FakeGPSD.gpsdPIDs(port: gpsd.port) { kill(pid, SIGKILL) } }
         let (devices, runs, _) = try registries(port: gpsd.port)
         let start = try await runs.start(TaskStartParams(taskIdentifier: "walk", asyncActions: [
@@ -116,7 +116,7 @@ struct GPSDSourceTests {
         try await waitForFixes(try devices.device(named: "gps0"), 1)
         // The peer: gpspipe reading the same gpsd, from now on.
         let peerOutput = try Fixtures.temporaryDirectory() + "/gpspipe.json"
-        let peer = try ChildProcess("/usr/bin/gpspipe", ["-w", "-o", peerOutput, "127.0.0.1:\(gpsd.port)"])
+        let peer = try await ChildProcess("/usr/bin/gpspipe", ["-w", "-o", peerOutput, "127.0.0.1:\(gpsd.port)"])
         // A live subscriber, read after the run: the same record objects as the file.
         let subscriber = try LiveStream(subscription: 1, device: try devices.device(named: "gps0"), types: nil, rate: nil, clock: SystemClock()) {}
         defer { subscriber.close() }
@@ -249,7 +249,7 @@ struct GPSDSourceTests {
 
     @Test(.timeLimit(.minutes(1)))
     func gpsdKilledAndRestartedGivesAnErrorMarkerAGapAndFixesAgain() async throws {
-        let first = try FakeGPSD.start(log: "ublox-neo-m9n-nmea.log")
+        let first = try await FakeGPSD.start(log: "ublox-neo-m9n-nmea.log")
         let (devices, runs, _) = try registries(port: first.port)
         let device = try devices.device(named: "gps0")
         let start = try await runs.start(TaskStartParams(taskIdentifier: "walk", asyncActions: [
@@ -262,7 +262,7 @@ struct GPSDSourceTests {
         try await waitFor(device, since: stopped) { if case .fault = $0 { return true } else { return false } }
         // A slower replay (~28 s): the source's back-off (0.5 s doubling to 8 s) may reconnect
         // several seconds in on a loaded machine, and fixes must still be coming then.
-        let second = try FakeGPSD.start(log: "ublox-neo-m9n-nmea.log", delay: 0.02, port: first.port)
+        let second = try await FakeGPSD.start(log: "ublox-neo-m9n-nmea.log", delay: 0.02, port: first.port)
         defer { kill(second.process.pid, SIGKILL); for pid in FakeGPSD.gpsdPIDs(port: second.port) { kill(pid, SIGKILL) } }
         try await waitFor(device, since: stopped) { if case .gap = $0 { return true } else { return false } }
         try await waitForFixes(device, 5)
@@ -290,7 +290,7 @@ struct GPSDSourceTests {
         // The log played slowly (1,414 sentences, ~40 s): gpsd still serves when the test, slowed
         // by everything else running, gets to its last fixes (played at 5 ms a sentence, the log
         // had ended by then under CI's load).
-        let gpsd = try FakeGPSD.start(log: "ublox-neo-m9n-nmea.log", delay: 0.03)
+        let gpsd = try await FakeGPSD.start(log: "ublox-neo-m9n-nmea.log", delay: 0.03)
         defer { kill(gpsd.process.pid, SIGKILL); for pid in FakeGPSD.gpsdPIDs(port: gpsd.port) { kill(pid, SIGKILL) } }
         var limit = rlimit()
         getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
@@ -340,7 +340,7 @@ struct GPSDSourceTests {
         // The slower replay (~28 s, as the restart test's): gpsfake plays its log once and gpsd
         // goes with it, and on a loaded machine (two CI rehearsals) the default pace (~7 s) ended
         // before the second registry had connected.
-        let gpsd = try FakeGPSD.start(log: "ublox-neo-m9n-nmea.log", delay: 0.02)
+        let gpsd = try await FakeGPSD.start(log: "ublox-neo-m9n-nmea.log", delay: 0.02)
         defer { kill(gpsd.process.pid, SIGKILL); for pid in FakeGPSD.gpsdPIDs(port: gpsd.port) { kill(pid, SIGKILL) } }
         func device(_ name: String, _ gpsDevice: String?) -> DeviceConfiguration {
             var json: [String: JSONValue] = ["name": .string(name), "kind": .string("gpsd"), "port": .number(Double(gpsd.port))]

@@ -49,7 +49,7 @@ import Testing
         let sixAxis = FakeIIODevice(id: "iio:device1", name: "lsm6dsox", channels: FakeIIOChannel.imu())
         let h = try IIODaemonHarness(devices: [marg, sixAxis], path: .local)
         do {
-            for id in ["iio:device0", "iio:device1"] { try h.startGenerator(id, ["--motion", "physics"]) }
+            for id in ["iio:device0", "iio:device1"] { try await h.startGenerator(id, ["--motion", "physics"]) }
             let client = try await h.startDaemon(devices: [["name": "marg", "device": "iio:device0", "frequency": 100],
                                                            ["name": "imu", "device": "iio:device1", "frequency": 100]])
             let fused: [SensorType] = [.attitude, .gravity, .userAcceleration, .rotationRate]
@@ -174,7 +174,7 @@ import Testing
         // The gyroscope's full scale (s16 at the device's scale), as its datasheet would give it.
         let range = device.scale(of: "anglvel_x") * 32767 * 180 / .pi
         let output = directory + "/attitudes.csv"
-        let python = try ChildProcess("/usr/bin/env", ["python3", script, directory + "/samples.csv", output, "\(rate)", "\(range)"])
+        let python = try await ChildProcess("/usr/bin/env", ["python3", script, directory + "/samples.csv", output, "\(rate)", "\(range)"])
         let status = try await python.wait(timeout: 300)
         let printed = python.printed
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""

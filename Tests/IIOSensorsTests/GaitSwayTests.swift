@@ -28,7 +28,7 @@ import Testing
         let device = FakeIIODevice(id: "iio:device0", name: "lsm6dsox", channels: FakeIIOChannel.imu())
         let h = try IIODaemonHarness(devices: [device], path: .local)
         do {
-            try h.startGenerator(device.id, ["--motion", "sway"])
+            try await h.startGenerator(device.id, ["--motion", "sway"])
             let client = try await h.startDaemon(devices: [["name": "imu", "device": "iio:device0", "frequency": 100]])
             // The subscription starts the device: its first sample is the trajectory's first.
             let live = try await client.subscribe(device: "imu", sensorTypes: [.accelerometer])

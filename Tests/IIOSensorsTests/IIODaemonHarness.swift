@@ -46,8 +46,8 @@ final class IIODaemonHarness: @unchecked Sendable {
     }
 
     /// Starts a generator for device `id` (see FakeIIOGenerator for the arguments).
-    func startGenerator(_ id: String = "iio:device0", _ arguments: [String] = []) throws {
-        generators[id] = try ChildProcess(ChildProcess.executable("FakeIIOGenerator"),
+    func startGenerator(_ id: String = "iio:device0", _ arguments: [String] = []) async throws {
+        generators[id] = try await ChildProcess(ChildProcess.executable("FakeIIOGenerator"),
                                           ["--device-dir", tree.directory(id), "--fifo", tree.fifo(id)] + arguments)
     }
 
@@ -74,7 +74,7 @@ final class IIODaemonHarness: @unchecked Sendable {
         var payload = [ChildProcess.executable("recorderd"), "--config", file, "--log-level", "info"]
         if path == .iiodDefaultContext { payload = ["/usr/bin/env", "IIOD_REMOTE=ip:127.0.0.1"] + payload }
         let command = tree.namespaceCommand(payload, generator: ChildProcess.executable("FakeIIOGenerator"), iiod: path.usesIIOD, readOnly: readOnly)
-        let process = try ChildProcess(command[0], Array(command.dropFirst()))
+        let process = try await ChildProcess(command[0], Array(command.dropFirst()))
         daemon = process
         // Usually listening within a second, even beside six busy loops; once, in CI, not after
         // 20 s (cause unknown): 60 s, and a failure carries recorderd's log and iiod's.

@@ -27,7 +27,7 @@ import Testing
     func rateChangeAndChannelSubset(path: IIOPath) async throws {
         let device = FakeIIODevice()
         try await Self.with([device], path) { h in
-            try h.startGenerator()
+            try await h.startGenerator()
             _ = try await h.startDaemon(devices: [["name": "imu0", "frequency": 1000, "sensorTypes": ["accelerometer"]]])
             let (records, result) = try await h.record(count: 400, types: [.accelerometer])
             let stream = try #require(GeneratorStream.parse(try await h.stopGenerator()).last)
@@ -44,7 +44,7 @@ import Testing
 
             // Restarted with another rate and the gyroscope only: the device follows.
             try await h.stopDaemon()
-            try h.startGenerator()
+            try await h.startGenerator()
             _ = try await h.startDaemon(devices: [["name": "imu0", "frequency": 50, "sensorTypes": ["gyro"]]])
             let (again, _) = try await h.record(count: 30, types: [.gyro])
             let second = try #require(GeneratorStream.parse(try await h.stopGenerator()).last)
@@ -64,7 +64,7 @@ import Testing
         let device = FakeIIODevice(name: "adxl345", channels: channels, samplingFrequency: 200, availableFrequencies: nil,
                                    scales: ["accel": 0.038307], offsets: ["accel": -2], timestampClock: nil)
         try await Self.with([device], path) { h in
-            try h.startGenerator()
+            try await h.startGenerator()
             _ = try await h.startDaemon(devices: [["name": "imu0"]])
             let (records, result) = try await h.record(count: 200, types: [.accelerometer])
             _ = try await h.stopGenerator()
@@ -100,8 +100,8 @@ import Testing
         let accel = FakeIIODevice(id: "iio:device0", name: "lsm6dsox_accel", channels: FakeIIOChannel.imu(gyro: false))
         let gyro = FakeIIODevice(id: "iio:device1", name: "lsm6dsox_gyro", channels: FakeIIOChannel.imu(accel: false))
         try await Self.with([accel, gyro], path) { h in
-            try h.startGenerator("iio:device0")
-            try h.startGenerator("iio:device1")
+            try await h.startGenerator("iio:device0")
+            try await h.startGenerator("iio:device1")
             let client = try await h.startDaemon(devices: [["name": "imu0", "device": "lsm6dsox_accel", "gyroDevice": "lsm6dsox_gyro", "frequency": 208]])
             let info = try #require(try await client.devices().first)
             #expect(info.sensorTypes == [.accelerometer, .gyro])
@@ -126,7 +126,7 @@ import Testing
         let device = FakeIIODevice()
         try await Self.with([device], path) { h in
             // Every 50 scans the generator skips 3 (their timestamps advance, as after a kernel overrun).
-            try h.startGenerator("iio:device0", ["--drop-every", "50", "--drop-count", "3"])
+            try await h.startGenerator("iio:device0", ["--drop-every", "50", "--drop-count", "3"])
             _ = try await h.startDaemon(devices: [["name": "imu0", "frequency": 208]])
             let (records, result) = try await h.record(count: 600)
             let stream = try #require(GeneratorStream.parse(try await h.stopGenerator()).last)
@@ -161,7 +161,7 @@ import Testing
     func deviceThatVanishesGivesAnErrorMarkerAndResumesWithAGap(path: IIOPath) async throws {
         let device = FakeIIODevice()
         try await Self.with([device], path) { h in
-            try h.startGenerator()
+            try await h.startGenerator()
             let client = try await h.startDaemon(devices: [["name": "imu0", "frequency": 104]])
             let (records, result) = try await h.record(count: 100) {
                 // Unplugged: the scans stop and the device leaves sysfs.
@@ -170,7 +170,7 @@ import Testing
                 try await awaitLiveRecords(client, count: 1) { $0.event == "error" }
                 // Plugged back in.
                 try h.tree.restore("iio:device0")
-                try h.startGenerator()
+                try await h.startGenerator()
                 try await awaitLiveRecords(client, count: 100)
             }
             _ = try await h.stopGenerator()
@@ -213,7 +213,7 @@ import Testing
     func realtimeTimestampsAreMappedToMonotonic(path: IIOPath) async throws {
         let device = FakeIIODevice()
         try await Self.with([device], path) { h in
-            try h.startGenerator()
+            try await h.startGenerator()
             let client = try await h.startDaemon(devices: [["name": "imu0"]], readOnly: ["iio:device0/current_timestamp_clock"])
             #expect(try await client.devices().first?.details?["timestampClock"] == "realtime")
             let (records, _) = try await h.record(count: 100)
@@ -241,7 +241,7 @@ import Testing
         let rowsSI = try FakeIIOPattern.walkRowsSI(csv: Fixtures.shortWalk)
         let rows = try Fixtures.rows(Fixtures.shortWalk)
         try await Self.with([device], path) { h in
-            try h.startGenerator("iio:device0", ["--csv", Fixtures.shortWalk])
+            try await h.startGenerator("iio:device0", ["--csv", Fixtures.shortWalk])
             _ = try await h.startDaemon(devices: [["name": "imu0", "frequency": 104]])
             let (records, _) = try await h.record(count: 300)
             let stream = try #require(GeneratorStream.parse(try await h.stopGenerator()).last)

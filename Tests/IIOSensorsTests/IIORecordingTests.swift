@@ -72,7 +72,7 @@ import Testing
         let device = FakeIIODevice(channels: FakeIIOChannel.imu(magn: true), offsets: ["anglvel": 3])
         let h = try IIODaemonHarness(devices: [device], path: path)
         do {
-            try h.startGenerator()
+            try await h.startGenerator()
             let client = try await h.startDaemon(devices: [["name": "imu0", "device": "lsm6dsox", "frequency": 100]])
             // The nearest available rate to 100 Hz is written; the clock is made monotonic.
             #expect(h.tree.attribute("iio:device0", "sampling_frequency") == "104")
@@ -90,7 +90,7 @@ import Testing
             #expect(found.details?["timestampClock"] == "monotonic")
 
             // recorderctl shows the same.
-            let ctl = try ChildProcess(ChildProcess.executable("recorderctl"), ["devices", "--socket", h.socket])
+            let ctl = try await ChildProcess(ChildProcess.executable("recorderctl"), ["devices", "--socket", h.socket])
             #expect(try await ctl.wait(timeout: 20) == 0)
             let printed = ctl.printed
             #expect(printed.contains("imu0"), "\(printed)")
@@ -126,7 +126,7 @@ import Testing
         device.mountMatrices = ["accel": "0, -1, 0; 1, 0, 0; 0, 0, 1"]
         let h = try IIODaemonHarness(devices: [device], path: .local)
         do {
-            try h.startGenerator()
+            try await h.startGenerator()
             _ = try await h.startDaemon(devices: [["name": "imu0", "device": "lsm6dsox", "frequency": 100]])
             let (records, _) = try await h.record(count: 100, types: [.accelerometer, .gyro])
             let output = try await h.stopGenerator()

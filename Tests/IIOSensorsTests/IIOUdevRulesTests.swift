@@ -22,7 +22,7 @@ struct IIOUdevRulesTests {
         mount --bind '\(dir)/group' /etc/group
         udevadm test /sys/class/net/lo 2>&1
         """
-        let p = try ChildProcess("/usr/bin/unshare", ["--mount", "--propagation", "private", "/bin/bash", "-c", script])
+        let p = try await ChildProcess("/usr/bin/unshare", ["--mount", "--propagation", "private", "/bin/bash", "-c", script])
         let status = try await p.wait(timeout: 30)
         let output = p.printed
         #expect(status == 0, "\(output.suffix(2000))")

@@ -18,10 +18,10 @@ enum AHRSReference {
 
     /// True where python3 can import the PyPI tools (scripts/setup.sh installs them); in CI the
     /// tests run regardless and fail if they are missing.
-    static var isAvailable: Bool {
+    static func isAvailable() async -> Bool {
         if Privileges.isCI { return true }
-        guard let probe = try? ChildProcess("/usr/bin/env", ["python3", "-c", "import ahrs, imufusion"]) else { return false }
-        return probe.waitBlocking(timeout: 60) == 0
+        guard let probe = try? await ChildProcess("/usr/bin/env", ["python3", "-c", "import ahrs, imufusion"]) else { return false }
+        return (try? await probe.wait(timeout: 60)) == 0
     }
 
     /// Runs recorderd's filter on `samples` (the first aligns it) and ahrs' from the same initial
@@ -42,7 +42,7 @@ enum AHRSReference {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let input = directory + "/samples.csv"
         try csv.write(toFile: input, atomically: false, encoding: .utf8)
-        let python = try ChildProcess("/usr/bin/env", ["python3", script, input, "\(rate)", "\(gains.proportional)", "\(gains.integral)"])
+        let python = try await ChildProcess("/usr/bin/env", ["python3", script, input, "\(rate)", "\(gains.proportional)", "\(gains.integral)"])
         let status = try await python.wait(timeout: 300)
         let printed = python.printed
         guard status == 0, let line = printed.split(separator: "\n").last,

@@ -41,7 +41,7 @@ struct MahonyFilterTests {
         #expect((filter.gyroBias - motion.bias).length < 0.001, "bias \(filter.gyroBias)")
     }
 
-    @Test(.enabled(if: AHRSReference.isAvailable, "PyPI ahrs is not installed (scripts/setup.sh installs it)"),
+    @Test(.enabled("PyPI ahrs is not installed (scripts/setup.sh installs it)") { await AHRSReference.isAvailable() },
           arguments: [Fixtures.shortWalk, Fixtures.longWalk])
     func agreesWithAHRSOnARealWalk(path: String) async throws {
         let samples = try AHRSReference.walk(path)
@@ -50,7 +50,7 @@ struct MahonyFilterTests {
         #expect(worst < 0.05, "\(worst)° from ahrs")
     }
 
-    @Test(.enabled(if: AHRSReference.isAvailable, "PyPI ahrs is not installed (scripts/setup.sh installs it)"))
+    @Test(.enabled("PyPI ahrs is not installed (scripts/setup.sh installs it)") { await AHRSReference.isAvailable() })
     func agreesWithAHRSOnASyntheticRotationWithAndWithoutTheMagnetometer() async throws {
         let synthetic = RigidIMUTrajectory.standard.samples(rate: 100)
         let marg = synthetic.map { AHRSReference.Sample(gyro: $0.gyro, accelerometer: $0.accelerometer, magnetometer: $0.magnetometer) }

@@ -117,7 +117,7 @@ struct CSVExportTests {
         // recorderctl export on a directory, no daemon: its exit statuses.
         let ctl = ChildProcess.executable("recorderctl")
         func recorderctl(_ arguments: [String]) async throws -> (Int32, String) {
-            let p = try ChildProcess(ctl, arguments + ["--socket", d.directory + "/none.sock"])
+            let p = try await ChildProcess(ctl, arguments + ["--socket", d.directory + "/none.sock"])
             let status = try await p.wait(timeout: 30)
             return (status, p.printed)
         }

@@ -28,7 +28,7 @@ struct ClinicalExportTests {
             stdin = try Fixtures.temporaryDirectory() + "/input.txt"
             try input.write(toFile: stdin!, atomically: true, encoding: .utf8)
         }
-        let p = try ChildProcess(ChildProcess.executable("recorderctl"), arguments, standardInput: stdin)
+        let p = try await ChildProcess(ChildProcess.executable("recorderctl"), arguments, standardInput: stdin)
         let status = try await p.wait(timeout: 90)
         return (status, p.printed)
     }

@@ -13,14 +13,14 @@ import Testing
 struct CommandLineTests {
     /// Runs an executable to its end; its status and everything it printed (stdout and stderr).
     func run(_ tool: String, _ arguments: [String]) async throws -> (status: Int32, printed: String) {
-        let p = try ChildProcess(ChildProcess.executable(tool), arguments)
+        let p = try await ChildProcess(ChildProcess.executable(tool), arguments)
         let status = try await p.wait(timeout: 30)
         return (status, p.printed)
     }
 
     /// Starts recorderd with `file` and connects once it listens (within 20 s).
     func startDaemon(_ file: String, socket: String, logLevel: String) async throws -> (ChildProcess, RecorderClient) {
-        let daemon = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", file, "--log-level", logLevel])
+        let daemon = try await ChildProcess(ChildProcess.executable("recorderd"), ["--config", file, "--log-level", logLevel])
         return (daemon, try await daemon.connectWhenListening(socket, timeout: 20))
     }
 
@@ -126,7 +126,7 @@ struct CommandLineTests {
         try FileManager.default.createDirectory(atPath: alone, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: ChildProcess.executable("recorderd"), toPath: alone + "/recorderd")
         try #"{"mqtt": {"broker": "mqtts://broker.lab", "site": "clinic-a"}}"#.write(toFile: alone + "/fleet.json", atomically: true, encoding: .utf8)
-        let lone = try ChildProcess(alone + "/recorderd", ["--check-config", alone + "/fleet.json"])
+        let lone = try await ChildProcess(alone + "/recorderd", ["--check-config", alone + "/fleet.json"])
         let loneStatus = try await lone.wait(timeout: 30)
         #expect(loneStatus == 0, "status \(loneStatus): \(lone.printed)")
         #expect(lone.printed.contains("warning: http and mqtt run in \(alone)/recorderd-services, which is missing"), "\(lone.printed)")
@@ -243,8 +243,8 @@ struct CommandLineTests {
         // tail into a pipe: lines arrive as they come, not when a 4 KiB block fills — at 2
         // records a second per type a block takes ~17 s, so the first record line within 10 s
         // (however loaded the machine) tells the two apart.
-        let tail = try ChildProcess(ChildProcess.executable("recorderctl"), ["tail", "imu0", "--rate", "2", "--socket", socket])
-        let line = try await offPool { Self.firstLines(tail.output.fileHandleForReading.fileDescriptor, count: 2, timeout: 10) }
+        let tail = try await ChildProcess(ChildProcess.executable("recorderctl"), ["tail", "imu0", "--rate", "2", "--socket", socket])
+        let line = try await offPool { Self.firstLines(tail.outputDescriptor, count: 2, timeout: 10) }
         #expect(line.count == 2 && (line[1].contains("accelerometer") || line[1].contains("gyro")), "\(line)")
         _ = try await tail.stop()
         connected.close()

@@ -30,7 +30,7 @@ struct ExecutableTests {
     @Test func sigtermLeavesCompleteFilesAndAnInterruptedResult() async throws {
         let dir = try Fixtures.temporaryDirectory()
         // --socket and --data-dir override the file.
-        let daemon = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", try writeConfiguration(in: dir), "--log-level", "error",
+        let daemon = try await ChildProcess(ChildProcess.executable("recorderd"), ["--config", try writeConfiguration(in: dir), "--log-level", "error",
                                                                             "--socket", dir + "/other.sock", "--data-dir", dir + "/other-data"])
         let client = try await connect(dir + "/other.sock", daemon)
         let devices = try await client.devices()
@@ -66,7 +66,7 @@ struct ExecutableTests {
     @Test func afterKillNineTheNextStartRecoversTheRun() async throws {
         let dir = try Fixtures.temporaryDirectory()
         let config = try writeConfiguration(in: dir)
-        let daemon = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", config, "--log-level", "error"])
+        let daemon = try await ChildProcess(ChildProcess.executable("recorderd"), ["--config", config, "--log-level", "error"])
         let client = try await connect(dir + "/control.sock", daemon)
         let run = try await client.startTask(identifier: "walk", asyncActions: [.motion("motion")])
         try await awaitRecords(client, count: 150)
@@ -78,7 +78,7 @@ struct ExecutableTests {
         try handle.write(contentsOf: Data(#"{"uptime":1,"timesta"#.utf8))
         try handle.close()
 
-        let restarted = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", config, "--log-level", "error"])
+        let restarted = try await ChildProcess(ChildProcess.executable("recorderd"), ["--config", config, "--log-level", "error"])
         let again = try await connect(dir + "/control.sock", restarted)
         let result = try TaskResultStore.read(directory: run.runDirectory)
         #expect(result.status == .interrupted)
@@ -95,34 +95,34 @@ struct ExecutableTests {
 
     @Test func recorderctlStatusAndTail() async throws {
         let dir = try Fixtures.temporaryDirectory()
-        let daemon = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", try writeConfiguration(in: dir), "--log-level", "error"])
+        let daemon = try await ChildProcess(ChildProcess.executable("recorderd"), ["--config", try writeConfiguration(in: dir), "--log-level", "error"])
         let client = try await connect(dir + "/control.sock", daemon)
         // cairo and the 17 libraries it brings are loaded only when a plot is drawn.
         let maps = String(decoding: try #require(FileHandle(forReadingAtPath: "/proc/\(daemon.pid)/maps")).readDataToEndOfFile(), as: UTF8.self)
         #expect(maps.contains("libswiftCore") && !maps.contains("libcairo") && !maps.contains("libpixman") && !maps.contains("libX11"))
-        let status = try ChildProcess(ChildProcess.executable("recorderctl"), ["status", "--socket", dir + "/control.sock"])
+        let status = try await ChildProcess(ChildProcess.executable("recorderctl"), ["status", "--socket", dir + "/control.sock"])
         #expect(try await status.wait(timeout: 20) == 0)
         let statusText = status.printed
         #expect(statusText.contains("imu0") && statusText.contains("broken") && statusText.contains("unavailable"))
         // No http or mqtt: no services process, and status says none.
         #expect(try await client.status().services == nil)
         #expect(!statusText.contains("recorderd-services"))
-        let tail = try ChildProcess(ChildProcess.executable("recorderctl"), ["tail", "imu0", "--json", "--rate", "20", "--count", "10", "--socket", dir + "/control.sock"])
+        let tail = try await ChildProcess(ChildProcess.executable("recorderctl"), ["tail", "imu0", "--json", "--rate", "20", "--count", "10", "--socket", dir + "/control.sock"])
         #expect(try await tail.wait(timeout: 20) == 0)
         let lines = tail.printed.split(separator: "\n")
         #expect(lines.count == 10)
         let records = try lines.map { try JSONDecoder().decode(Record.self, from: Data($0.utf8)) }
         #expect(records.allSatisfy { $0.isSample && ($0.sensorType == "accelerometer" || $0.sensorType == "gyro") })
-        let table = try ChildProcess(ChildProcess.executable("recorderctl"), ["tail", "imu0", "--count", "4", "--socket", dir + "/control.sock"])
+        let table = try await ChildProcess(ChildProcess.executable("recorderctl"), ["tail", "imu0", "--count", "4", "--socket", dir + "/control.sock"])
         #expect(try await table.wait(timeout: 20) == 0)
         #expect(table.printed.contains("accelerometer"))
         // Fused types live: the attitude with its w and reference frame.
-        let fused = try ChildProcess(ChildProcess.executable("recorderctl"), ["tail", "imu0", "--sensor", "attitude", "--sensor", "gravity",
+        let fused = try await ChildProcess(ChildProcess.executable("recorderctl"), ["tail", "imu0", "--sensor", "attitude", "--sensor", "gravity",
                                                                               "--count", "6", "--socket", dir + "/control.sock"])
         #expect(try await fused.wait(timeout: 20) == 0)
         let fusedText = fused.printed
         #expect(fusedText.contains("attitude") && fusedText.contains(" w ") && fusedText.contains("Z-Up") && fusedText.contains("gravity"), "\(fusedText)")
-        let missing = try ChildProcess(ChildProcess.executable("recorderctl"), ["tail", "nope", "--socket", dir + "/control.sock"])
+        let missing = try await ChildProcess(ChildProcess.executable("recorderctl"), ["tail", "nope", "--socket", dir + "/control.sock"])
         #expect(try await missing.wait(timeout: 20) != 0)
         #expect(missing.printed.contains("no device named"))
         client.close()
@@ -132,7 +132,7 @@ struct ExecutableTests {
     @Test func aBadConfigurationIsACleanError() async throws {
         let dir = try Fixtures.temporaryDirectory()
         try #"{"ringSeconds": "long"}"#.write(toFile: dir + "/bad.json", atomically: true, encoding: .utf8)
-        let daemon = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", dir + "/bad.json"])
+        let daemon = try await ChildProcess(ChildProcess.executable("recorderd"), ["--config", dir + "/bad.json"])
         #expect(try await daemon.wait(timeout: 15) == 78)
         #expect(daemon.printed.contains("ringSeconds: expected a number"))
     }
@@ -140,7 +140,7 @@ struct ExecutableTests {
     @Test func recorderctlDemoRunsTheGaitTaskOnReplayedData() async throws {
         let dir = try Fixtures.temporaryDirectory()
         // The demo's own timing (17 s): the walking steps must show the replayed walk's real steps.
-        let demo = try ChildProcess(ChildProcess.executable("recorderctl"), ["demo", "--data-dir", dir + "/data"])
+        let demo = try await ChildProcess(ChildProcess.executable("recorderctl"), ["demo", "--data-dir", dir + "/data"])
         #expect(try await demo.wait(timeout: 90) == 0)
         let printed = demo.printed
         #expect(printed.contains("task gait-balance finished"))

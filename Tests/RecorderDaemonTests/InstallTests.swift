@@ -10,7 +10,7 @@ import Testing
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
 
     func install(_ arguments: [String]) async throws -> String {
-        let p = try ChildProcess("/bin/bash", [Self.repository + "/scripts/install.sh"] + arguments)
+        let p = try await ChildProcess("/bin/bash", [Self.repository + "/scripts/install.sh"] + arguments)
         // The first install on a fresh clone compiles swift-argument-parser's generate-manual
         // (release): ~50 s on an idle 2-core machine, minutes on a loaded one.
         let status = try await p.wait(timeout: 600)
@@ -56,7 +56,7 @@ import Testing
         #expect(try String(contentsOfFile: share + "/zsh/site-functions/_recorderctl", encoding: .utf8).hasPrefix("#compdef recorderctl"))
         #expect(try String(contentsOfFile: share + "/fish/vendor_completions.d/recorderd.fish", encoding: .utf8).contains("complete -c 'recorderd'"))
         for (tool, mentions) in [("recorderd", "--check-config"), ("recorderctl", "tail")] {
-            let man = try ChildProcess("/usr/bin/man", ["-P", "cat", "-l", share + "/man/man1/\(tool).1"], environment: ["MANWIDTH": "100"])
+            let man = try await ChildProcess("/usr/bin/man", ["-P", "cat", "-l", share + "/man/man1/\(tool).1"], environment: ["MANWIDTH": "100"])
             #expect(try await man.wait(timeout: 30) == 0)
             let page = man.printed
             #expect(page.contains(tool.uppercased()) && page.contains(mentions), "\(tool).1 renders as: \(page.prefix(500))")
@@ -70,7 +70,7 @@ import Testing
         // The sysusers.d and tmpfiles.d entries, applied by the real tools to the DESTDIR tree.
         for (tool, arguments) in [("/usr/bin/systemd-sysusers", ["--root=" + destdir, destdir + "/opt/recorderd/lib/sysusers.d/recorderd.conf"]),
                                   ("/usr/bin/systemd-tmpfiles", ["--root=" + destdir, "--create", destdir + "/opt/recorderd/lib/tmpfiles.d/recorderd.conf"])] {
-            let p = try ChildProcess(tool, arguments)
+            let p = try await ChildProcess(tool, arguments)
             #expect(try await p.wait(timeout: 30) == 0, "\(tool): \(p.printed)")
         }
         let groups = try String(contentsOfFile: destdir + "/etc/group", encoding: .utf8)

@@ -36,7 +36,7 @@ struct JournalTests {
         kill -9 $journald
         exit $status
         """
-        let p = try ChildProcess("/usr/bin/unshare", ["--mount", "--propagation", "private", "/bin/bash", "-c", script])
+        let p = try await ChildProcess("/usr/bin/unshare", ["--mount", "--propagation", "private", "/bin/bash", "-c", script])
         let status = try await p.wait(timeout: 60)
         #expect(status == 0, "\(p.printed)")
         let entries = try String(contentsOfFile: dir + "/journal.json", encoding: .utf8).split(separator: "\n").compactMap {

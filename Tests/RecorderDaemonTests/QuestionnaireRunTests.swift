@@ -17,7 +17,7 @@ struct QuestionnaireRunTests {
     func run(_ name: String, input: String, socket: String, extra: [String] = ["--auto"]) async throws -> (Int32, String, TaskResult?) {
         let inputFile = try Fixtures.temporaryDirectory() + "/input.txt"
         try input.write(toFile: inputFile, atomically: true, encoding: .utf8)
-        let p = try ChildProcess(ChildProcess.executable("recorderctl"), ["run", "\(Self.directory)/\(name).json", "--socket", socket] + extra,
+        let p = try await ChildProcess(ChildProcess.executable("recorderctl"), ["run", "\(Self.directory)/\(name).json", "--socket", socket] + extra,
                                  standardInput: inputFile)
         let status = try await p.wait(timeout: 60)
         let printed = p.printed
@@ -108,7 +108,7 @@ struct QuestionnaireRunTests {
         let d = try await InProcessDaemon.start()
         let tmux = try Fixtures.temporaryDirectory() + "/tmux.sock"
         func tmuxCommand(_ arguments: [String]) async throws -> String {
-            let p = try ChildProcess("/usr/bin/tmux", ["-S", tmux] + arguments)
+            let p = try await ChildProcess("/usr/bin/tmux", ["-S", tmux] + arguments)
             _ = try await p.wait(timeout: 20)
             return p.printed
         }

@@ -137,7 +137,7 @@ struct RunHistoryTests {
         let summary = try #require(try await client.runs().runs.first)
         let ctl = ChildProcess.executable("recorderctl")
         func recorderctl(_ arguments: [String]) async throws -> (Int32, String) {
-            let p = try ChildProcess(ctl, arguments + ["--socket", d.socket])
+            let p = try await ChildProcess(ctl, arguments + ["--socket", d.socket])
             let status = try await p.wait(timeout: 30)
             return (status, p.printed)
         }
@@ -151,7 +151,7 @@ struct RunHistoryTests {
         let (shown, show) = try await recorderctl(["show", prefix])
         #expect(shown == 0 && show.contains(result.taskRunUUID.uuidString) && show.contains("motion.jsonl") && show.contains("\(summary.samples) samples"), "\(show)")
         // A run directory, read without the daemon: the same summary.
-        let local = try ChildProcess(ctl, ["show", summary.runDirectory, "--json", "--socket", d.directory + "/no-daemon.sock"])
+        let local = try await ChildProcess(ctl, ["show", summary.runDirectory, "--json", "--socket", d.directory + "/no-daemon.sock"])
         #expect(try await local.wait(timeout: 30) == 0)
         let details = try TaskResult.makeDecoder().decode(RunDetails.self, from: Data(local.printed.utf8))
         #expect(details.summary == summary && details.taskResult == result)

@@ -21,7 +21,7 @@ struct SystemdTests {
 
     /// Runs a command to its end; returns status and everything it printed.
     static func run(_ executable: String, _ arguments: [String], in directory: String? = nil) async throws -> (Int32, String) {
-        let p = try ChildProcess(executable, arguments)
+        let p = try await ChildProcess(executable, arguments)
         let status = try await p.wait(timeout: 60)
         return (status, p.printed)
     }
@@ -72,7 +72,7 @@ struct SystemdTests {
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let socket = dir + "/activated.sock"
-        let activator = try ChildProcess("/usr/bin/systemd-socket-activate",
+        let activator = try await ChildProcess("/usr/bin/systemd-socket-activate",
                                          ["-l", socket, ChildProcess.executable("recorderd"), "--config", try configuration(in: dir)])
         // systemd-socket-activate listens first and execs recorderd (same PID) on the first connection.
         var client: RecorderClient?
@@ -94,7 +94,7 @@ struct SystemdTests {
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let notify = try NotifySocket(path: dir + "/notify.sock")
-        let daemon = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", try configuration(in: dir), "--socket", dir + "/control.sock"],
+        let daemon = try await ChildProcess(ChildProcess.executable("recorderd"), ["--config", try configuration(in: dir), "--socket", dir + "/control.sock"],
                                       environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "400000"])
         let ready = try #require(try await notify.next(timeout: 20), "no READY=1")
         #expect(ready.hasPrefix("READY=1\nSTATUS="), "\(ready)")
@@ -146,7 +146,7 @@ struct SystemdTests {
             #expect(reloading && ready, "RELOADING=1 then READY=1")
         }
         try write([imu0])
-        let daemon = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", dir + "/recorderd.json", "--socket", dir + "/control.sock"],
+        let daemon = try await ChildProcess(ChildProcess.executable("recorderd"), ["--config", dir + "/recorderd.json", "--socket", dir + "/control.sock"],
                                       environment: ["NOTIFY_SOCKET": notify.path])
         #expect(try await notify.next(timeout: 20)?.hasPrefix("READY=1") == true)
         let client = try await RecorderClient.connect(socketPath: dir + "/control.sock")

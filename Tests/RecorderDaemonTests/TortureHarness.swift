@@ -39,7 +39,7 @@ final class TortureDaemon: @unchecked Sendable {
         let executable = ChildProcess.executable("recorderd")
         let command = prefix.isEmpty ? executable : prefix[0]
         let arguments = (prefix.isEmpty ? [] : Array(prefix.dropFirst()) + [executable]) + ["--config", config, "--log-level", "error"]
-        process = try ChildProcess(command, arguments, environment: ["NOTIFY_SOCKET": notify.path])
+        process = try await ChildProcess(command, arguments, environment: ["NOTIFY_SOCKET": notify.path])
         try await waitUntilReady(timeout: timeout)
     }
 
@@ -119,7 +119,7 @@ enum Torture {
         let records = try Fixtures.records(path)
         #expect(file.droppedSamples == 0 && file.gapCount == 0, "\(file.droppedSamples) samples lost")
         #expect(file.sampleCount == records.filter(\.isSample).count)
-        #expect(file.sha256 == SHA256Hex.of(path))
+        #expect(await file.sha256 == SHA256Hex.of(path))
         let outcome = ReplayCheck.compare(records, rows: try Fixtures.rows(Fixtures.shortWalk))
         #expect(outcome.mismatches.isEmpty && outcome.dropped == 0, "\(outcome.mismatches.prefix(3))")
         #expect(outcome.samples > 20)
@@ -178,9 +178,9 @@ enum Torture {
 
 /// SHA-256 of a file, computed independently of recorderd (with `sha256sum`).
 enum SHA256Hex {
-    static func of(_ path: String) -> String {
-        guard let p = try? ChildProcess("/usr/bin/sha256sum", [path]) else { return "" }
-        _ = p.waitBlocking(timeout: 30)
+    static func of(_ path: String) async -> String {
+        guard let p = try? await ChildProcess("/usr/bin/sha256sum", [path]) else { return "" }
+        _ = try? await p.wait(timeout: 30)
         return String(p.printed.prefix(64))
     }
 }

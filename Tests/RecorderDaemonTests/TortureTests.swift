@@ -176,7 +176,7 @@ struct TortureTests {
             let path = directory + "/" + file.relativePath
             let records = try Fixtures.records(path)
             #expect(file.sampleCount == records.filter(\.isSample).count)
-            #expect(file.sha256 == SHA256Hex.of(path))
+            #expect(await file.sha256 == SHA256Hex.of(path))
             #expect(ReplayCheck.compare(records, rows: try Fixtures.rows(Fixtures.shortWalk)).mismatches.isEmpty)
             let last = records.filter(\.isSample).compactMap(\.uptime).max() ?? 0
             losses.append(at - last)
@@ -228,7 +228,7 @@ struct TortureTests {
         #expect(try await good.stop() == 0)
         let directory = try Fixtures.temporaryDirectory()
         try TortureDaemon.configuration(in: directory, extra: " \(past),").write(toFile: directory + "/recorderd.json", atomically: true, encoding: .utf8)
-        let bad = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", directory + "/recorderd.json"])
+        let bad = try await ChildProcess(ChildProcess.executable("recorderd"), ["--config", directory + "/recorderd.json"])
         #expect(try await bad.wait(timeout: 20) == 78)
         #expect(bad.printed.contains("\(key): expected"), "\(bad.printed)")
     }
@@ -251,7 +251,7 @@ struct TortureTests {
                      {"name": "k", "kind": "iio", "sensorTypes": ["accelerometer"], "fusion": true},
                      {"name": "l", "kind": "gpsd", "fusion": {"alwaysOn": true}}]}
         """.write(toFile: directory + "/recorderd.json", atomically: true, encoding: .utf8)
-        let bad = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", directory + "/recorderd.json"])
+        let bad = try await ChildProcess(ChildProcess.executable("recorderd"), ["--config", directory + "/recorderd.json"])
         #expect(try await bad.wait(timeout: 20) == 78)
         let printed = bad.printed
         for expected in ["devices[0].speed: expected a speed > 0 and <= 100000",
@@ -277,7 +277,7 @@ struct TortureTests {
         try TortureDaemon.configuration(in: directory).write(toFile: directory + "/recorderd.json", atomically: true, encoding: .utf8)
         for attempt in 0..<20 {
             let notify = try NotifySocket(path: directory + "/notify-\(attempt).sock")
-            let daemon = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", directory + "/recorderd.json", "--log-level", "info"],
+            let daemon = try await ChildProcess(ChildProcess.executable("recorderd"), ["--config", directory + "/recorderd.json", "--log-level", "info"],
                                           environment: ["NOTIFY_SOCKET": notify.path])
             let pid = daemon.pid
             // As soon as it is recorderd (after exec) with a SIGHUP disposition that is not the default.
@@ -337,8 +337,8 @@ struct FullDiskTortureTests {
         let directory = try Fixtures.temporaryDirectory()
         let data = directory + "/data"
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
-        #expect(try Privileges.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", data]) == 0)
-        defer { _ = try? Privileges.run(["umount", "-l", data]) }
+        try #require(Privileges.mountTmpfs(at: data, size: "1m"))
+        defer { Privileges.unmount(data) }
         let daemon = try await TortureDaemon(directory: directory, speed: 50)
         let client = try await daemon.client()
         // Full at the start: the run is refused, clearly, and leaves nothing.
@@ -369,7 +369,7 @@ struct FullDiskTortureTests {
         let file = try #require(result.asyncResults.compactMap(\.file).first)
         let records = try Fixtures.records(run.runDirectory + "/m.jsonl")
         #expect(file.sampleCount == records.filter(\.isSample).count && file.sampleCount > 1000)
-        #expect(file.sha256 == SHA256Hex.of(run.runDirectory + "/m.jsonl"))
+        #expect(await file.sha256 == SHA256Hex.of(run.runDirectory + "/m.jsonl"))
         #expect(try TaskResultStore.read(directory: run.runDirectory).status == .finished)
         client.close()
         #expect(try await daemon.stop() == 0)

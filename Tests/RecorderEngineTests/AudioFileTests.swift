@@ -76,8 +76,8 @@ struct AudioFileTests {
     @Test(.enabled(if: Privileges.rootTestsEnabled("wavOnAFullDiskKeepsEveryWholeFrame")))
     func wavOnAFullDiskKeepsEveryWholeFrame() throws {
         let data = try Fixtures.temporaryDirectory()
-        #expect(try Privileges.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", data]) == 0)
-        defer { _ = try? Privileges.run(["umount", "-l", data]); try? FileManager.default.removeItem(atPath: data) }
+        try #require(Privileges.mountTmpfs(at: data, size: "256k"))
+        defer { Privileges.unmount(data); try? FileManager.default.removeItem(atPath: data) }
         let path = data + "/voice.wav"
         let writer = try WAVFileWriter(path: path, sampleRate: 48000, channels: 2)
         var failure: StorageError?

@@ -13,8 +13,8 @@ struct FullDiskTests {
     @Test(.enabled(if: Privileges.rootTestsEnabled("FullDiskTests")), .timeLimit(.minutes(1)))
     func stopsTheRecordingWithAnErrorAndKeepsEveryWholeLine() async throws {
         let data = try Fixtures.temporaryDirectory()
-        #expect(try Privileges.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", data]) == 0)
-        defer { _ = try? Privileges.run(["umount", "-l", data]) }
+        try #require(Privileges.mountTmpfs(at: data, size: "1m"))
+        defer { Privileges.unmount(data) }
         var configuration = DaemonConfiguration()
         configuration.devices = [Fixtures.replayDevice(speed: 50)]
         let devices = DeviceRegistry(configuration: configuration, backends: [ReplayBackend()], baseDirectory: "/", logger: Fixtures.logger)

@@ -132,8 +132,8 @@ struct ScriptedAudioBackend: SensorBackend {
     @Test(.enabled(if: Privileges.rootTestsEnabled("aFullDiskStopsAMicrophoneRecordingWithAValidWAV")))
     func aFullDiskStopsAMicrophoneRecordingWithAValidWAV() async throws {
         let data = try Fixtures.temporaryDirectory()
-        #expect(try Privileges.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", data]) == 0)
-        defer { _ = try? Privileges.run(["umount", "-l", data]); try? FileManager.default.removeItem(atPath: data) }
+        try #require(Privileges.mountTmpfs(at: data, size: "1m"))
+        defer { Privileges.unmount(data); try? FileManager.default.removeItem(atPath: data) }
         // 480 kHz, so that 1 MiB (less the run's 256 KiB reserve) fills in under a second of audio.
         let source = ScriptedAudioSource(sampleRate: 480_000)
         let (runs, start) = try await Self.start(source, data: data, ringSeconds: 30)

@@ -56,7 +56,7 @@ extension SHA256Tests {
                 ours[implementation, default: []].append(hash.hexDigest())
             }
         }
-        let sum = try ChildProcess("/usr/bin/sha256sum", paths)
+        let sum = try await ChildProcess("/usr/bin/sha256sum", paths)
         #expect(try await sum.wait(timeout: 60) == 0)
         let theirs = sum.printed.split(separator: "\n").map { String($0.prefix(64)) }
         #expect(theirs.count == lengths.count)

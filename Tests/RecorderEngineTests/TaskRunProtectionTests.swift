@@ -174,8 +174,8 @@ struct FullDiskAtStartTests {
     @Test(.enabled(if: Privileges.rootTestsEnabled("aRunThatCannotWriteItsManifestDoesNotStart")), .timeLimit(.minutes(1)))
     func aRunThatCannotWriteItsManifestDoesNotStart() async throws {
         let data = try Fixtures.temporaryDirectory()
-        #expect(try Privileges.run(["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", data]) == 0)
-        defer { _ = try? Privileges.run(["umount", "-l", data]); try? FileManager.default.removeItem(atPath: data) }
+        try #require(Privileges.mountTmpfs(at: data, size: "512k"))
+        defer { Privileges.unmount(data); try? FileManager.default.removeItem(atPath: data) }
         // Fill the disk to the last byte.
         let filler = try DiskFiller(directory: data)
         var configuration = DaemonConfiguration()
@@ -209,8 +209,8 @@ struct FullDiskAtStartTests {
         let data = try Fixtures.temporaryDirectory()
         // 32 MiB: the recorder alone (~1 MB/s) fills it in about half a minute, long after the
         // first check even when the test resumes seconds late (8 MiB were once full before it).
-        #expect(try Privileges.run(["mount", "-t", "tmpfs", "-o", "size=32m", "tmpfs", data]) == 0)
-        defer { _ = try? Privileges.run(["umount", "-l", data]); try? FileManager.default.removeItem(atPath: data) }
+        try #require(Privileges.mountTmpfs(at: data, size: "32m"))
+        defer { Privileges.unmount(data); try? FileManager.default.removeItem(atPath: data) }
         var configuration = DaemonConfiguration()
         configuration.devices = [Fixtures.replayDevice(speed: 50)]
         let devices = DeviceRegistry(configuration: configuration, backends: [ReplayBackend()], baseDirectory: "/", logger: Fixtures.logger)

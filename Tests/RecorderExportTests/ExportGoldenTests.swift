@@ -148,7 +148,7 @@ struct ExportGoldenTests {
         let run = try Self.makeRun()
         let output = (run as NSString).deletingLastPathComponent + "/run.mcap"
         _ = try MCAPExporter().export(try RunSource(directory: run), to: output)
-        let p = try ChildProcess("/usr/bin/env", ["python3", MCAPCheck.checker, "--dump", output])
+        let p = try await ChildProcess("/usr/bin/env", ["python3", MCAPCheck.checker, "--dump", output])
         #expect(try await p.wait(timeout: 60) == 0)
         try Self.compare(Data(p.printed.utf8), golden: "run.mcap.txt")
     }

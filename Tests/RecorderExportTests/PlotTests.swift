@@ -20,7 +20,7 @@ struct PlotTests {
     }
 
     static func python(_ script: String, _ arguments: [String]) async throws -> String {
-        let p = try ChildProcess("/usr/bin/env", ["python3", tools + "/" + script] + arguments)
+        let p = try await ChildProcess("/usr/bin/env", ["python3", tools + "/" + script] + arguments)
         let status = try await p.wait(timeout: 60)
         let printed = p.printed
         try #require(status == 0, "\(script): \(printed)")

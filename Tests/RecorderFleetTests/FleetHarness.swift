@@ -35,7 +35,7 @@ struct FleetHarness {
                       "units": {"accelerometer": "g", "gyro": "deg/s"}, "speed": \(speed), "loop": true}]}
         """
         try configuration.write(toFile: directory + "/recorderd.json", atomically: true, encoding: .utf8)
-        let daemon = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", directory + "/recorderd.json", "--log-level", "info"])
+        let daemon = try await ChildProcess(ChildProcess.executable("recorderd"), ["--config", directory + "/recorderd.json", "--log-level", "info"])
         try await daemon.connectWhenListening(directory + "/control.sock").close()
         return FleetHarness(daemon: daemon, directory: directory, broker: broker, topics: "recorderd/v1/\(site)/\(device)")
     }
@@ -48,7 +48,7 @@ struct FleetHarness {
         let deadline = Deadline(seconds: timeout)
         var last = "nothing"
         while !deadline.hasPassed {
-            let sub = try broker.subscriber(topics + "/status", count: 1, timeout: 2)
+            let sub = try await broker.subscriber(topics + "/status", count: 1, timeout: 2)
             _ = try await sub.wait(timeout: 10)
             if let message = mqttMessages(sub.printed).first {
                 last = message.payload
@@ -63,7 +63,7 @@ struct FleetHarness {
     /// after it started.
     func readySubscriber(_ topic: String, timeout: Int = 120) async throws -> ChildProcess {
         let probe = "test/probe/\(UUID().uuidString)"
-        let sub = try broker.subscriber(topic, timeout: timeout, arguments: ["-t", probe])
+        let sub = try await broker.subscriber(topic, timeout: timeout, arguments: ["-t", probe])
         let deadline = Deadline(seconds: 60)
         while !deadline.hasPassed {
             try await broker.publish(probe, "probe")

@@ -12,7 +12,7 @@ extension FleetTests {
     struct FleetLinkTests {
         /// Runs recorderctl; its output (a failure is an issue).
         static func recorderctl(_ arguments: [String]) async throws -> String {
-            let p = try ChildProcess(ChildProcess.executable("recorderctl"), arguments)
+            let p = try await ChildProcess(ChildProcess.executable("recorderctl"), arguments)
             let status = try await p.wait(timeout: 30)
             let printed = p.printed
             #expect(status == 0, "recorderctl \(arguments): \(printed)")
@@ -210,7 +210,7 @@ extension FleetTests {
             #expect(try await client.status(disk: false).devices.count == 1, "recorderd serves its socket without its broker")
             client.close()
             // Nothing of pi-rogue reached the broker: no retained status (a new subscriber gets none).
-            let sub = try broker.subscriber(rogue.topics + "/status", count: 1, timeout: 2)
+            let sub = try await broker.subscriber(rogue.topics + "/status", count: 1, timeout: 2)
             _ = try await sub.wait(timeout: 10)
             #expect(mqttMessages(sub.printed).filter { $0.topic.hasPrefix(rogue.topics) }.isEmpty, "\(sub.printed)")
             #expect(try await rogue.daemon.stop() == 0)

@@ -18,7 +18,7 @@ struct TestCertificates {
         let directory = try Fixtures.temporaryDirectory()
         let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
         func openssl(_ arguments: [String]) async throws {
-            let p = try ChildProcess("/usr/bin/openssl", arguments)
+            let p = try await ChildProcess("/usr/bin/openssl", arguments)
             let status = try await p.wait(timeout: 30)
             try #require(status == 0, "openssl \(arguments.prefix(2)): \(p.printed)")
         }

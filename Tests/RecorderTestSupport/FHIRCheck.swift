@@ -55,7 +55,7 @@ public struct FHIRCheck: Decodable {
     public static let checker = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Tools/check_fhir.py").standardized.path
 
     public static func run(_ bundle: String, run: String) async throws -> FHIRCheck {
-        let p = try ChildProcess("/usr/bin/env", ["python3", checker, bundle, run])
+        let p = try await ChildProcess("/usr/bin/env", ["python3", checker, bundle, run])
         let status = try await p.wait(timeout: 120)
         let printed = p.printed
         try #require(status == 0, "check_fhir.py: \(printed)")
@@ -76,7 +76,7 @@ public struct MORKCheck {
     public static let example = Fixtures.root + "/mork/published-example.json"
 
     public static func run(_ payload: String) async throws -> [Field] {
-        let p = try ChildProcess("/usr/bin/env", ["python3", checker, payload, example])
+        let p = try await ChildProcess("/usr/bin/env", ["python3", checker, payload, example])
         let status = try await p.wait(timeout: 60)
         let printed = p.printed
         try #require(status == 0, "check_mork.py: \(printed)")

@@ -32,11 +32,26 @@ public enum Fixtures {
         return DeviceConfiguration(name: name, kind: "replay", json: json)
     }
 
+    /// A new directory under the test process's own (`$TMPDIR/recorderd-tests-PID`), which is
+    /// removed when the process exits (kept with `RECORDERD_KEEP_TEST_FILES=1`, to look at after a
+    /// failure): a run of the suite left 2,000 directories behind before.
     public static func temporaryDirectory() throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("recorderd-test-\(UUID().uuidString)").path
+        let path = testFilesDirectory + "/\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }
+
+    /// The test process's directory of temporary files, removed at its exit.
+    static let testFilesDirectory: String = {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("recorderd-tests-\(getpid())").path
+        if ProcessInfo.processInfo.environment["RECORDERD_KEEP_TEST_FILES"] == nil {
+            testFilesToRemove.withLock { $0 = path }
+            atexit {
+                if let path = testFilesToRemove.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
+            }
+        }
+        return path
+    }()
 
     public static let logger: Logger = {
         var l = Logger(label: "test")
@@ -137,3 +152,6 @@ public enum ReplayCheck {
         return outcome
     }
 }
+
+/// What `atexit` removes (a C callback captures nothing: it reads this).
+private let testFilesToRemove = LockedValue<String?>(nil)

@@ -32,7 +32,7 @@ public struct MCAPCheck: Decodable {
 
     /// Runs the checker on `path`; a failure of the reader (a CRC, a record) fails the test.
     public static func run(_ path: String) async throws -> MCAPCheck {
-        let p = try ChildProcess("/usr/bin/env", ["python3", checker, path])
+        let p = try await ChildProcess("/usr/bin/env", ["python3", checker, path])
         let status = try await p.wait(timeout: 120)
         let printed = p.printed
         try #require(status == 0, "check_mcap.py: \(printed)")

@@ -36,7 +36,7 @@ public struct MosquittoBroker: Sendable {
         // pipe is full.
         try (configuration + "user root\npersistence false\nlog_dest file \(directory)/mosquitto.log\nlog_type all\n")
             .write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
-        let process = try ChildProcess("/usr/sbin/mosquitto", ["-c", directory + "/mosquitto.conf"])
+        let process = try await ChildProcess("/usr/sbin/mosquitto", ["-c", directory + "/mosquitto.conf"])
         let deadline = Deadline(seconds: 60)
         while !deadline.hasPassed {
             if LoopbackTCP.accepts(port: port) { return MosquittoBroker(process: process, port: port, directory: directory) }
@@ -61,10 +61,10 @@ public struct MosquittoBroker: Sendable {
 
     /// `mosquitto_sub` on `topic`, printing `topic payload` per message until stopped or `count`
     /// messages (`-C`); it stops itself after `timeout` s.
-    public func subscriber(_ topic: String, count: Int? = nil, timeout: Int = 60, arguments: [String] = []) throws -> ChildProcess {
+    public func subscriber(_ topic: String, count: Int? = nil, timeout: Int = 60, arguments: [String] = []) async throws -> ChildProcess {
         var a = ["-h", "127.0.0.1", "-p", "\(port)", "-t", topic, "-v", "-q", "1", "-W", "\(timeout)"]
         if let count { a += ["-C", "\(count)"] }
-        return try ChildProcess("/usr/bin/mosquitto_sub", a + clientArguments + arguments)
+        return try await ChildProcess("/usr/bin/mosquitto_sub", a + clientArguments + arguments)
     }
 
     /// Publishes one message with `mosquitto_pub` (QoS 1) and waits for it to be sent.
@@ -78,7 +78,7 @@ public struct MosquittoBroker: Sendable {
     }
 
     func publish(_ topic: String, _ arguments: [String]) async throws {
-        let p = try ChildProcess("/usr/bin/mosquitto_pub", ["-h", "127.0.0.1", "-p", "\(port)", "-t", topic, "-q", "1"] + clientArguments + arguments)
+        let p = try await ChildProcess("/usr/bin/mosquitto_pub", ["-h", "127.0.0.1", "-p", "\(port)", "-t", topic, "-q", "1"] + clientArguments + arguments)
         let status = try await p.wait(timeout: 20)
         #expect(status == 0, "mosquitto_pub: \(p.printed)")
     }

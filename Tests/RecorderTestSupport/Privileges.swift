@@ -13,10 +13,24 @@ public enum Privileges {
         return false
     }
 
-    /// Runs a command and returns its exit status (for mount/umount in tests; at most 60 s).
+    /// Runs a command and returns its exit status (at most 60 s).
     @discardableResult
-    public static func run(_ arguments: [String]) throws -> Int32 {
-        try ChildProcess("/usr/bin/env", arguments).waitBlocking(timeout: 60)
+    public static func run(_ arguments: [String]) async throws -> Int32 {
+        try await ChildProcess("/usr/bin/env", arguments).wait(timeout: 60)
+    }
+
+    /// Mounts a tmpfs of `size` (mount's syntax: `1m`, `256k`) on `directory` (mount(2): no
+    /// process); true when mounted. A full disk in a test.
+    public static func mountTmpfs(at directory: String, size: String) -> Bool {
+        let mounted = mount("tmpfs", directory, "tmpfs", 0, "size=\(size)") == 0
+        if !mounted { print("mount tmpfs on \(directory): \(String(cString: strerror(errno)))") }
+        return mounted
+    }
+
+    /// Detaches the file system mounted on `directory` (umount2 with MNT_DETACH: at once, even
+    /// while a daemon still has files open there).
+    public static func unmount(_ directory: String) {
+        _ = umount2(directory, Int32(MNT_DETACH))
     }
 }
 
@@ -26,13 +40,13 @@ public enum Privileges {
 public enum Browser {
     public static let chromedriver = "/usr/bin/chromedriver"
 
-    public static func testsEnabled(_ name: String) -> Bool {
+    public static func testsEnabled(_ name: String) async -> Bool {
         if Privileges.isCI { return true }
         guard FileManager.default.isExecutableFile(atPath: chromedriver) else {
             print("SKIP \(name): needs Debian's chromium and chromium-driver (scripts/setup.sh); runs under CI")
             return false
         }
-        guard (try? Privileges.run(["python3", "-c", "import selenium"])) == 0 else {
+        guard (try? await Privileges.run(["python3", "-c", "import selenium"])) == 0 else {
             print("SKIP \(name): needs PyPI selenium (scripts/python-requirements.txt); runs under CI")
             return false
         }

@@ -20,7 +20,7 @@ public struct SageCheck: Decodable {
 
     public static func run(_ archive: String) async throws -> SageCheck {
         let directory = try Fixtures.temporaryDirectory()
-        let p = try ChildProcess("/usr/bin/env", ["python3", checker, archive, directory])
+        let p = try await ChildProcess("/usr/bin/env", ["python3", checker, archive, directory])
         let status = try await p.wait(timeout: 60)
         let printed = p.printed
         try #require(status == 0, "check_sage.py: \(printed)")

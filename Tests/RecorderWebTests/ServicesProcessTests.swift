@@ -66,7 +66,7 @@ import Testing
         #expect(status == "HTTP/1.1 200 OK")
         #expect(web.daemon.printedSoFar().contains("services process ended; starting it again"))
         #expect(try await client.status().services == ServicesProcessInfo(pid: again, starts: 2, lastEnd: "signal 9"))
-        let printed = try ChildProcess(ChildProcess.executable("recorderctl"), ["status", "--socket", web.socket])
+        let printed = try await ChildProcess(ChildProcess.executable("recorderctl"), ["status", "--socket", web.socket])
         #expect(try await printed.wait(timeout: 20) == 0)
         #expect(printed.printed.contains("web page and fleet link (recorderd-services): running, pid \(again), started 2 times; the last one ended with signal 9"),
                 "\(printed.printed)")

@@ -33,7 +33,7 @@ struct WebHarness {
                       "units": {"accelerometer": "g", "gyro": "deg/s"}, "speed": 1.0, "loop": true}]}
         """
         try configuration.write(toFile: directory + "/recorderd.json", atomically: true, encoding: .utf8)
-        let daemon = try ChildProcess(ChildProcess.executable("recorderd"), ["--config", directory + "/recorderd.json", "--log-level", "warning"])
+        let daemon = try await ChildProcess(ChildProcess.executable("recorderd"), ["--config", directory + "/recorderd.json", "--log-level", "warning"])
         try await daemon.connectWhenListening(directory + "/control.sock").close()
         let page = Deadline(seconds: 30)
         while !LoopbackTCP.accepts(port: port) {
@@ -71,7 +71,7 @@ struct WebHarness {
 
     /// Runs check_web.py; the JSON object it printed last.
     func check(_ arguments: [String], timeout: Double = 240) async throws -> [String: Any] {
-        let p = try ChildProcess("/usr/bin/env", ["python3", Self.checker] + arguments)
+        let p = try await ChildProcess("/usr/bin/env", ["python3", Self.checker] + arguments)
         let status = try await p.wait(timeout: timeout)
         let printed = p.printed
         try #require(status == 0, "check_web.py \(arguments.first ?? ""): \(printed)")

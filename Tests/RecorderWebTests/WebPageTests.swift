@@ -13,7 +13,7 @@ import Testing
 struct WebPageTests {
     static let shots = ProcessInfo.processInfo.environment["RECORDERD_WEB_SHOTS"] ?? ""
 
-    @Test(.enabled(if: Browser.testsEnabled("WebPageTests")), .timeLimit(.minutes(6)))
+    @Test(.enabled { await Browser.testsEnabled("WebPageTests") }, .timeLimit(.minutes(6)))
     func aTaskRunFromThePageEqualsRecorderctlRunAndItsExportsDownload() async throws {
         let web = try await WebHarness.start()
         let downloads = web.directory + "/downloads"
@@ -50,7 +50,7 @@ struct WebPageTests {
         let webRun = try await client.run(uuid)
         let input = web.directory + "/answers.txt"
         try "4\n".write(toFile: input, atomically: true, encoding: .utf8)
-        let ctl = try ChildProcess(ChildProcess.executable("recorderctl"),
+        let ctl = try await ChildProcess(ChildProcess.executable("recorderctl"),
                                    ["run", web.directory + "/tasks/gait-short.json", "--socket", web.socket, "--auto"], standardInput: input)
         #expect(try await ctl.wait(timeout: 90) == 0, "\(ctl.printed)")
         let line = try #require(ctl.printed.split(separator: "\n").first { $0.hasPrefix("task gait-balance finished: ") })
@@ -75,7 +75,7 @@ struct WebPageTests {
         for format in ["mcap", "fhir"] {
             let name = "gait-balance-\(uuid.prefix(8)).\(format == "fhir" ? "fhir.json" : format)"
             let output = web.directory + "/ctl-" + name
-            let export = try ChildProcess(ChildProcess.executable("recorderctl"), ["export", uuid, "--format", format, "-o", output, "--socket", web.socket])
+            let export = try await ChildProcess(ChildProcess.executable("recorderctl"), ["export", uuid, "--format", format, "-o", output, "--socket", web.socket])
             #expect(try await export.wait(timeout: 60) == 0, "\(export.printed)")
             let downloaded = try Data(contentsOf: URL(fileURLWithPath: downloads + "/" + name))
             let exported = try Data(contentsOf: URL(fileURLWithPath: output))
@@ -93,7 +93,7 @@ struct WebPageTests {
         #expect(try await web.stop() == 0, "\(web.daemon.printed)")
     }
 
-    @Test(.enabled(if: Browser.testsEnabled("WebPageTests")), .timeLimit(.minutes(4)))
+    @Test(.enabled { await Browser.testsEnabled("WebPageTests") }, .timeLimit(.minutes(4)))
     func beyondLoopbackEveryRequestNeedsTheTokenAndCrossSiteRequestsAreRefused() async throws {
         let token = "test-token-" + UUID().uuidString.prefix(12)
         // 0.0.0.0 is not loopback: the token is required (the test reaches it through 127.0.0.1).
@@ -204,11 +204,11 @@ struct WebPageTests {
         #expect(try await web.stop() == 0, "\(web.daemon.printed)")
     }
 
-    @Test(.enabled(if: Browser.testsEnabled("WebPageTests")), .timeLimit(.minutes(3)))
+    @Test(.enabled { await Browser.testsEnabled("WebPageTests") }, .timeLimit(.minutes(3)))
     func aLivePlotSaysSoWhenItsDeviceGoesAway() async throws {
         let web = try await WebHarness.start()
         let ready = web.directory + "/ready"
-        let checker = try ChildProcess("/usr/bin/env", ["python3", WebHarness.checker, "live", web.base, ready, "30"])
+        let checker = try await ChildProcess("/usr/bin/env", ["python3", WebHarness.checker, "live", web.base, ready, "30"])
         let deadline = Deadline(seconds: 60)
         while !FileManager.default.fileExists(atPath: ready), !deadline.hasPassed, checker.isRunning {
             try await Task.sleep(for: .milliseconds(50))
@@ -228,7 +228,7 @@ struct WebPageTests {
         #expect(try await web.stop() == 0, "\(web.daemon.printed)")
     }
 
-    @Test(.enabled(if: Browser.testsEnabled("WebPageTests")), .timeLimit(.minutes(3)))
+    @Test(.enabled { await Browser.testsEnabled("WebPageTests") }, .timeLimit(.minutes(3)))
     func aTabClosedMidTaskLeavesTheRunToTheOrphanRulesAndTasksCancelsIt() async throws {
         let web = try await WebHarness.start()
         let found = try await web.check(["abandon", web.base, "gait-short"])
