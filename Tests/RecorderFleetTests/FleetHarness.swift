@@ -74,22 +74,15 @@ struct FleetHarness {
     }
 
     /// Waits until `subscriber` has printed a message on `topic` whose payload satisfies `predicate`.
-    func message(on subscriber: ChildProcess, topic: String, timeout: Double = 30, _ predicate: (String) -> Bool) async throws -> String {
-        let deadline = Deadline(seconds: timeout)
-        while !deadline.hasPassed {
-            if let m = mqttMessages(subscriber.printedSoFar()).first(where: { $0.topic == topic && predicate($0.payload) }) { return m.payload }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+    func message(on subscriber: ChildProcess, topic: String, timeout: Double = 30, _ predicate: @escaping @Sendable (String) -> Bool) async throws -> String {
+        let matching = { @Sendable (text: String) in mqttMessages(text).first(where: { $0.topic == topic && predicate($0.payload) }) }
+        if let text = try await subscriber.printed(where: { matching($0) != nil }, timeout: timeout), let m = matching(text) { return m.payload }
         throw HarnessError(description: "no matching message on \(topic): \(subscriber.printedSoFar())\nrecorderd: \(daemon.printedSoFar())")
     }
 
     /// Waits until recorderd has logged `text`.
     func logged(_ text: String, timeout: Double = 30) async throws {
-        let deadline = Deadline(seconds: timeout)
-        while !deadline.hasPassed {
-            if daemon.printedSoFar().contains(text) { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        if try await daemon.printed(where: { $0.contains(text) }, timeout: timeout) != nil { return }
         throw HarnessError(description: "recorderd did not log \(text.debugDescription): \(daemon.printedSoFar())")
     }
 }

@@ -14,11 +14,7 @@ extension FleetTests {
             var arguments = ["collect", "--broker", "mqtt://127.0.0.1:\(broker.port)", "--dir", directory]
             if let share { arguments += ["--share", share] }
             let p = try await ChildProcess(ChildProcess.executable("recorderctl"), arguments)
-            let deadline = Deadline(seconds: 30)
-            while !deadline.hasPassed, p.isRunning {
-                if p.printedSoFar().contains("collecting from") { return p }
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            if try await p.printed(where: { $0.contains("collecting from") }, timeout: 30) != nil { return p }
             throw FleetHarness.HarnessError(description: "recorderctl collect did not start: \(p.printedSoFar())")
         }
 

@@ -165,6 +165,25 @@ public final class ChildProcess: Sendable {
         }
     }
 
+    /// Waits until what the process has printed satisfies `predicate` and returns it: each look
+    /// follows the pipe becoming readable (an event, no polling interval; on a thread of its own,
+    /// not the pool). nil when `timeout` seconds pass, or the output ends, first.
+    public func printed(where predicate: @escaping @Sendable (String) -> Bool, timeout: Double) async throws -> String? {
+        try await offPool {
+            let deadline = Deadline(seconds: timeout)
+            while true {
+                let text = self.printedSoFar()
+                if predicate(text) { return text }
+                let left = deadline.remaining
+                guard left > 0 else { return nil }
+                var p = pollfd(fd: self.outputDescriptor, events: Int16(POLLIN), revents: 0)
+                let ready = poll(&p, 1, Int32(min(left * 1000, 60_000).rounded(.up)))
+                // Hung up with nothing more to read: the output has ended.
+                if ready > 0, p.revents & Int16(POLLIN) == 0 { return predicate(self.printedSoFar()) ? self.printedSoFar() : nil }
+            }
+        }
+    }
+
     /// Whatever happened to the test (an expectation thrown before its `stop`, a time limit), the
     /// child and everything it started in its process group (gpsfake's gpsd, a namespace script's
     /// generator) end with it: left running, they held devices, sockets and names (jackd's server

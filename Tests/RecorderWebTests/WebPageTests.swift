@@ -143,11 +143,8 @@ struct WebPageTests {
         #expect(try await client.devices().map(\.name) == ["imu0"])
         client.close()
         // It tried and said why (read while it runs).
-        let tried = Deadline(seconds: 30)
-        while !web.daemon.printedSoFar().contains("web page cannot listen; trying again"), !tried.hasPassed {
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        #expect(web.daemon.printedSoFar().contains("web page cannot listen; trying again"))
+        let tried = try await web.daemon.printed(where: { $0.contains("web page cannot listen; trying again") }, timeout: 30)
+        #expect(tried != nil, "\(web.daemon.printedSoFar())")
         // Once the address is free the page takes it (it tries every 5 s).
         close(squatter)
         let deadline = Deadline(seconds: 30)
