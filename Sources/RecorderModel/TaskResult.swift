@@ -3,7 +3,7 @@ import Glibc
 import RecorderJSON
 
 /// The state of a task run, as written in `taskResult.json`.
-public enum TaskRunStatus: String, Sendable, Codable {
+public enum TaskRunStatus: String, Sendable, Codable, CaseIterable {
     case recording, finished, cancelled, interrupted, abandoned
 }
 

@@ -23,6 +23,11 @@ enum HTML {
     }
 
     /// A number for people: at most `digits` decimals, no trailing zeros.
+    /// A length of time: `12.5 s`.
+    static func seconds(_ value: Double) -> String {
+        number(value, digits: 1) + " s"
+    }
+
     static func number(_ value: Double, digits: Int = 2) -> String {
         guard value.isFinite else { return "–" }
         let text = String(format: "%.\(digits)f", value)

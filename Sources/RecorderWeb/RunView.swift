@@ -67,7 +67,7 @@ struct RunView {
         task = s.taskIdentifier
         status = s.status.rawValue
         started = HTML.date(s.startDate)
-        length = s.duration.map { HTML.number($0, digits: 1) + " s" }
+        length = s.duration.map(HTML.seconds)
         runSamples = s.samples
         runLost = s.droppedSamples
         runGaps = s.gapCount
@@ -77,7 +77,7 @@ struct RunView {
         let prefix = r.taskIdentifier + "/"
         steps = r.stepHistory.map { step in
             Step(path: step.stepPath, name: step.stepPath.hasPrefix(prefix) ? String(step.stepPath.dropFirst(prefix.count)) : step.stepPath,
-                 length: step.endUptime.map { HTML.number($0 - step.startUptime, digits: 1) + " s" } ?? "open",
+                 length: step.endUptime.map { HTML.seconds($0 - step.startUptime) } ?? "open",
                  answers: (step.results ?? []).map { a in
                      Answer(identifier: a.identifier, value: (a.display ?? a.value.plainText ?? "–") + (a.unit.map { " " + $0 } ?? ""))
                  },
@@ -89,7 +89,7 @@ struct RunView {
         }
         files = r.asyncResults.compactMap(\.file).map { f in
             File(identifier: f.identifier, path: f.relativePath, records: f.sampleCount,
-                 span: f.endUptime.map { HTML.number($0 - f.startUptime, digits: 1) + " s" } ?? "open",
+                 span: f.endUptime.map { HTML.seconds($0 - f.startUptime) } ?? "open",
                  lost: f.droppedSamples > 0 || f.gapCount > 0 ? f.droppedSamples : nil, gaps: f.gapCount)
         }
         errors = r.asyncResults.compactMap(\.error).map { Failure(identifier: $0.identifier, description: $0.errorDescription) }

@@ -1,3 +1,5 @@
+import Foundation
+import RecorderModel
 import RecorderProtocol
 
 /// What `runs.mustache` shows: the filter form, a page of runs, links to newer and older ones.
@@ -36,11 +38,11 @@ struct RunsView {
 
     init(_ list: RunsListResult, params: RunsListParams, pageSize: Int) {
         task = params.taskIdentifier ?? ""
-        statuses = ["recording", "finished", "cancelled", "interrupted", "abandoned"].map { Status(name: $0, selected: params.status?.rawValue == $0) }
+        statuses = TaskRunStatus.allCases.map { Status(name: $0.rawValue, selected: params.status == $0) }
         filtered = params.taskIdentifier != nil || params.status != nil
         runs = list.runs.map { r in
             Run(id: r.taskRunUUID.uuidString.lowercased(), started: HTML.date(r.startDate), task: r.taskIdentifier, status: r.status.rawValue,
-                length: r.duration.map { HTML.number($0, digits: 1) + " s" } ?? "–", samples: r.samples,
+                length: r.duration.map(HTML.seconds) ?? "–", samples: r.samples,
                 lost: r.droppedSamples > 0 ? r.droppedSamples : nil, gaps: r.gapCount, size: HTML.bytes(r.sizeBytes))
         }
         from = list.offset + 1
@@ -48,7 +50,8 @@ struct RunsView {
         total = list.total
         func link(_ offset: Int, _ label: String) -> PageLink {
             var query = ["offset=\(offset)"]
-            if let t = params.taskIdentifier { query.append("task=\(t)") }
+            // Percent-encoded: a value is a query's text first (the template then escapes it as HTML).
+            if let t = params.taskIdentifier { query.append("task=" + (t.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")) }
             if let s = params.status { query.append("status=\(s.rawValue)") }
             return PageLink(query: query.joined(separator: "&"), label: label)
         }

@@ -179,7 +179,10 @@ public final class ChildProcess: Sendable {
                 var p = pollfd(fd: self.outputDescriptor, events: Int16(POLLIN), revents: 0)
                 let ready = poll(&p, 1, Int32(min(left * 1000, 60_000).rounded(.up)))
                 // Hung up with nothing more to read: the output has ended.
-                if ready > 0, p.revents & Int16(POLLIN) == 0 { return predicate(self.printedSoFar()) ? self.printedSoFar() : nil }
+                if ready > 0, p.revents & Int16(POLLIN) == 0 {
+                    let last = self.printedSoFar()
+                    return predicate(last) ? last : nil
+                }
             }
         }
     }
