@@ -1,6 +1,7 @@
 import Foundation
 import RecorderClient
 import RecorderModel
+import RecorderTestSupport
 
 /// recorderd capturing 48 kHz mono S16 through the real libasound into a WAV plus 0.1 s level
 /// records, side by side with `arecord` capturing the same PCM to a WAV file: CPU seconds per
@@ -57,17 +58,15 @@ enum AudioBenchmark {
         // holds more than a run, so that the unpaced input never outruns the recorder.
         let device = #"{"name": "mic0", "kind": "alsa", "pcm": "recorderd_file", "frames": \#(frames)}"#
         guard let (daemon, client) = await startDaemon(dir: dir, ringSeconds: seconds + 30, device: device, environment: environment) else { return }
-        defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
         // Two warm-up runs first, so that the measured run's ring wraps: a daemon that has been
         // up for longer than its ring holds recycles the ring's memory, while a ring's first
         // fill pays the kernel's page faults (once per process).
-        for _ in 0..<2 { _ = await capture(client: client, pid: daemon.processIdentifier, frames: frames, profile: false) }
-        let ours = await capture(client: client, pid: daemon.processIdentifier, frames: frames, profile: true)
+        for _ in 0..<2 { _ = await capture(client: client, pid: daemon.pid, frames: frames, profile: false) }
+        let ours = await capture(client: client, pid: daemon.pid, frames: frames, profile: true)
         client.close()
-        kill(daemon.processIdentifier, SIGTERM)
-        daemon.waitUntilExit()
+        _ = try? await daemon.stop()
 
-        let theirs = arecord(pcm: "recorderd_file", arguments: ["-s", "\(frames)"], output: dir + "/arecord.wav", environment: environment)
+        let theirs = await arecord(pcm: "recorderd_file", arguments: ["-s", "\(frames)"], output: dir + "/arecord.wav", environment: environment)
         let audioSeconds = Double(frames) / 48000
         Benchmarks.say(String(format: "audio unpaced: %d s of 48 kHz mono: recorderd (WAV + levels) %.2f ms CPU per second of audio, arecord (WAV) %.2f ms, ratio %.2f×",
                               seconds, ours / audioSeconds * 1000, theirs / audioSeconds * 1000, ours / theirs))
@@ -79,45 +78,36 @@ enum AudioBenchmark {
         let server = "recorderd-bench" // fixed: JACK reclaims a dead server's registry entry by name
         let environment = ["ALSA_CONFIG_PATH": jackConfiguration, "JACK_DEFAULT_SERVER": server, "JACK_NO_START_SERVER": "1",
                            "JACK_NO_AUDIO_RESERVATION": "1"]
-        let jackd = Process()
-        jackd.executableURL = URL(fileURLWithPath: "/usr/bin/jackd")
-        jackd.arguments = ["--no-realtime", "-n", server, "-d", "dummy", "-r", "48000", "-p", "256", "-C", "1", "-P", "1"]
-        jackd.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        jackd.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-        jackd.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try! jackd.run()
-        // SIGTERM: jackd then leaves JACK's shared registry clean.
-        defer { if jackd.isRunning { kill(jackd.processIdentifier, SIGTERM); jackd.waitUntilExit() } }
-        let wait = Process()
-        wait.executableURL = URL(fileURLWithPath: "/usr/bin/jack_wait")
-        wait.arguments = ["-s", server, "-w", "-t", "15"]
-        wait.environment = jackd.environment
-        wait.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-        try! wait.run()
-        wait.waitUntilExit()
-        guard wait.terminationStatus == 0 else { return Benchmarks.say("audio real time: jackd did not start") }
+        let jackd = try! await ChildProcess("/usr/bin/jackd", ["--no-realtime", "-n", server, "-d", "dummy", "-r", "48000", "-p", "256", "-C", "1", "-P", "1"],
+                                            environment: environment, output: .file("/dev/null"))
+        // SIGTERM (at the end, below): jackd then leaves JACK's shared registry clean.
+        let waited = try! await ChildProcess.run("/usr/bin/jack_wait", ["-s", server, "-w", "-t", "15"], environment: environment,
+                                                 output: .file("/dev/null"), timeout: 30)
+        guard waited.status == 0 else {
+            _ = try? await jackd.stop()
+            return Benchmarks.say("audio real time: jackd did not start")
+        }
 
         // A 5 s ring and a 6 s warm-up run: the measured run recycles the ring's memory.
         let device = #"{"name": "mic0", "kind": "alsa", "pcm": "recorderd_jack"}"#
-        guard let (daemon, client) = await startDaemon(dir: dir, ringSeconds: 5, device: device, environment: environment) else { return }
-        defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
-        _ = await record(client: client, pid: daemon.processIdentifier, seconds: 6, profile: false, peer: nil)
+        guard let (daemon, client) = await startDaemon(dir: dir, ringSeconds: 5, device: device, environment: environment) else {
+            _ = try? await jackd.stop()
+            return
+        }
+        _ = await record(client: client, pid: daemon.pid, seconds: 6, profile: false, peer: nil)
 
         // Measured side by side: both JACK clients of the same server capture over the same
         // window, so the VM's noise falls on both alike.
-        let peer = Process()
-        peer.executableURL = URL(fileURLWithPath: "/usr/bin/arecord")
-        peer.arguments = ["-q", "-D", "recorderd_jack", "-f", "S16_LE", "-r", "48000", "-c", "1", "-t", "wav",
-                          // recorderd's period (20 ms) and buffer (8 periods): the same wake-ups
-                          "--period-size=960", "--buffer-size=7680", "-d", "\(realTimeSeconds + 4)", dir + "/arecord.wav"]
-        peer.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        try! peer.run()
-        let (ours, theirs, wall) = await record(client: client, pid: daemon.processIdentifier, seconds: Double(realTimeSeconds), profile: true,
-                                                peer: peer.processIdentifier)
-        peer.waitUntilExit()
+        let peer = try! await ChildProcess("/usr/bin/arecord", ["-q", "-D", "recorderd_jack", "-f", "S16_LE", "-r", "48000", "-c", "1", "-t", "wav",
+                                                                // recorderd's period (20 ms) and buffer (8 periods): the same wake-ups
+                                                                "--period-size=960", "--buffer-size=7680", "-d", "\(realTimeSeconds + 4)", dir + "/arecord.wav"],
+                                           environment: environment)
+        let (ours, theirs, wall) = await record(client: client, pid: daemon.pid, seconds: Double(realTimeSeconds), profile: true,
+                                                peer: peer.pid)
+        _ = try? await peer.wait(timeout: Double(realTimeSeconds) + 60)
         client.close()
-        kill(daemon.processIdentifier, SIGTERM)
-        daemon.waitUntilExit()
+        _ = try? await daemon.stop()
+        _ = try? await jackd.stop()
         Benchmarks.say(String(format: "audio real time (JACK dummy driver, jack plugin, side by side): %d s of 48 kHz mono: recorderd (WAV + levels) %.2f ms CPU per second, arecord (WAV) %.2f ms, ratio %.2f×",
                               realTimeSeconds, ours / wall * 1000, theirs / wall * 1000, ours / theirs))
     }
@@ -128,21 +118,13 @@ enum AudioBenchmark {
         .appendingPathComponent("../../Tests/Fixtures/audio/jack-capture.asound.conf").standardized.path
 
     /// recorderd with one ALSA device; nil (and a line said) when it does not start.
-    static func startDaemon(dir: String, ringSeconds: Int, device: String, environment: [String: String]) async -> (Process, RecorderClient)? {
+    static func startDaemon(dir: String, ringSeconds: Int, device: String, environment: [String: String]) async -> (ChildProcess, RecorderClient)? {
         try! #"{"dataDirectory": "\#(dir)/data", "ringSeconds": \#(ringSeconds), "devices": [\#(device)]}"#
             .write(toFile: dir + "/recorderd.json", atomically: true, encoding: .utf8)
-        let daemon = Process()
-        daemon.executableURL = URL(fileURLWithPath: recorderd)
-        daemon.arguments = ["--config", dir + "/recorderd.json", "--socket", dir + "/control.sock", "--log-level", "error"]
-        daemon.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        try! daemon.run()
-        var client: RecorderClient?
-        for _ in 0..<1000 where client == nil {
-            client = try? await RecorderClient.connect(socketPath: dir + "/control.sock")
-            if client == nil { try? await Task.sleep(for: .milliseconds(10)) }
-        }
-        guard let client else {
-            kill(daemon.processIdentifier, SIGKILL)
+        let daemon = try! await ChildProcess(recorderd, ["--config", dir + "/recorderd.json", "--socket", dir + "/control.sock", "--log-level", "error"],
+                                             environment: environment)
+        guard let client = await Benchmarks.connect(dir + "/control.sock", while: daemon) else {
+            _ = try? await daemon.stop(signal: SIGKILL)
             Benchmarks.say("audio: recorderd did not start")
             return nil
         }
@@ -197,14 +179,10 @@ enum AudioBenchmark {
     }
 
     /// arecord capturing `pcm` to a WAV: its CPU seconds (user + system).
-    static func arecord(pcm: String, arguments: [String], output: String, environment: [String: String]) -> Double {
+    static func arecord(pcm: String, arguments: [String], output: String, environment: [String: String]) async -> Double {
         let before = Benchmarks.childrenCPUSeconds()
-        let peer = Process()
-        peer.executableURL = URL(fileURLWithPath: "/usr/bin/arecord")
-        peer.arguments = ["-q", "-D", pcm, "-f", "S16_LE", "-r", "48000", "-c", "1", "-t", "wav"] + arguments + [output]
-        peer.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        try! peer.run()
-        peer.waitUntilExit()
+        _ = try! await ChildProcess.run("/usr/bin/arecord", ["-q", "-D", pcm, "-f", "S16_LE", "-r", "48000", "-c", "1", "-t", "wav"] + arguments + [output],
+                                        environment: environment)
         return Benchmarks.childrenCPUSeconds() - before
     }
 

@@ -6,6 +6,7 @@ import RecorderDaemon
 import RecorderEngine
 import RecorderJSON
 import RecorderModel
+import RecorderTestSupport
 import RecorderProtocol
 import RecorderRuntime
 import ReplaySensors
@@ -70,6 +71,16 @@ enum Benchmarks {
         }
     }
 
+    /// A client of the recorderd `process` started, once its socket accepts (tried every 10 ms for
+    /// 15 s while the process runs); nil if it never does.
+    static func connect(_ socket: String, while process: ChildProcess) async -> RecorderClient? {
+        for _ in 0..<1500 where process.isRunning {
+            if let client = try? await RecorderClient.connect(socketPath: socket) { return client }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return nil
+    }
+
     static func temporaryDirectory() -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("recorderd-bench-\(UUID().uuidString)").path
         try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
@@ -81,7 +92,7 @@ enum Benchmarks {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Tests/Fixtures/imu/mobgap/HA/001/TimeMeasure1_Test11_Trial1.csv").standardized.path
         say("machine: \(ProcessInfo.processInfo.processorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB")
         let only = ProcessInfo.processInfo.environment["BENCH_ONLY"]
-        if only == nil || only == "encode" { hashing(); encodeAndWrite() }
+        if only == nil || only == "encode" { await hashing(); encodeAndWrite() }
         if only == nil || only == "e2e" {
             for speed in [10_000.0, 2_000.0, 1_000.0] { await endToEnd(file: root, speed: speed) }
         }
@@ -95,7 +106,7 @@ enum Benchmarks {
         if only == "iio-instructions" { await IIOBenchmark.instructions() }
         if only == nil || only == "parse" { ParseBenchmark.run() }
         if only == nil || only == "protocol" { ProtocolEncodeBenchmark.run() }
-        if only == nil || only == "fusion" { FusionBenchmark.run(walk: root) }
+        if only == nil || only == "fusion" { await FusionBenchmark.run(walk: root) }
         if only == nil || only == "gait" {
             GaitBenchmark.run(fixtures: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Tests/Fixtures/imu/mobgap").standardized.path)
         }
@@ -104,7 +115,7 @@ enum Benchmarks {
         }
         if only == nil || only == "torture" { await TortureBenchmark.run() }
         if only == nil || only == "footprint" {
-            FootprintBenchmark.run(repository: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path)
+            await FootprintBenchmark.run(repository: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path)
         }
         if only == nil || only == "audio" {
             let wav = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Tests/Fixtures/audio/Front_Center.wav").standardized.path
@@ -113,7 +124,7 @@ enum Benchmarks {
     }
 
     /// SHA-256 throughput (every byte written is hashed), with `sha256sum` as the peer.
-    static func hashing() {
+    static func hashing() async {
         let bytes = [UInt8](repeating: 0x5A, count: 64 << 20)
         func ours(_ implementation: SHA256.Implementation) -> Double {
             let cpu0 = cpuSeconds()
@@ -127,17 +138,12 @@ enum Benchmarks {
         // C) and OpenSSL's libcrypto (`openssl dgst`, the SHA extensions where the CPU has them).
         let path = temporaryDirectory() + "/hash.bin"
         _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
-        func peer(_ executable: String, _ arguments: [String]) -> Double {
+        func peer(_ executable: String, _ arguments: [String]) async -> Double {
             let before = childrenCPUSeconds()
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments + [path]
-            process.standardOutput = FileHandle.nullDevice
-            try! process.run()
-            process.waitUntilExit()
+            _ = try! await ChildProcess.run(executable, arguments + [path], output: .file("/dev/null"))
             return Double(bytes.count) / (childrenCPUSeconds() - before) / 1e6
         }
-        let sha256sum = peer("/usr/bin/sha256sum", []), openssl = peer("/usr/bin/openssl", ["dgst", "-sha256"])
+        let sha256sum = await peer("/usr/bin/sha256sum", []), openssl = await peer("/usr/bin/openssl", ["dgst", "-sha256"])
         say(String(format: "sha256: %.0f MB/s per core (CPU extensions: %@), portable %.0f; peers sha256sum %.0f, openssl dgst %.0f; ratios %.2fx sha256sum, %.2fx openssl",
                      fastest, SHA256().usesCPUExtensions ? "yes" : "no", portable, sha256sum, openssl, fastest / sha256sum, fastest / openssl))
         try? FileManager.default.removeItem(atPath: path)
@@ -210,17 +216,9 @@ enum Benchmarks {
     }
 
     static func daemonConfiguration(file: String, speed: Double, ringSeconds: Double) -> (DaemonConfiguration, String) {
-        let directory = temporaryDirectory()
-        var configuration = DaemonConfiguration()
-        configuration.socket = directory + "/control.sock"
-        configuration.dataDirectory = directory + "/data"
-        configuration.ringSeconds = ringSeconds
-        let device: JSONValue = .object([
-            "name": .string("imu0"), "kind": .string("replay"), "file": .string(file), "frequency": .number(100),
-            "units": .object(["accelerometer": .string("g"), "gyro": .string("deg/s")]), "speed": .number(speed), "loop": .bool(true),
-        ])
-        configuration.devices = [DeviceConfiguration(name: "imu0", kind: "replay", json: device)]
-        return (configuration, directory)
+        var configuration = try! TestConfiguration(directory: temporaryDirectory(), devices: [Fixtures.replayDevice(file: file, speed: speed)])
+        configuration.daemon.ringSeconds = ringSeconds
+        return (configuration.daemon, configuration.directory)
     }
 
     /// Replay → ring → file at an unthrottled replay speed: samples written per second, CPU per

@@ -39,16 +39,16 @@ enum DeviceLoadBenchmark {
         let tree = try! FakeIIOTree(devices: [FakeIIODevice(availableFrequencies: [104, 208, 416, 833, 1666], timestampClock: "monotonic")])
         defer { tree.remove() }
         writeFiles(tree, gpsLog: gpsLog, imuRate: load.imuRate)
-        let generator = IIOBenchmark.startGenerator(tree, unthrottled: false)
-        let daemon = IIOBenchmark.namespace(tree, ["/bin/bash", tree.root + "/load.sh"])
+        let generator = await IIOBenchmark.startGenerator(tree, unthrottled: false)
+        let daemon = await IIOBenchmark.namespace(tree, ["/bin/bash", tree.root + "/load.sh"])
         var connected: RecorderClient?
         for _ in 0..<2000 where connected == nil {
             connected = try? await RecorderClient.connect(socketPath: tree.root + "/control.sock")
             if connected == nil { try? await Task.sleep(for: .milliseconds(10)) }
         }
         guard let client = connected else {
-            IIOBenchmark.stop(daemon)
-            _ = IIOBenchmark.stopGenerator(generator)
+            await IIOBenchmark.stop(daemon)
+            _ = await IIOBenchmark.stopGenerator(generator)
             let log = (try? String(contentsOfFile: tree.root + "/load.log", encoding: .utf8)) ?? ""
             return Benchmarks.say("device: recorderd did not start: \(log.suffix(400))")
         }
@@ -86,8 +86,8 @@ enum DeviceLoadBenchmark {
         client.close()
         let imuCount = await imuReader.value
         let fixCount = await fixReader.value
-        IIOBenchmark.stop(daemon)
-        let overruns = IIOBenchmark.stopGenerator(generator)
+        await IIOBenchmark.stop(daemon)
+        let overruns = await IIOBenchmark.stopGenerator(generator)
 
         Benchmarks.say(String(format: "device under load (%.0f s window): recorderd %.1f ms CPU per second = %.2f %% of one core (target < 10 %%)",
                               wall, cpu / wall * 1000, cpu / wall * 100))

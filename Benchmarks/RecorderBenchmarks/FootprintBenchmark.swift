@@ -3,6 +3,7 @@ import RecorderEngine
 import RecorderJSON
 import RecorderModel
 import RecorderRuntime
+import RecorderTestSupport
 
 /// Start-up time and memory of the real `recorderd` executable with the example configuration
 /// (`config/recorderd.json`: one replay device on the 1.7 MB mobgap walk), side by side with
@@ -21,7 +22,7 @@ enum FootprintBenchmark {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("recorderd").path
     }
 
-    static func run(repository: String) {
+    static func run(repository: String) async {
         guard FileManager.default.isExecutableFile(atPath: recorderd) else {
             return Benchmarks.say("footprint: skipped (build recorderd in the same configuration first: swift build -c release)")
         }
@@ -29,10 +30,10 @@ enum FootprintBenchmark {
         var memory: (ours: [String: Double], theirs: [String: Double]) = ([:], [:])
         for i in 0..<runs {
             let last = i == runs - 1
-            let (r, a, m) = startRecorderd(repository: repository, measureMemory: last)
+            let (r, a, m) = await startRecorderd(repository: repository, measureMemory: last)
             ready.append(r)
             accepting.append(a)
-            let (p, pm) = startGPSD(measureMemory: last)
+            let (p, pm) = await startGPSD(measureMemory: last)
             peer.append(p)
             if last { memory = (m, pm) }
         }
@@ -50,7 +51,8 @@ enum FootprintBenchmark {
                                   name, m["Rss"] ?? .nan, m["Anonymous"] ?? .nan, (m["Rss"] ?? .nan) - (m["Anonymous"] ?? .nan), parts))
         }
         Benchmarks.say(String(format: "memory ratio recorderd / gpsd RSS: %.1f×", (memory.ours["Rss"] ?? .nan) / (memory.theirs["Rss"] ?? .nan)))
-        let loaded = (0..<3).map { _ in startRecorderd(repository: repository, measureMemory: false, storedRuns: 1000).0 }
+        var loaded: [Double] = []
+        for _ in 0..<3 { loaded.append(await startRecorderd(repository: repository, measureMemory: false, storedRuns: 1000).0) }
         Benchmarks.say("start recorderd exec → READY=1 with 1,000 finished runs stored: \(span(loaded))")
     }
 
@@ -82,7 +84,7 @@ enum FootprintBenchmark {
 
     /// Starts recorderd with the example configuration (paths moved into a temporary directory);
     /// returns ms to READY=1 and to an accepted connection, and its memory when asked.
-    static func startRecorderd(repository: String, measureMemory: Bool, storedRuns: Int = 0) -> (Double, Double, [String: Double]) {
+    static func startRecorderd(repository: String, measureMemory: Bool, storedRuns: Int = 0) async -> (Double, Double, [String: Double]) {
         let dir = Benchmarks.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         if storedRuns > 0 { storeRuns(storedRuns, dataDirectory: dir + "/data") }
@@ -100,13 +102,9 @@ enum FootprintBenchmark {
         var address = unixAddress(dir + "/notify")
         _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(notify, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: recorderd)
-        process.arguments = ["--config", dir + "/recorderd.json", "--log-level", "error"]
-        process.environment = ProcessInfo.processInfo.environment.merging(["NOTIFY_SOCKET": dir + "/notify"]) { $1 }
         let t0 = SystemClock.monotonicUptime()
-        try! process.run()
-        defer { stop(process) }
+        let process = try! await ChildProcess(recorderd, ["--config", dir + "/recorderd.json", "--log-level", "error"],
+                                              environment: ["NOTIFY_SOCKET": dir + "/notify"], output: .file("/dev/null"))
         // Both watched from the same loop: the notify socket (READY=1) and connect attempts.
         var ready: Double?, accepted: Double?
         let deadline = t0 + 15
@@ -123,36 +121,26 @@ enum FootprintBenchmark {
             if ready == nil || accepted == nil { usleep(200) }
         }
         guard let ready, let accepted else { fatalError("recorderd did not become ready within 15 s") }
-        let memory = measureMemory ? Self.memory(pid: process.processIdentifier) : [:]
+        let memory = measureMemory ? Self.memory(pid: process.pid) : [:]
+        _ = try? await process.stop(timeout: 10)
         return (ready * 1000, accepted * 1000, memory)
     }
 
     /// Starts gpsd in the foreground with no device; returns ms until its control socket accepts.
-    static func startGPSD(measureMemory: Bool) -> (Double, [String: Double]) {
+    static func startGPSD(measureMemory: Bool) async -> (Double, [String: Double]) {
         let dir = Benchmarks.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/gpsd")
-        process.arguments = ["-N", "-n", "-F", dir + "/gpsd.sock", "-S", "\(47000 + Int(getpid() % 1000))"]
-        process.standardError = FileHandle.nullDevice
         let t0 = SystemClock.monotonicUptime()
-        try! process.run()
-        defer { stop(process) }
+        let process = try! await ChildProcess("/usr/sbin/gpsd", ["-N", "-n", "-F", dir + "/gpsd.sock", "-S", "\(47000 + Int(getpid() % 1000))"],
+                                              output: .file("/dev/null"))
         while !canConnect(dir + "/gpsd.sock") {
             guard SystemClock.monotonicUptime() < t0 + 15 else { fatalError("gpsd did not start within 15 s") }
             usleep(200)
         }
         let elapsed = SystemClock.monotonicUptime() - t0
-        return (elapsed * 1000, measureMemory ? memory(pid: process.processIdentifier) : [:])
-    }
-
-    /// SIGTERM, then SIGKILL after 10 s; waits.
-    static func stop(_ process: Process) {
-        kill(process.processIdentifier, SIGTERM)
-        let deadline = SystemClock.monotonicUptime() + 10
-        while process.isRunning, SystemClock.monotonicUptime() < deadline { usleep(10_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        let memory = measureMemory ? memory(pid: process.pid) : [:]
+        _ = try? await process.stop(timeout: 10)
+        return (elapsed * 1000, memory)
     }
 
     static func canConnect(_ path: String) -> Bool {

@@ -1,4 +1,5 @@
 import Foundation
+import RecorderTestSupport
 import MotionFusion
 import RecorderConfiguration
 import RecorderEngine
@@ -12,7 +13,7 @@ import ReplaySensors
 /// same samples in the same run, timed around its own update loop (which includes Python's
 /// per-call overhead: an upper bound for Fusion's own cost).
 enum FusionBenchmark {
-    static func run(walk: String) {
+    static func run(walk: String) async {
         let configuration = try! JSONValue.object([
             "name": .string("imu0"), "kind": .string("replay"), "file": .string(walk), "frequency": .number(100),
             "columns": .object(["accelerometer": .array([.string("acc_x"), .string("acc_y"), .string("acc_z")]),
@@ -50,14 +51,14 @@ enum FusionBenchmark {
             }
             bare = min(bare, (Benchmarks.cpuSeconds() - t0) / Double(total) * 1e9)
         }
-        let peer = ProcessInfo.processInfo.environment["BENCH_FUSION_SAMPLES"] == nil ? imufusionNanoseconds(walk: walk) : nil
+        let peer = ProcessInfo.processInfo.environment["BENCH_FUSION_SAMPLES"] == nil ? await imufusionNanoseconds(walk: walk) : nil
         Benchmarks.say(String(format: "fusion: device stage %.0f ns per sample (attitude %.3f, %.3f, %.3f, %.3f); bare Mahony update %.0f ns; imufusion (Fusion AHRS via Python) %@ ns per sample; ratio stage / imufusion %@",
                               best, filter.attitude.w, filter.attitude.x, filter.attitude.y, filter.attitude.z, bare,
                               peer.map { String(format: "%.0f", $0) } ?? "n/a", peer.map { String(format: "%.2f×", best / $0) } ?? "n/a"))
     }
 
     /// Fusion AHRS's update loop over the walk's samples (looped to 200,000), ns per sample.
-    static func imufusionNanoseconds(walk: String) -> Double? {
+    static func imufusionNanoseconds(walk: String) async -> Double? {
         let script = """
         import sys, time, numpy as np, imufusion
         d = np.loadtxt(sys.argv[1], delimiter=",", skiprows=1)
@@ -75,15 +76,7 @@ enum FusionBenchmark {
             best = min(best, (time.process_time() - t0) / n * 1e9)
         print(best)
         """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, walk]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return nil }
-        let out = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Double(String(decoding: out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        guard let (_, out) = try? await ChildProcess.run("/usr/bin/env", ["python3", "-c", script, walk], output: .capturedWithoutErrors) else { return nil }
+        return Double(out.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RecorderTestSupport
 import Logging
 import RecorderClient
 import RecorderConfiguration
@@ -35,13 +36,9 @@ enum GPSBenchmark {
         var logger = Logger(label: "bench")
         logger.logLevel = .error
         let port = 20000 + Int(getpid() % 20000)
-        let gpsfake = Process()
-        gpsfake.executableURL = URL(fileURLWithPath: "/usr/bin/gpsfake")
-        gpsfake.arguments = ["-1", "-q", "-P", "\(port)", "-c", "0.02", "-W", "2", log]
-        gpsfake.standardOutput = FileHandle.nullDevice
-        gpsfake.standardError = FileHandle.nullDevice
-        try! gpsfake.run()
-        defer { kill(gpsfake.processIdentifier, SIGKILL) }
+        // Its process group (gpsfake and its gpsd) is killed when it goes (`ChildProcess`'s deinit).
+        let gpsfake = try! await ChildProcess("/usr/bin/gpsfake", ["-1", "-q", "-P", "\(port)", "-c", "0.02", "-W", "2", log],
+                                              output: .file("/dev/null"))
 
         let directory = Benchmarks.temporaryDirectory()
         var configuration = DaemonConfiguration()
@@ -76,16 +73,12 @@ enum GPSBenchmark {
 
         // The peer: gpspipe, its lines timestamped on arrival on a reader thread.
         try? await Task.sleep(for: .seconds(1))
-        let peer = Process()
-        let pipe = Pipe()
-        peer.executableURL = URL(fileURLWithPath: "/usr/bin/gpspipe")
-        peer.arguments = ["-w", "127.0.0.1:\(port)"]
-        peer.standardOutput = pipe
-        try! peer.run()
+        let peer = try! await ChildProcess("/usr/bin/gpspipe", ["-w", "127.0.0.1:\(port)"], output: .capturedWithoutErrors)
         // Raw chunks with their arrival time; parsed after the run (parsing is not recorderd's CPU).
         let peerChunks = LockedValue<[(Double, Data)]>([])
+        let peerOutput = peer.outputDescriptor
         let reader = Thread {
-            let handle = pipe.fileHandleForReading
+            let handle = FileHandle(fileDescriptor: peerOutput, closeOnDealloc: false)
             while true {
                 let chunk = handle.availableData
                 if chunk.isEmpty { break }
@@ -109,8 +102,7 @@ enum GPSBenchmark {
         let cpu = Benchmarks.cpuSeconds() - cpu0
         let result = try! await run.finish()
         let fixes = result.asyncResults.first?.file?.sampleCount ?? 0
-        kill(peer.processIdentifier, SIGKILL)
-        peer.waitUntilExit()
+        _ = try? await peer.stop(signal: SIGKILL)
         let peers = firstArrivals(peerChunks.withLock { $0 }) { line in
             guard let o = try? JSONSerialization.jsonObject(with: line) as? [String: Any], o["class"] as? String == "TPV",
                   let time = o["time"] as? String, (o["mode"] as? Int ?? 0) >= 2 else { return nil }

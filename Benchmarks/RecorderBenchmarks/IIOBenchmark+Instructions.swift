@@ -2,6 +2,7 @@ import FakeIIO
 import Foundation
 import RecorderClient
 import RecorderModel
+import RecorderTestSupport
 
 /// Instructions per scan of the peer, `iio_readdev` (valgrind's callgrind, which unlike times
 /// repeats on this noisy VM), reading the fake device through the real libiio at 1 kHz in refills
@@ -17,7 +18,7 @@ extension IIOBenchmark {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/valgrind") else {
             return Benchmarks.say("iio instructions: skipped (needs valgrind)")
         }
-        guard let short = countReaddev(scans: 4000), let long = countReaddev(scans: 12000) else { return }
+        guard let short = await countReaddev(scans: 4000), let long = await countReaddev(scans: 12000) else { return }
         let peer = Double(long.instructions - short.instructions) / 8000
         Benchmarks.say(String(format: "iio instructions, iio_readdev at %.0f Hz, refills of %d scans of 6 × s16 + s64: %.0f per scan",
                               countRate, Int(countRate * 0.02), peer))
@@ -49,27 +50,23 @@ extension IIOBenchmark {
     static func countRecorderd(seconds: Double) async -> DaemonCount? {
         let tree = try! FakeIIOTree(devices: [device()])
         defer { tree.remove() }
-        let g = startGenerator(tree, unthrottled: false)
+        let g = await startGenerator(tree, unthrottled: false)
         let config = tree.root + "/recorderd.json"
         let json = #"{"socket":"\#(tree.root)/control.sock","dataDirectory":"\#(tree.root)/data","ringSeconds":2,"devices":[{"name":"imu0","kind":"iio","uri":"local:","frequency":\#(countRate)}]}"#
         try! json.write(toFile: config, atomically: true, encoding: .utf8)
         // valgrind 3.19's DWARF reader gives up on the release binary's debug information: a copy without it.
         let binary = tree.root + "/DaemonCount"
         try! FileManager.default.copyItem(atPath: daemonCount, toPath: binary)
-        let strip = Process()
-        strip.executableURL = URL(fileURLWithPath: "/usr/bin/strip")
-        strip.arguments = ["--strip-debug", binary]
-        try! strip.run()
-        strip.waitUntilExit()
-        let daemon = namespace(tree, valgrind(tree, [binary, config]))
+        _ = try! await ChildProcess.run("/usr/bin/strip", ["--strip-debug", binary], timeout: 60)
+        let daemon = await namespace(tree, valgrind(tree, [binary, config]))
         var connected: RecorderClient?
         for _ in 0..<1200 where connected == nil && daemon.isRunning {
             connected = try? await RecorderClient.connect(socketPath: tree.root + "/control.sock")
             if connected == nil { try? await Task.sleep(for: .milliseconds(100)) }
         }
         guard let client = connected else {
-            stop(daemon)
-            _ = stopGenerator(g)
+            await stop(daemon)
+            _ = await stopGenerator(g)
             let log = (try? String(contentsOfFile: tree.root + "/valgrind.log", encoding: .utf8)) ?? ""
             Benchmarks.say("iio instructions: recorderd under valgrind did not start: " + log.split(separator: "\n").suffix(3).joined(separator: " / "))
             return nil
@@ -87,9 +84,9 @@ extension IIOBenchmark {
         }
         client.close()
         // SIGTERM to the namespace's init, passed on to the daemon; valgrind writes its count at the exit.
-        if let pid = FakeIIOTree.initPID(unsharePID: daemon.processIdentifier) { kill(pid, SIGTERM) }
-        wait(daemon, seconds: 120)
-        _ = stopGenerator(g)
+        if let pid = FakeIIOTree.initPID(unsharePID: daemon.pid) { kill(pid, SIGTERM) }
+        await wait(daemon, seconds: 120)
+        _ = await stopGenerator(g)
         guard scans > 0, let total = collected(tree.root + "/valgrind.log") else {
             Benchmarks.say("iio instructions: recorderd under valgrind wrote no count")
             return nil
@@ -99,20 +96,12 @@ extension IIOBenchmark {
             try? FileManager.default.removeItem(atPath: keep)
             try? FileManager.default.copyItem(atPath: tree.root + "/callgrind.out", toPath: keep)
         }
-        return DaemonCount(instructions: total, crypto: sha256Share(tree.root + "/callgrind.out"), scans: scans)
+        return DaemonCount(instructions: total, crypto: await sha256Share(tree.root + "/callgrind.out"), scans: scans)
     }
 
     /// The instructions a callgrind output file counts in SHA-256's compression (`callgrind_annotate`).
-    static func sha256Share(_ file: String) -> Int {
-        let p = Process()
-        let pipe = Pipe()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/callgrind_annotate")
-        p.arguments = ["--inclusive=no", file]
-        p.standardOutput = pipe
-        p.standardError = FileHandle.nullDevice
-        guard (try? p.run()) != nil else { return 0 }
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
+    static func sha256Share(_ file: String) async -> Int {
+        guard let (_, text) = try? await ChildProcess.run("/usr/bin/callgrind_annotate", ["--inclusive=no", file], output: .capturedWithoutErrors) else { return 0 }
         return text.split(separator: "\n").filter { $0.contains("recorderd_sha256_compress") }.reduce(0) { sum, line in
             sum + (Int(line.split(separator: " ").first.map { $0.replacingOccurrences(of: ",", with: "") } ?? "") ?? 0)
         }
@@ -135,27 +124,21 @@ extension IIOBenchmark {
             + payload
     }
 
-    /// Waits for the namespace's payload to end (a minute at most), then stops it by its PID.
-    static func wait(_ p: Process, seconds: Double) {
-        let deadline = Date().addingTimeInterval(seconds)
-        while p.isRunning, Date() < deadline { usleep(20_000) }
-        if p.isRunning { stop(p) }
-        p.waitUntilExit()
+    /// Waits for the namespace's payload to end (`seconds` at most), then stops it by its PID.
+    static func wait(_ p: ChildProcess, seconds: Double) async {
+        _ = try? await p.wait(timeout: seconds)
     }
 
-    static func countReaddev(scans: Int) -> Count? {
+    static func countReaddev(scans: Int) async -> Count? {
         let tree = try! FakeIIOTree(devices: [device()])
         defer { tree.remove() }
         try! "\(Int(countRate))\n".write(toFile: tree.directory("iio:device0") + "/sampling_frequency", atomically: false, encoding: .utf8)
-        let g = startGenerator(tree, unthrottled: false)
+        let g = await startGenerator(tree, unthrottled: false)
         let output = tree.root + "/readdev.bin"
-        _ = FileManager.default.createFile(atPath: output, contents: nil)
-        let handle = FileHandle(forWritingAtPath: output)!
-        let p = namespace(tree, valgrind(tree, ["/usr/bin/iio_readdev", "-b", String(Int(countRate * 0.02)), "-s", String(scans), "iio:device0"]),
-                          output: handle)
-        wait(p, seconds: Double(scans) / countRate + 60)
-        try? handle.close()
-        _ = stopGenerator(g)
+        let p = await namespace(tree, valgrind(tree, ["/usr/bin/iio_readdev", "-b", String(Int(countRate * 0.02)), "-s", String(scans), "iio:device0"]),
+                                output: output)
+        await wait(p, seconds: Double(scans) / countRate + 60)
+        _ = await stopGenerator(g)
         let size = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
         guard let total = collected(tree.root + "/valgrind.log"), size == scans * 24 else {
             Benchmarks.say("iio instructions: iio_readdev failed (\(size) bytes)")

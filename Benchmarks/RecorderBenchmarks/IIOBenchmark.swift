@@ -4,6 +4,7 @@ import RecorderClient
 import RecorderEngine
 import RecorderModel
 import RecorderRuntime
+import RecorderTestSupport
 
 /// recorderd's IIO backend on the fake device (real libiio, local backend, in a private
 /// namespace) side by side with libiio's own `iio_readdev` on the same device in the same run:
@@ -36,7 +37,7 @@ enum IIOBenchmark {
         for unthrottled in [false, true] {
             let label = unthrottled ? "unthrottled" : "10 kHz"
             let ours = await recorderdCPU(unthrottled: unthrottled)
-            let peer = readdevCPU(unthrottled: unthrottled)
+            let peer = await readdevCPU(unthrottled: unthrottled)
             Benchmarks.say(String(format: "iio %@: recorderd %.0f scans/s, %.3f CPU s per million scans (sampling thread %.3f, writer and the rest %.3f), lost %d (gap records), generator overruns %d",
                                   label, ours.rate, ours.cpuPerMillion, ours.samplingPerMillion, ours.cpuPerMillion - ours.samplingPerMillion,
                                   ours.lost, ours.overruns))
@@ -52,7 +53,7 @@ enum IIOBenchmark {
         if recordingOnly { return }
         // The device written every ~1 ms (no watermark): both readers wake ~10× per refill.
         let eagerOurs = await recorderdCPU(unthrottled: false, eager: true)
-        let eagerPeer = readdevCPU(unthrottled: false, eager: true)
+        let eagerPeer = await readdevCPU(unthrottled: false, eager: true)
         Benchmarks.say(String(format: "iio 10 kHz, device written every 1 ms: recorderd %.3f, iio_readdev %.3f CPU s per million scans, ratio %.2f×, lost %d",
                               eagerOurs.cpuPerMillion, eagerPeer.cpuPerMillion, eagerOurs.cpuPerMillion / eagerPeer.cpuPerMillion, eagerOurs.lost))
         await latency()
@@ -63,7 +64,7 @@ enum IIOBenchmark {
     static func acquisitionRows() async {
         // The backend alone: the device sampling into its ring (a 1 Hz live subscriber holds it), no file.
         let acquisition = await recorderdCPU(unthrottled: false, recording: false)
-        let peer10k = readdevCPU(unthrottled: false)
+        let peer10k = await readdevCPU(unthrottled: false)
         Benchmarks.say(String(format: "iio 10 kHz acquisition only: recorderd %.3f CPU s per million scans (sampling thread %.3f), iio_readdev %.3f, ratio %.2f×, generator overruns %d / %d",
                               acquisition.cpuPerMillion, acquisition.samplingPerMillion, peer10k.cpuPerMillion, acquisition.cpuPerMillion / peer10k.cpuPerMillion,
                               acquisition.overruns, peer10k.overruns))
@@ -93,73 +94,58 @@ enum IIOBenchmark {
     }
 
     /// Starts `payload` in the namespace of `tree`; returns the unshare process.
-    static func namespace(_ tree: FakeIIOTree, _ payload: [String], output: FileHandle? = nil) -> Process {
-        let p = Process()
+    /// `output`: a file for the payload's output (default `/dev/null`); its errors go to `/dev/null`.
+    static func namespace(_ tree: FakeIIOTree, _ payload: [String], output: String = "/dev/null") async -> ChildProcess {
         let command = tree.namespaceCommand(payload, generator: generator)
-        p.executableURL = URL(fileURLWithPath: command[0])
-        p.arguments = Array(command.dropFirst())
-        p.standardOutput = output ?? FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try! p.run()
-        return p
+        return try! await ChildProcess(command[0], Array(command.dropFirst()), output: .file(output, withErrors: false))
     }
 
-    static func startGenerator(_ tree: FakeIIOTree, unthrottled: Bool, eager: Bool = false) -> (Process, Pipe) {
-        let p = Process()
-        let pipe = Pipe()
-        p.executableURL = URL(fileURLWithPath: generator)
-        p.arguments = ["--device-dir", tree.directory("iio:device0"), "--fifo", tree.fifo("iio:device0")] + (unthrottled ? ["--unthrottled"] : []) + (eager ? ["--eager"] : [])
-        p.standardOutput = pipe
-        try! p.run()
-        return (p, pipe)
+    /// The fake device's generator; its output (the overrun counts) is read at its end.
+    static func startGenerator(_ tree: FakeIIOTree, unthrottled: Bool, eager: Bool = false) async -> ChildProcess {
+        try! await ChildProcess(generator, ["--device-dir", tree.directory("iio:device0"), "--fifo", tree.fifo("iio:device0")]
+                                    + (unthrottled ? ["--unthrottled"] : []) + (eager ? ["--eager"] : []),
+                                output: .capturedWithoutErrors)
     }
 
     /// Starts recorderd in the tree's namespace with one `iio` device at `frequency`; returns the
     /// namespace's process and a connected client.
-    static func startRecorderd(_ tree: FakeIIOTree, frequency: Double, ringSeconds: Double) async -> (Process, RecorderClient) {
+    static func startRecorderd(_ tree: FakeIIOTree, frequency: Double, ringSeconds: Double) async -> (ChildProcess, RecorderClient) {
         let config = tree.root + "/recorderd.json"
         let json = #"{"socket":"\#(tree.root)/control.sock","dataDirectory":"\#(tree.root)/data","ringSeconds":\#(ringSeconds),"devices":[{"name":"imu0","kind":"iio","uri":"local:","frequency":\#(frequency)}]}"#
         try! json.write(toFile: config, atomically: true, encoding: .utf8)
-        let daemon = namespace(tree, [recorderd, "--config", config, "--log-level", "error"])
-        for _ in 0..<1000 {
-            if let client = try? await RecorderClient.connect(socketPath: tree.root + "/control.sock") { return (daemon, client) }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        fatalError("recorderd did not start")
+        let daemon = await namespace(tree, [recorderd, "--config", config, "--log-level", "error"])
+        guard let client = await Benchmarks.connect(tree.root + "/control.sock", while: daemon) else { fatalError("recorderd did not start") }
+        return (daemon, client)
     }
 
     /// Kills by PID and returns the generator's overrun count (scans the reader could not take).
-    static func stopGenerator(_ g: (Process, Pipe)) -> Int {
-        kill(g.0.processIdentifier, SIGKILL)
-        g.0.waitUntilExit()
-        let text = String(decoding: g.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    static func stopGenerator(_ g: ChildProcess) async -> Int {
+        _ = try? await g.stop(signal: SIGKILL)
+        let text = g.printed
         return text.split(separator: "\n").filter { $0.hasPrefix("disable") }.compactMap { line in
             line.split(separator: " ").first { $0.hasPrefix("overrun=") }.flatMap { Int($0.dropFirst(8)) }
         }.reduce(0, +)
     }
 
     /// Stops the namespace: SIGTERM to its init (passed on to the payload), then waits.
-    static func stop(_ p: Process) {
-        if let pid = FakeIIOTree.initPID(unsharePID: p.processIdentifier) { kill(pid, SIGTERM) }
-        let deadline = Date().addingTimeInterval(15)
-        while p.isRunning, Date() < deadline { usleep(10_000) }
-        if p.isRunning { kill(p.processIdentifier, SIGKILL) }
-        p.waitUntilExit()
+    static func stop(_ p: ChildProcess) async {
+        if let pid = FakeIIOTree.initPID(unsharePID: p.pid) { kill(pid, SIGTERM) }
+        _ = try? await p.wait(timeout: 15)
     }
 
     /// The host PID of the namespace's payload process (the script's child).
-    static func payloadPID(_ p: Process) -> Int32? {
-        FakeIIOTree.initPID(unsharePID: p.processIdentifier).flatMap { FakeIIOTree.initPID(unsharePID: $0) }
+    static func payloadPID(_ p: ChildProcess) -> Int32? {
+        FakeIIOTree.initPID(unsharePID: p.pid).flatMap { FakeIIOTree.initPID(unsharePID: $0) }
     }
 
     /// CPU seconds of the namespace's payload process: the sum over its threads of
     /// `/proc/PID/task/TID/schedstat` (ns of CPU; `/proc/PID/stat` counts 10 ms ticks, too coarse
     /// for iio_readdev's few milliseconds).
-    static func payloadCPU(_ p: Process) -> Double { payloadThreadsCPU(p).total }
+    static func payloadCPU(_ p: ChildProcess) -> Double { payloadThreadsCPU(p).total }
 
     /// CPU seconds of the payload's threads: all of them, and recorderd's IIO sampling threads
     /// (named `iio.DEVICE`, see `ThreadName`) alone.
-    static func payloadThreadsCPU(_ p: Process) -> (total: Double, sampling: Double) {
+    static func payloadThreadsCPU(_ p: ChildProcess) -> (total: Double, sampling: Double) {
         guard let child = payloadPID(p),
               let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(child)/task") else { return (.nan, .nan) }
         return tasks.reduce((0.0, 0.0)) { sum, tid in
@@ -177,7 +163,7 @@ enum IIOBenchmark {
     static func recorderdCPU(unthrottled: Bool, recording: Bool = true, eager: Bool = false, fused: Bool = false) async -> Figures {
         let tree = try! FakeIIOTree(devices: [device()])
         defer { tree.remove() }
-        let g = startGenerator(tree, unthrottled: unthrottled, eager: eager)
+        let g = await startGenerator(tree, unthrottled: unthrottled, eager: eager)
         let (daemon, client) = await startRecorderd(tree, frequency: 10000, ringSeconds: 2)
         if !recording {
             let stream = try! await client.subscribe(device: "imu0", sensorTypes: [fused ? .rotationRate : .accelerometer], rate: 1)
@@ -190,8 +176,8 @@ enum IIOBenchmark {
             let elapsed = Date().timeIntervalSince(t0)
             reader.cancel()
             client.close()
-            stop(daemon)
-            return Figures(rate: 10000, cpuPerMillion: (cpu1.total - cpu0.total) / (10000 * elapsed) * 1e6, overruns: stopGenerator(g),
+            await stop(daemon)
+            return Figures(rate: 10000, cpuPerMillion: (cpu1.total - cpu0.total) / (10000 * elapsed) * 1e6, overruns: await stopGenerator(g),
                            samplingPerMillion: (cpu1.sampling - cpu0.sampling) / (10000 * elapsed) * 1e6)
         }
         let types: [SensorType] = fused ? [.accelerometer, .gyro] + SensorType.deviceMotionTypes.filter { $0 != .magneticField } : [.accelerometer, .gyro]
@@ -215,35 +201,32 @@ enum IIOBenchmark {
             floor = f.cpu / f.scans * 1e6
         }
         client.close()
-        stop(daemon)
-        let overruns = stopGenerator(g)
+        await stop(daemon)
+        let overruns = await stopGenerator(g)
         // Scans in the window, from the whole recording's rate.
         let rate = total / duration
         return Figures(rate: rate, cpuPerMillion: cpu / (rate * elapsed) * 1e6, lost: file.droppedSamples / types.count, overruns: overruns,
                        samplingPerMillion: (cpu1.sampling - cpu0.sampling) / (rate * elapsed) * 1e6, fileFloorPerMillion: floor)
     }
 
-    static func readdevCPU(unthrottled: Bool, eager: Bool = false) -> Figures {
+    static func readdevCPU(unthrottled: Bool, eager: Bool = false) async -> Figures {
         let tree = try! FakeIIOTree(devices: [device()])
         defer { tree.remove() }
         try! "10000\n".write(toFile: tree.directory("iio:device0") + "/sampling_frequency", atomically: false, encoding: .utf8)
-        let g = startGenerator(tree, unthrottled: unthrottled, eager: eager)
+        let g = await startGenerator(tree, unthrottled: unthrottled, eager: eager)
         let output = tree.root + "/readdev.bin"
-        _ = FileManager.default.createFile(atPath: output, contents: nil)
-        let handle = FileHandle(forWritingAtPath: output)!
         // The same 20 ms buffer recorderd uses at 10 kHz.
-        let peer = namespace(tree, ["/usr/bin/iio_readdev", "-b", "200", "iio:device0"], output: handle)
-        usleep(1_000_000)
+        let peer = await namespace(tree, ["/usr/bin/iio_readdev", "-b", "200", "iio:device0"], output: output)
+        try? await Task.sleep(for: .seconds(1))
         let cpu0 = payloadCPU(peer)
         let size0 = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
         let t0 = Date()
-        usleep(UInt32(seconds * 1e6))
+        try? await Task.sleep(for: .seconds(seconds))
         let cpu = payloadCPU(peer) - cpu0
         let size1 = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
         let elapsed = Date().timeIntervalSince(t0)
-        stop(peer)
-        try? handle.close()
-        let overruns = stopGenerator(g)
+        await stop(peer)
+        let overruns = await stopGenerator(g)
         let rate = Double(size1 - size0) / 24 / elapsed
         return Figures(rate: rate, cpuPerMillion: cpu / (rate * elapsed) * 1e6, overruns: overruns)
     }
@@ -252,7 +235,7 @@ enum IIOBenchmark {
     static func latency() async {
         let tree = try! FakeIIOTree(devices: [device()])
         defer { tree.remove() }
-        let g = startGenerator(tree, unthrottled: false)
+        let g = await startGenerator(tree, unthrottled: false)
         let (daemon, client) = await startRecorderd(tree, frequency: 100, ringSeconds: 30)
         var latencies: [Double] = []
         let stream = try! await client.subscribe(device: "imu0", sensorTypes: [.accelerometer])
@@ -265,8 +248,8 @@ enum IIOBenchmark {
             }
         } catch {}
         client.close()
-        stop(daemon)
-        _ = stopGenerator(g)
+        await stop(daemon)
+        _ = await stopGenerator(g)
         let steady = latencies.dropFirst(100).sorted()
         func p(_ q: Double) -> Double { steady[min(steady.count - 1, Int(Double(steady.count) * q))] * 1000 }
         Benchmarks.say(String(format: "iio 100 Hz tail latency (in_timestamp → subscriber), %d samples: p50 %.1f ms, p99 %.1f ms, max %.1f ms",

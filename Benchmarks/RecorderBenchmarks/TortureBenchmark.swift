@@ -2,6 +2,7 @@ import Foundation
 import RecorderClient
 import RecorderConfiguration
 import RecorderModel
+import RecorderTestSupport
 
 /// Figures of recorderd under attack and overload (`BENCH_ONLY=torture`), with the release
 /// executable: memory while a client floods requests without reading replies, `daemon.status`
@@ -27,23 +28,15 @@ enum TortureBenchmark {
     }
 
     /// Starts a daemon with a replayed walk at `speed` and `extra` configuration keys.
-    static func start(_ executable: String, dir: String, speed: Double = 1, extra: String = "") async -> (Process, RecorderClient)? {
+    static func start(_ executable: String, dir: String, speed: Double = 1, extra: String = "") async -> (ChildProcess, RecorderClient)? {
         try! """
         {"socket": "\(dir)/control.sock", "dataDirectory": "\(dir)/data",\(extra)
          "devices": [{"name": "imu0", "kind": "replay", "file": "\(walk)", "frequency": 100,
                       "units": {"accelerometer": "g", "gyro": "deg/s"}, "speed": \(speed), "loop": true}]}
         """.write(toFile: dir + "/recorderd.json", atomically: true, encoding: .utf8)
-        let daemon = Process()
-        daemon.executableURL = URL(fileURLWithPath: executable)
-        daemon.arguments = ["--config", dir + "/recorderd.json", "--log-level", "error"]
-        try! daemon.run()
-        var client: RecorderClient?
-        for _ in 0..<1000 where client == nil {
-            client = try? await RecorderClient.connect(socketPath: dir + "/control.sock")
-            if client == nil { try? await Task.sleep(for: .milliseconds(10)) }
-        }
-        guard let client else {
-            kill(daemon.processIdentifier, SIGKILL)
+        let daemon = try! await ChildProcess(executable, ["--config", dir + "/recorderd.json", "--log-level", "error"], output: .file("/dev/null"))
+        guard let client = await Benchmarks.connect(dir + "/control.sock", while: daemon) else {
+            _ = try? await daemon.stop(signal: SIGKILL)
             Benchmarks.say("torture: \(executable) did not start")
             return nil
         }
@@ -82,7 +75,7 @@ enum TortureBenchmark {
     static func flood(executable: String, label: String) async {
         let dir = Benchmarks.temporaryDirectory()
         guard let (daemon, client) = await start(executable, dir: dir) else { return }
-        let pid = daemon.processIdentifier
+        let pid = daemon.pid
         try? await Task.sleep(for: .seconds(1))
         let idle = await statusLatency(client)
         let before = residentMiB(pid)
@@ -117,8 +110,7 @@ enum TortureBenchmark {
         Benchmarks.say("torture flood (\(label)): pushed \(pushed >> 20) MiB in 10 s without reading; RSS \(format(before)) MiB idle, peak \(format(peak)) MiB (\(format(peak / before))×), \(format(after)) MiB 2 s after the client left; CPU in those 2 s \(format(cpuAfter)) s")
         Benchmarks.say("torture flood (\(label)): daemon.status idle p50 \(format(idle.p50)) ms p99 \(format(idle.p99)) ms; during the flood p50 \(format(during.p50)) ms p99 \(format(during.p99)) ms")
         client.close()
-        daemon.terminate()
-        daemon.waitUntilExit()
+        _ = try? await daemon.stop()
     }
 
     /// Every task run and recorder the default limits allow, recording.
@@ -132,15 +124,14 @@ enum TortureBenchmark {
             let actions = (0..<limits.recordersPerRun).map { AsyncActionConfiguration.motion("m\(r)_\($0)") }
             if let run = try? await client.startTask(identifier: "t", asyncActions: actions) { runs.append(run) }
         }
-        let cpu0 = AudioBenchmark.cpuSeconds(pid: daemon.processIdentifier)
+        let cpu0 = AudioBenchmark.cpuSeconds(pid: daemon.pid)
         let t0 = monotonic()
         let loaded = await statusLatency(client)
-        let cpu = (AudioBenchmark.cpuSeconds(pid: daemon.processIdentifier) - cpu0) / (monotonic() - t0)
-        Benchmarks.say("torture limits: \(runs.count) task runs × \(limits.recordersPerRun) recorders at 100 Hz; daemon.status p50 \(format(loaded.p50)) ms p99 \(format(loaded.p99)) ms (idle p50 \(format(idle.p50)) ms, \(format(loaded.p50 / idle.p50))×); daemon CPU \(format(cpu * 100)) % of a core; RSS \(format(residentMiB(daemon.processIdentifier))) MiB")
+        let cpu = (AudioBenchmark.cpuSeconds(pid: daemon.pid) - cpu0) / (monotonic() - t0)
+        Benchmarks.say("torture limits: \(runs.count) task runs × \(limits.recordersPerRun) recorders at 100 Hz; daemon.status p50 \(format(loaded.p50)) ms p99 \(format(loaded.p99)) ms (idle p50 \(format(idle.p50)) ms, \(format(loaded.p50 / idle.p50))×); daemon CPU \(format(cpu * 100)) % of a core; RSS \(format(residentMiB(daemon.pid))) MiB")
         for run in runs { _ = try? await run.cancel() }
         client.close()
-        daemon.terminate()
-        daemon.waitUntilExit()
+        _ = try? await daemon.stop()
     }
 
     /// 1,100 connections at once: served up to the limit, the rest refused.
@@ -167,8 +158,7 @@ enum TortureBenchmark {
         for fd in fds { close(fd) }
         Benchmarks.say("torture connections: 1,100 connected in \(format(connected * 1000)) ms (64 served, the rest refused); daemon.status p50 \(format(during.p50)) ms p99 \(format(during.p99)) ms with them open")
         client.close()
-        daemon.terminate()
-        daemon.waitUntilExit()
+        _ = try? await daemon.stop()
     }
 
     /// `count` times: start, record at 1 kHz, kill -9; the next start recovers. The loss is the
@@ -182,15 +172,13 @@ enum TortureBenchmark {
             guard let run = try? await client.startTask(identifier: "t", asyncActions: [.motion("m")]) else { continue }
             try? await Task.sleep(for: .milliseconds(Int.random(in: 300...800)))
             let at = monotonic()
-            kill(daemon.processIdentifier, SIGKILL)
-            daemon.waitUntilExit()
+            _ = try? await daemon.stop(signal: SIGKILL)
             client.close()
             runs.append((run.runDirectory, at))
         }
         if let (daemon, client) = await start(recorderd, dir: dir, speed: 10) {
             client.close()
-            daemon.terminate()
-            daemon.waitUntilExit()
+            _ = try? await daemon.stop()
         }
         for (directory, at) in runs {
             let data = (try? Data(contentsOf: URL(fileURLWithPath: directory + "/m.jsonl"))) ?? Data()

@@ -20,10 +20,6 @@ public struct ALSABackend: SensorBackend {
     public var servedActionTypes: Set<AsyncActionType> { [.microphone] }
 
     public func makeSource(configuration: DeviceConfiguration, baseDirectory: String) throws(ConfigurationError) -> any SensorSource {
-        do {
-            return ALSASource(configuration: try configuration.json.decode(ALSAConfiguration.self), retryInterval: retryInterval, logger: logger)
-        } catch {
-            throw ConfigurationError(DecodingErrorDescription.describe(error))
-        }
+        ALSASource(configuration: try configuration.decode(ALSAConfiguration.self), retryInterval: retryInterval, logger: logger)
     }
 }

@@ -13,10 +13,6 @@ public struct GPSDBackend: SensorBackend {
     public var servedActionTypes: Set<AsyncActionType> { [.distance] }
 
     public func makeSource(configuration: DeviceConfiguration, baseDirectory: String) throws(ConfigurationError) -> any SensorSource {
-        do {
-            return GPSDSource(configuration: try configuration.json.decode(GPSDConfiguration.self))
-        } catch {
-            throw ConfigurationError(DecodingErrorDescription.describe(error))
-        }
+        GPSDSource(configuration: try configuration.decode(GPSDConfiguration.self))
     }
 }

@@ -20,10 +20,6 @@ public struct IIOBackend: SensorBackend {
     public var servedActionTypes: Set<AsyncActionType> { [.motion] }
 
     public func makeSource(configuration: DeviceConfiguration, baseDirectory: String) throws(ConfigurationError) -> any SensorSource {
-        do {
-            return IIOSource(configuration: try configuration.json.decode(IIOConfiguration.self), retryInterval: retryInterval, logger: logger)
-        } catch {
-            throw ConfigurationError(DecodingErrorDescription.describe(error))
-        }
+        IIOSource(configuration: try configuration.decode(IIOConfiguration.self), retryInterval: retryInterval, logger: logger)
     }
 }

@@ -31,10 +31,6 @@ public struct DeviceMotionFusion: FrameStageProvider {
     }
 
     static func settings(_ configuration: DeviceConfiguration) throws(ConfigurationError) -> FusionConfiguration {
-        do {
-            return try configuration.json.decode(FusionConfiguration.Device.self).fusion ?? FusionConfiguration()
-        } catch {
-            throw ConfigurationError(DecodingErrorDescription.describe(error))
-        }
+        try configuration.decode(FusionConfiguration.Device.self).fusion ?? FusionConfiguration()
     }
 }

@@ -15,6 +15,8 @@ import RecorderRuntime
 /// Jobs run on the reader thread, so they must not block: while one runs, no reply, stream batch
 /// or other job of this connection is handled. Once the connection has ended and the reader
 /// thread has run what was queued, jobs go to the global concurrent executor.
+/// Bridge (the client's reader thread ⇄ tasks): resuming a caller on the thread that read its
+/// reply saves two thread wake-ups per call (BENCHMARKS.md, the step round trip).
 public final class ClientExecutor: TaskExecutor {
     /// What the reader thread is doing, as an enqueue sees it.
     enum Reader: Equatable {

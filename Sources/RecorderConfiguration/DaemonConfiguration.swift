@@ -18,6 +18,18 @@ public struct DeviceConfiguration: Sendable, Equatable {
     }
 }
 
+extension DeviceConfiguration {
+    /// The device object decoded as a backend's or a stage's own configuration; a bad value is a
+    /// `ConfigurationError` naming its key.
+    public func decode<T: Decodable>(_ type: T.Type) throws(ConfigurationError) -> T {
+        do {
+            return try json.decode(type)
+        } catch {
+            throw ConfigurationError(DecodingErrorDescription.describe(error))
+        }
+    }
+}
+
 extension DeviceConfiguration: Codable {
     enum CodingKeys: String, CodingKey { case name, kind }
 

@@ -32,6 +32,11 @@ public final class ControlServer: Service, Sendable {
     let logger: Logger
     private let serverChannel = LockedValue<(any Channel)?>(nil)
     private let connections = LockedValue<[ObjectIdentifier: ControlConnection]>([:])
+    /// Admitted connections, from the event loop to `serveConnections`, whose task group answers
+    /// each in a child task. Bridge (event loop → tasks): NIO's child-channel initializer cannot
+    /// await; the stream is unbounded but holds at most `maximumConnections` (admission counts them).
+    private let accepted: AsyncStream<ControlConnection>
+    private let acceptedContinuation: AsyncStream<ControlConnection>.Continuation
     private let listening = OneShotEvent()
     /// When an accept failure was last logged (CLOCK_MONOTONIC seconds): once a minute at most.
     private let lastAcceptFailureLog = LockedValue<Double>(-.infinity)
@@ -47,6 +52,7 @@ public final class ControlServer: Service, Sendable {
         self.router = router
         self.logger = logger
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        (accepted, acceptedContinuation) = AsyncStream.makeStream(of: ControlConnection.self, bufferingPolicy: .unbounded)
     }
 
     /// Connections open now.
@@ -63,6 +69,7 @@ public final class ControlServer: Service, Sendable {
         let logger = self.logger
         let budget = self.budget
         let gate = self.gate
+        let acceptedContinuation = self.acceptedContinuation
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 128)
             .serverChannelOption(.maxMessagesPerRead, value: 1)
@@ -86,7 +93,7 @@ public final class ControlServer: Service, Sendable {
                     }
                     try channel.pipeline.syncOperations.addHandler(ControlChannelHandler(connection: connection, budget: budget,
                                                                                            lineTimeout: self.lineTimeout, logger: logger))
-                    Task { await connection.serve() }
+                    acceptedContinuation.yield(connection)
                 }
             }
         let channel: any Channel
@@ -136,10 +143,25 @@ public final class ControlServer: Service, Sendable {
         await listening.wait()
     }
 
+    /// Answers every admitted connection, each in a child task of one discarding task group,
+    /// until `close()`; returns once the last connection's requests are answered.
+    public func serveConnections() async {
+        await withDiscardingTaskGroup { group in
+            for await connection in accepted {
+                group.addTask { await connection.serve() }
+            }
+        }
+    }
+
+    /// Binds (unless `bind()` did), serves connections as child tasks until graceful shutdown,
+    /// then closes and returns once every connection's task has ended.
     public func run() async throws {
         if serverChannel.withLock({ $0 }) == nil { try await bind() }
-        try? await gracefulShutdown()
-        await close()
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.serveConnections() }
+            try? await gracefulShutdown()
+            await close()
+        }
     }
 
     /// Stops accepting, closes every connection, removes the socket file.
@@ -148,6 +170,9 @@ public final class ControlServer: Service, Sendable {
             try? await channel.close()
             if listenSocket == nil { unlink(socketPath) }
         }
+        // No connection is admitted after this (the server channel is closed): `serveConnections`
+        // ends once the connections' tasks do, which closing their channels ends.
+        acceptedContinuation.finish()
         for connection in connections.withLock({ Array($0.values) }) { connection.close() }
         // A request still being answered, a step on a run's queue, a live stream's delivery:
         // none may reach the loop once it is gone.

@@ -11,6 +11,8 @@ import RecorderRuntime
 /// when the daemon stops. Work through a closed gate is dropped: its connection is closed by then.
 /// A channel operation from outside the loop (`writeAndFlush`, `close`, firing an event) is itself
 /// such a hand-off, so it goes through `execute` too (one hop either way).
+/// Bridge (run queues, tasks → the control event loop): replies and live records are written by
+/// the loop that owns the channel, and nothing may reach the loop after it shut down.
 final class EventLoopGate: Sendable {
     /// A pthread lock (`LockedValue`), which ThreadSanitizer sees, unlike `Mutex`'s futex.
     private let open = LockedValue(true)

@@ -20,6 +20,9 @@ public struct RecorderDaemon: Sendable {
     let descriptors = DescriptorBudget()
     /// The services process's state, for `daemon.status`.
     let servicesStatus = ServicesProcessStatus()
+    /// Embedding (`prepare`/`shutdown`, no service group): the task that serves the connections,
+    /// started by `prepare` and awaited by `shutdown`.
+    private let embeddedServing = LockedValue<Task<Void, Never>?>(nil)
     let supervisor: SupervisorService
     let notifier: SystemdNotifier
     /// Reads the configuration again on SIGHUP; nil: SIGHUP is not handled.
@@ -55,10 +58,15 @@ public struct RecorderDaemon: Sendable {
                                        orphanTimeout: configuration.orphanTimeout, logger: logger)
     }
 
-    /// Recovers interrupted runs, probes devices, binds the socket: ready to serve.
+    /// Recovers interrupted runs, probes devices, binds the socket and serves it until
+    /// `shutdown()`, for embedding (tests, benchmarks, the fuzzer); `run` serves in a service group.
     public func prepare() async throws {
         try await recoverAndProbe()
         try await server.bind()
+        // The one task of the embedding path: its caller has no scope that outlives the serving
+        // (a test harness's start and stop), and `shutdown` awaits it.
+        let serving = Task { [server] in await server.serveConnections() }
+        embeddedServing.withLock { $0 = serving }
     }
 
     /// Recovers interrupted runs and probes the devices (nothing is recording yet).
@@ -108,6 +116,11 @@ extension RecorderDaemon {
     /// Stops serving and closes every run as `interrupted` (what SIGTERM does), for embedding.
     public func shutdown() async {
         await server.close()
+        let serving: Task<Void, Never>? = embeddedServing.withLock { s in
+            defer { s = nil }
+            return s
+        }
+        await serving?.value
         await runs.interruptAll()
     }
 }

@@ -29,6 +29,9 @@ struct SystemdService: Service {
     /// Signalled once READY=1 is sent (reloads wait for it: RELOADING=1 never precedes READY=1).
     let announced: OneShotEvent
     let logger: Logger
+    /// Told each watchdog check's outcome (nil: the control loop did not answer), for tests: the
+    /// checks are the events a test of what the watchdog withholds waits on.
+    var checked: (@Sendable (WatchdogPolicy.Action?) -> Void)? = nil
 
     func run() async throws {
         await listening()
@@ -48,12 +51,16 @@ struct SystemdService: Service {
             if watchdogTimeout != nil, now >= nextPing {
                 // The main loop answers (a wedged event loop never completes this: no ping).
                 if await loopAnswers() {
-                    switch policy.check(stalled: devices.stalledDevices(now: SystemClock.monotonicUptime(), minimum: minimumStall)) {
+                    let action = policy.check(stalled: devices.stalledDevices(now: SystemClock.monotonicUptime(), minimum: minimumStall))
+                    switch action {
                     case .ping:
                         notifier.watchdog()
                     case .withhold(let reason, let log):
                         if log { logger.critical("watchdog ping withheld", metadata: ["reason": "\(reason)"]) }
                     }
+                    checked?(action)
+                } else {
+                    checked?(nil)
                 }
                 nextPing = now + tick
             }

@@ -2,13 +2,13 @@ import RecorderModel
 import RecorderProtocol
 
 extension TaskRun {
-    /// Applies a step boundary on the calling thread when the run's queue is idle and the
+    /// Applies a step boundary on the calling thread when the run's queue is idle (never waiting for it) and the
     /// boundary only changes the step. nil, with nothing done, when the queue has work, when the
     /// boundary would start or stop a recorder (that opens devices and files), or when it is a
     /// `step.finish` whose analyses summarise the step (that drains and writes). The daemon's
     /// event loop tries this first and submits the boundary (`submit`) when it gets nil.
     func boundaryIfIdle(_ path: String, finishing: Bool, results: [AnswerResult]?) -> Result<StepResult, TaskRunError>? {
-        let outcome = queue.syncIfIdle { () -> Result<StepResult, TaskRunError>? in
+        let outcome = queue.runIfIdle { () -> Result<StepResult, TaskRunError>? in
             guard isInlineBoundary(path, finishing: finishing) else { return nil }
             return Result { () throws(TaskRunError) in try boundary(path, finishing: finishing, results: results) }
         }

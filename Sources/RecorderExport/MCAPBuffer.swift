@@ -21,21 +21,18 @@ struct MCAPBuffer {
 
     /// A Map<string, string>: uint32 byte length, then the pairs (sorted by key: deterministic).
     mutating func stringMap(_ map: [String: String]) {
-        var inner = MCAPBuffer()
-        for (k, v) in map.sorted(by: { $0.key < $1.key }) {
-            inner.string(k)
-            inner.string(v)
-        }
-        bytes32(inner.bytes)
+        pairs(map) { $0.string($1); $0.string($2) }
     }
 
     /// A Map<uint16, uint64>: uint32 byte length, then the pairs in key order.
     mutating func u16u64Map(_ map: [UInt16: UInt64]) {
+        pairs(map) { $0.u16($1); $0.u64($2) }
+    }
+
+    /// A map's uint32 byte length, then its pairs in key order, each written by `pair`.
+    private mutating func pairs<Key: Comparable, Value>(_ map: [Key: Value], _ pair: (inout MCAPBuffer, Key, Value) -> Void) {
         var inner = MCAPBuffer()
-        for (k, v) in map.sorted(by: { $0.key < $1.key }) {
-            inner.u16(k)
-            inner.u64(v)
-        }
+        for (k, v) in map.sorted(by: { $0.key < $1.key }) { pair(&inner, k, v) }
         bytes32(inner.bytes)
     }
 

@@ -9,6 +9,8 @@ import RecorderRuntime
 /// `@unchecked Sendable`: `batches`, `end` and `cancelled` are only touched under `lock` (a
 /// pthread mutex, which ThreadSanitizer sees); the semaphores count free slots and waiting
 /// batches.
+/// Bridge (a reading thread → the exporting thread): a file is read and decoded on its own thread
+/// while the exporter writes, with a bounded number of batches between them.
 final class RecordBatchQueue: @unchecked Sendable {
     enum End { case finished(RecordFileReader.Outcome), failed(ExportError) }
 

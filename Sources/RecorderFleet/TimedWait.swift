@@ -4,6 +4,8 @@ import RecorderRuntime
 /// One wait for a yes/no outcome (a broker's acknowledgement, a collector's answer, a wake-up):
 /// resolved once — by the outcome, the timeout, cancellation or the end, whichever comes first,
 /// before or after the waiter suspends.
+/// Bridge (libmosquitto's thread → a task): the broker's acknowledgement arrives on the library's
+/// own thread, and the waiting task needs a deadline.
 final class TimedWait: Sendable {
     private let state = LockedValue<(result: Bool?, continuation: CheckedContinuation<Bool, Never>?)>((nil, nil))
 

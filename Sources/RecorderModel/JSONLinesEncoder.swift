@@ -412,6 +412,11 @@ extension JSONLinesEncoder {
             key(name)
             appendString(value)
         }
+        func integer(_ name: StaticString, _ value: Int?) {
+            guard let value else { return }
+            key(name)
+            appendInteger(value)
+        }
         // Markers carry `timestampDate` after `timestamp`; location records after `sensorType`.
         let isLocation = r.sensorType == SensorType.location.rawValue
         number("uptime", r.uptime)
@@ -428,14 +433,8 @@ extension JSONLinesEncoder {
         number("w", r.w)
         string("referenceCoordinate", r.referenceCoordinate)
         number("heading", r.heading)
-        if let a = r.eventAccuracy {
-            key("eventAccuracy")
-            appendInteger(a)
-        }
-        if let d = r.droppedSamples {
-            key("droppedSamples")
-            appendInteger(d)
-        }
+        integer("eventAccuracy", r.eventAccuracy)
+        integer("droppedSamples", r.droppedSamples)
         string("errorDescription", r.errorDescription)
         number("latitude", r.latitude)
         number("longitude", r.longitude)
@@ -447,15 +446,9 @@ extension JSONLinesEncoder {
         number("relativeDistance", r.relativeDistance)
         number("totalDistance", r.totalDistance)
         string("mode", r.mode)
-        if let s = r.satellitesUsed {
-            key("satellitesUsed")
-            appendInteger(s)
-        }
+        integer("satellitesUsed", r.satellitesUsed)
         number("startUptime", r.startUptime)
-        if let s = r.steps {
-            key("steps")
-            appendInteger(s)
-        }
+        integer("steps", r.steps)
         number("cadence", r.cadence)
         number("timeInterval", r.timeInterval)
         number("average", r.average)

@@ -21,6 +21,8 @@ import Glibc
 /// the real-time audio capture in full test runs.
 ///
 /// `@unchecked Sendable`: `queue`, `idle` and `threads` are only touched with `mutex` held.
+/// Bridge (tasks → blocking threads): blocking calls (file I/O, device opens) never run on the
+/// cooperative pool, and a bounded pool keeps a flood of them from creating a thread each.
 public final class BlockingPool: @unchecked Sendable {
     /// The daemon's pool: twice the cores, at least eight threads (a Pi 4: eight).
     public static let shared = BlockingPool(name: "recorderd-io", limit: max(8, 2 * ProcessInfo.processInfo.activeProcessorCount))

@@ -4,6 +4,8 @@ import Glibc
 /// thread, `BlockingPool`'s, a client's reader) are started with, without Foundation's `Thread`
 /// (which would bring all of Foundation, and ICU with it, into every program built on this
 /// module).
+/// Bridge (→ a thread of its own): sampling loops and pidfd waits block for their whole life,
+/// which no pool thread may.
 public enum DetachedThread {
     /// Starts a thread that runs `body` and ends with it. Stops the program if the system
     /// refuses a thread (`pthread_create` fails only without resources: `EAGAIN`), as

@@ -1,5 +1,7 @@
 /// Something that happens once (the control socket listens; systemd was told READY=1) that
 /// others wait for. Waiting after it happened returns at once.
+/// Bridge (any thread → waiting tasks): a state reached once (listening, ready) that threads
+/// signal and tasks await, without a task per waiter.
 public final class OneShotEvent: Sendable {
     public init() {}
 

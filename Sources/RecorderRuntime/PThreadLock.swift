@@ -31,4 +31,13 @@ public final class PThreadLock: @unchecked Sendable {
         defer { pthread_mutex_unlock(mutex) }
         return try body()
     }
+
+    /// Runs `body` holding the lock if it is free now; nil, and `body` not run, if another thread
+    /// holds it. Never waits.
+    @inline(__always)
+    public func withLockIfFree<Result>(_ body: () -> Result) -> Result? {
+        guard pthread_mutex_trylock(mutex) == 0 else { return nil }
+        defer { pthread_mutex_unlock(mutex) }
+        return body()
+    }
 }

@@ -7,6 +7,8 @@ import Dispatch
 /// sees the happens-before of a pthread mutex, but not always that of a continuation resumed on
 /// a Dispatch thread, and would report the hand-off of every object made there as a race. With
 /// the lock, a TSan report is a real race.
+/// Bridge (a Dispatch queue or thread → an awaiting task): engine work is confined to run queues
+/// and device threads, and callers are async; one resume per call, under a lock TSan sees.
 public enum QueueHandOff {
     /// Starts work that reports once through `deliver` (from any thread) and awaits that report.
     public static func callback<T: Sendable>(_ start: (@escaping @Sendable (T) -> Void) -> Void) async -> T {

@@ -19,13 +19,7 @@ struct LivePlotStream: Sendable {
     static let stateInterval: Duration = .seconds(2)
 
     func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
-        let client: RecorderClient
-        do {
-            client = try await site.connect()
-        } catch {
-            try? await outbound.writeTextMessage(WebMessage.error(error.message))
-            return
-        }
+        guard let client = await site.connect(for: outbound) else { return }
         defer { client.close() }
         let records: AsyncThrowingStream<[Record], any Error>
         do {

@@ -22,14 +22,7 @@ struct TaskSession: Sendable {
     }
 
     func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
-        let client: RecorderClient
-        do {
-            client = try await site.connect()
-        } catch {
-            try? await outbound.writeTextMessage(WebMessage.error(error.message))
-            try? await outbound.close(.normalClosure, reason: nil)
-            return
-        }
+        guard let client = await site.connect(for: outbound) else { return }
         defer { client.close() }
         let inbox = BrowserInbox()
         let presenter = WebPresenter(outbound: outbound, inbox: inbox)

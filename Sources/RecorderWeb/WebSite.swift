@@ -60,6 +60,18 @@ struct WebSite: Sendable {
         }
     }
 
+    /// A control connection for a WebSocket's handler (closed by the caller); nil when the daemon
+    /// cannot be reached, which the browser is then told before the socket closes.
+    func connect(for outbound: WebSocketOutboundWriter) async -> RecorderClient? {
+        do {
+            return try await connect()
+        } catch {
+            try? await outbound.writeTextMessage(WebMessage.error(error.message))
+            try? await outbound.close(.normalClosure, reason: nil)
+            return nil
+        }
+    }
+
     /// Calls the daemon over a connection of its own; a refusal becomes the page's message.
     func withDaemon<T: Sendable>(_ body: (RecorderClient) async throws(RecorderClientError) -> T) async throws(WebError) -> T {
         let client = try await connect()

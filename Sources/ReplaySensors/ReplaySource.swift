@@ -129,12 +129,7 @@ public struct ReplayBackend: SensorBackend {
     public var servedActionTypes: Set<AsyncActionType> { [.motion] }
 
     public func makeSource(configuration: DeviceConfiguration, baseDirectory: String) throws(ConfigurationError) -> any SensorSource {
-        let replay: ReplayConfiguration
-        do {
-            replay = try configuration.json.decode(ReplayConfiguration.self)
-        } catch {
-            throw ConfigurationError(DecodingErrorDescription.describe(error))
-        }
+        let replay = try configuration.decode(ReplayConfiguration.self)
         let path = replay.file.hasPrefix("/") ? replay.file : baseDirectory + "/" + replay.file
         return ReplaySource(configuration: replay, path: path)
     }

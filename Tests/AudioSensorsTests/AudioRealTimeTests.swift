@@ -61,13 +61,11 @@ import Testing
 
     /// recorderd with `mic0` on the JACK PCM (retries every 0.2 s), and a client.
     static func daemon(directory: String, jack: JACKServer) async throws -> (ChildProcess, RecorderClient) {
-        let config = directory + "/recorderd.json"
-        try #"{"dataDirectory": "\#(directory)/data", "retryInterval": 0.2, "devices": [{"name":"mic0","kind":"alsa","pcm":"recorderd_jack","sampleRate":48000,"channels":1}]}"#
-            .write(toFile: config, atomically: true, encoding: .utf8)
-        let socket = directory + "/control.sock"
-        let daemon = try await ChildProcess(ChildProcess.executable("recorderd"), ["--config", config, "--socket", socket, "--log-level", "error"],
-                                      environment: jack.environment)
-        return (daemon, try await daemon.connectWhenListening(socket, timeout: 20))
+        let mic = try Fixtures.device(#"{"name":"mic0","kind":"alsa","pcm":"recorderd_jack","sampleRate":48000,"channels":1}"#)
+        var configuration = try TestConfiguration(directory: directory, devices: [mic])
+        configuration.daemon.retryInterval = 0.2
+        let daemon = try await TestDaemon.start(.executable(environment: jack.environment), configuration)
+        return (daemon.process!, try await daemon.client())
     }
 
     /// recorderd (as `daemon`) recording `voice`: a WAV and levels every 0.1 s.

@@ -10,13 +10,10 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(1))) struct AudioRecordingTests {
     /// Starts recorderd with `devices` and the fixture's ALSA configuration; returns it and a client.
     static func daemon(_ fixture: AudioFixture, devices: String) async throws -> (ChildProcess, RecorderClient) {
-        let config = fixture.directory + "/recorderd.json"
-        try #"{"dataDirectory": "\#(fixture.directory)/data", "retryInterval": 0.2, "devices": [\#(devices)]}"#
-            .write(toFile: config, atomically: true, encoding: .utf8)
-        let socket = fixture.directory + "/control.sock"
-        let process = try await ChildProcess(ChildProcess.executable("recorderd"), ["--config", config, "--socket", socket, "--log-level", "error"],
-                                       environment: fixture.environment)
-        return (process, try await process.connectWhenListening(socket, timeout: 20))
+        var configuration = try TestConfiguration(directory: fixture.directory, devices: [try Fixtures.device(devices)])
+        configuration.daemon.retryInterval = 0.2
+        let daemon = try await TestDaemon.start(.executable(environment: fixture.environment), configuration)
+        return (daemon.process!, try await daemon.client())
     }
 
     @Test func capturedWAVIsTheInputFrameForFrameAndLevelsAreItsRMSAndPeak() async throws {

@@ -44,9 +44,9 @@ struct GaitRecordingTests {
         ]))
         let run = try s.runs.run(start.taskRunUUID)
         run.queue.queue.sync {}
-        #expect(run.queue.queue.sync { run.isInlineBoundary("walk/standing", finishing: false) })
+        #expect(run.queue.sync { run.isInlineBoundary("walk/standing", finishing: false) })
         _ = try #require(run.boundaryIfIdle("walk/standing", finishing: false, results: nil)).get()
-        #expect(run.queue.queue.sync { run.isInlineBoundary("walk/standing", finishing: true) } == false)
+        #expect(run.queue.sync { run.isInlineBoundary("walk/standing", finishing: true) } == false)
         #expect(run.boundaryIfIdle("walk/standing", finishing: true, results: nil) == nil)
         _ = try await s.runs.finishStep(StepParams(taskRunUUID: start.taskRunUUID, stepPath: "walk/standing"))
         let result = try await s.runs.finish(start.taskRunUUID)
@@ -169,10 +169,8 @@ struct GaitRecordingTests {
         ]
         var configuration = DaemonConfiguration()
         configuration.devices = matrices.enumerated().map { i, m in
-            let base = Fixtures.replayDevice(name: "imu\(i)", file: Fixtures.shortWalk, loop: false)
-            guard case .object(var members) = base.json else { fatalError("a replay device is an object") }
-            members["mountMatrix"] = .array(m.map { .array($0.map(JSONValue.number)) })
-            return DeviceConfiguration(name: base.name, kind: "replay", json: .object(members))
+            Fixtures.replayDevice(name: "imu\(i)", file: Fixtures.shortWalk, loop: false,
+                                  adding: ["mountMatrix": .array(m.map { .array($0.map(JSONValue.number)) })])
         }
         let devices = DeviceRegistry(configuration: configuration, backends: [ReplayBackend()], stageProviders: [DeviceMotionFusion()],
                                      analysisProviders: [GaitAnalysisProvider()], baseDirectory: "/", logger: Fixtures.logger)

@@ -2,6 +2,8 @@ import FakeIIO
 import Foundation
 import IIOSensors
 import RecorderClient
+import RecorderJSON
+import RecorderConfiguration
 import RecorderModel
 import RecorderTestSupport
 import Testing
@@ -59,28 +61,31 @@ final class IIODaemonHarness: @unchecked Sendable {
         return g.printed
     }
 
-    /// Starts recorderd in the namespace with these `iio` device objects (`uri` added per path).
+    /// Starts recorderd in the namespace with these `iio` device objects (`uri` added per path);
+    /// returns a client once it is ready.
     func startDaemon(devices: [[String: Any]], readOnly: [String] = []) async throws -> RecorderClient {
-        let devices = devices.map { d -> [String: Any] in
+        let devices = try devices.map { d -> DeviceConfiguration in
             var d = d
             d["kind"] = "iio"
             if let uri = path.uri { d["uri"] = uri }
-            return d
+            let json = try JSONParser.parse(Array(try JSONSerialization.data(withJSONObject: d)))
+            return DeviceConfiguration(name: d["name"] as? String ?? "", kind: "iio", json: json)
         }
-        let configuration: [String: Any] = ["socket": socket, "dataDirectory": dataDirectory, "ringSeconds": 10,
-                                            "retryInterval": 0.5, "devices": devices]
-        let file = tree.root + "/recorderd.json"
-        try JSONSerialization.data(withJSONObject: configuration).write(to: URL(fileURLWithPath: file))
-        var payload = [ChildProcess.executable("recorderd"), "--config", file, "--log-level", "info"]
-        if path == .iiodDefaultContext { payload = ["/usr/bin/env", "IIOD_REMOTE=ip:127.0.0.1"] + payload }
-        let command = tree.namespaceCommand(payload, generator: ChildProcess.executable("FakeIIOGenerator"), iiod: path.usesIIOD, readOnly: readOnly)
-        let process = try await ChildProcess(command[0], Array(command.dropFirst()))
-        daemon = process
-        // Usually listening within a second, even beside six busy loops; once, in CI, not after
-        // 20 s (cause unknown): 60 s, and a failure carries recorderd's log and iiod's.
+        var configuration = try TestConfiguration(directory: tree.root, devices: devices)
+        configuration.daemon.ringSeconds = 10
+        configuration.daemon.retryInterval = 0.5
+        let ioPath = path, tree = self.tree
+        let wrap: @Sendable ([String]) -> [String] = { recorderd in
+            let payload = ioPath == .iiodDefaultContext ? ["/usr/bin/env", "IIOD_REMOTE=ip:127.0.0.1"] + recorderd : recorderd
+            return tree.namespaceCommand(payload, generator: ChildProcess.executable("FakeIIOGenerator"), iiod: ioPath.usesIIOD, readOnly: readOnly)
+        }
+        // Usually ready within a second, even beside six busy loops; once, in CI, not after 20 s
+        // (cause unknown): 60 s, and a failure carries recorderd's log and iiod's.
         let started = ContinuousClock.now
         do {
-            let c = try await process.connectWhenListening(socket, timeout: 60)
+            let recorderd = try await TestDaemon.start(.executable(logLevel: "info", wrap: wrap), configuration, timeout: 60)
+            daemon = recorderd.process
+            let c = try await recorderd.client()
             client = c
             return c
         } catch {

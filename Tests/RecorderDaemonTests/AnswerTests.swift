@@ -10,7 +10,7 @@ import Testing
 struct AnswerTests {
     @Test(.timeLimit(.minutes(2)))
     func answersAreKeptWithTheirStepAndBadOnesLeaveTheStepOpen() async throws {
-        let d = try await InProcessDaemon.start(speed: 4)
+        let d = try await TestDaemon.inProcess(speed: 4)
         let client = try await d.client()
         let run = try await client.startTask(identifier: "q", asyncActions: [.motion("motion", startStepIdentifier: "pain", stopStepIdentifier: "pain")])
         try await run.startStep("q/pain")
@@ -45,6 +45,6 @@ struct AnswerTests {
         let text = try String(contentsOfFile: run.runDirectory + "/taskResult.json", encoding: .utf8)
         #expect(text.contains(#""answerType" : "scale""#) && text.contains(#""unit" : "Cel""#))
         client.close()
-        await d.stop()
+        try await d.stop()
     }
 }

@@ -14,8 +14,8 @@ import Testing
 @Suite("CSV export", .timeLimit(.minutes(2)))
 struct CSVExportTests {
     /// A finished run of about 300 motion samples at 4× speed, with a step change in it.
-    static func recordedRun() async throws -> (InProcessDaemon, TaskResult, String) {
-        let d = try await InProcessDaemon.start(speed: 4)
+    static func recordedRun() async throws -> (TestDaemon, TaskResult, String) {
+        let d = try await TestDaemon.inProcess(speed: 4)
         let client = try await d.client()
         let run = try await client.startTask(identifier: "walk", asyncActions: [.motion("motion", startStepIdentifier: "out", stopStepIdentifier: "back")])
         _ = try await run.startStep("walk/out")
@@ -88,7 +88,7 @@ struct CSVExportTests {
         #expect(throws: ExportError.self) { try CSVExporter().export(try RunSource(directory: directory), to: output) }
         #expect(throws: ExportError.self) { try CSVExporter().export(try RunSource(directory: directory), to: directory + "/csv") }
         #expect(try Self.fingerprint(directory) == before)
-        await d.stop()
+        try await d.stop()
     }
 
     @Test func aTornRunExportsItsCompleteLinesAndSaysSoAndBadDirectoriesAreRefused() async throws {
@@ -138,6 +138,6 @@ struct CSVExportTests {
         #expect(jpeg == SysexitStatus.usage.rawValue && jpegText.contains(".png or .svg"), "\(jpegText)")
         let (over, overText) = try await recorderctl(["plot", directory, "-o", d.directory + "/walk.png"])
         #expect(over == SysexitStatus.cannotCreate.rawValue && overText.contains("exists"), "\(overText)")
-        await d.stop()
+        try await d.stop()
     }
 }

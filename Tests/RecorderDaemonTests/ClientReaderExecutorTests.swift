@@ -31,7 +31,7 @@ struct ClientReaderExecutorTests {
     /// thread (without the preference it resumes on the cooperative pool), also after an await
     /// resumed from another thread (a timer), and the run records what it would anyway.
     @Test func stepBoundariesResumeOnTheReaderThread() async throws {
-        let d = try await InProcessDaemon.start()
+        let d = try await TestDaemon.inProcess()
         let client = try await d.client()
         // Without the preference: the pool.
         _ = try await client.status()
@@ -68,14 +68,14 @@ struct ClientReaderExecutorTests {
         #expect(result.stepHistory.allSatisfy { $0.endUptime != nil })
         #expect(try #require(result.asyncResults.first?.file).sampleCount > 0)
         client.close()
-        await d.stop()
+        try await d.stop()
     }
 
     /// A client that never uses the scope holds only its socket (the daemon's web page counts on
     /// that for its descriptor budget); the first scope makes the wake-up pipe, and the close
     /// closes it. A scope entered while the reader waits without the pipe still ends on it.
     @Test func theWakeUpPipeIsMadeByTheFirstScopeOnly() async throws {
-        let d = try await InProcessDaemon.start()
+        let d = try await TestDaemon.inProcess()
         let client = try await d.client()
         for _ in 0..<3 { _ = try await client.status() }
         #expect(!client.executor.holdsWakePipe)
@@ -97,13 +97,13 @@ struct ClientReaderExecutorTests {
         let closed = Deadline(seconds: 60)
         while client.executor.holdsWakePipe, !closed.hasPassed { try await Task.sleep(for: .milliseconds(10)) }
         #expect(!client.executor.holdsWakePipe, "the reader closes the pipe when the connection ends")
-        await d.stop()
+        try await d.stop()
     }
 
     /// Child tasks inherit the preference: 8 of them call at once, all on the reader thread, and
     /// each gets its own answer.
     @Test func concurrentCallersShareTheReaderThread() async throws {
-        let d = try await InProcessDaemon.start()
+        let d = try await TestDaemon.inProcess()
         let client = try await d.client()
         let scope = Task { try await client.withReaderExecutor {
             try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
@@ -125,7 +125,7 @@ struct ClientReaderExecutorTests {
         let answers = try await Self.value(of: scope)
         #expect(answers == Dictionary(uniqueKeysWithValues: (0..<8).map { ($0, true) }))
         client.close()
-        await d.stop()
+        try await d.stop()
     }
 
     /// The peer closes while a call in the scope waits: the call fails with `connectionClosed`,

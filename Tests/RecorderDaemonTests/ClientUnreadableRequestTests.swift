@@ -5,6 +5,7 @@ import Testing
 import RecorderConfiguration
 import RecorderJSON
 import RecorderProtocol
+import RecorderTestSupport
 
 /// Calls the daemon cannot read, or cannot tie to their id: each ends with the daemon's error,
 /// none waits forever, and the connection goes on where the daemon keeps it.
@@ -32,7 +33,7 @@ struct ClientUnreadableRequestTests {
     /// daemon's parse error, before it is sent, and the connection goes on. (Before: the daemon
     /// answered it with a null id and the call waited forever.)
     @Test func aRequestNestedDeeperThanTheDaemonReadsIsRefusedBeforeItIsSent() async throws {
-        let d = try await InProcessDaemon.start()
+        let d = try await TestDaemon.inProcess()
         let client = try await d.client()
         let watchdog = Self.watchdog(client)
         defer { watchdog.cancel() }
@@ -49,13 +50,13 @@ struct ClientUnreadableRequestTests {
         }
         #expect(try await client.devices().count == 1)
         client.close()
-        await d.stop()
+        try await d.stop()
     }
 
     /// A line over the daemon's limit is not sent: the call gets `-32009` and the connection stays
     /// open. (Before: the daemon refused it and closed the connection; the call saw only that.)
     @Test func aRequestLineOverTheLimitIsRefusedBeforeItIsSent() async throws {
-        let d = try await InProcessDaemon.start()
+        let d = try await TestDaemon.inProcess()
         let client = try await d.client()
         let watchdog = Self.watchdog(client)
         defer { watchdog.cancel() }
@@ -68,13 +69,13 @@ struct ClientUnreadableRequestTests {
         }
         #expect(try await client.devices().count == 1)
         client.close()
-        await d.stop()
+        try await d.stop()
     }
 
     /// A connection over the daemon's limit: the call fails with the daemon's reason, not with
     /// "the connection closed".
     @Test func aRefusedConnectionsCallsFailWithTheDaemonsReason() async throws {
-        let d = try await InProcessDaemon.start(limits: DaemonLimits(connections: 1, taskRuns: 16, recordersPerRun: 16))
+        let d = try await TestDaemon.inProcess(limits: DaemonLimits(connections: 1, taskRuns: 16, recordersPerRun: 16))
         let admitted = try await d.client()
         #expect(try await admitted.devices().count == 1)
         let refused = try await d.client()
@@ -89,7 +90,7 @@ struct ClientUnreadableRequestTests {
         }
         admitted.close()
         refused.close()
-        await d.stop()
+        try await d.stop()
     }
 
     /// Against a peer that answers as the daemon does when it cannot parse a line (an error with a

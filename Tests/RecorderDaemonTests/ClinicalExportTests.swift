@@ -40,14 +40,14 @@ struct ClinicalExportTests {
 
     @Test(.timeLimit(.minutes(3)))
     func aWalkWithQuestionsExportsToFHIRAndMORK() async throws {
-        let d = try await InProcessDaemon.start()
+        let d = try await TestDaemon.inProcess()
         defer { try? FileManager.default.removeItem(atPath: d.directory) }
         let taskFile = d.directory + "/walkq.json"
         try Self.task.write(toFile: taskFile, atomically: true, encoding: .utf8)
         let (status, printed) = try await recorderctl(["run", taskFile, "--auto", "--socket", d.socket], input: "yes\n4\n")
         #expect(status == 0, "\(printed)")
         let run = try runDirectory(printed)
-        await d.stop()
+        try await d.stop()
         let result = try TaskResult.makeDecoder().decode(TaskResult.self, from: Data(contentsOf: URL(fileURLWithPath: run + "/taskResult.json")))
         let motion = try #require(result.asyncResults.compactMap(\.file).first { $0.identifier == "motion" })
         let summary = try #require(result.asyncResults.compactMap(\.file).first { $0.identifier == "gait" }?.stepSummaries?.first)
@@ -101,13 +101,13 @@ struct ClinicalExportTests {
 
     @Test(.timeLimit(.minutes(3)))
     func aQuestionnaireRunAnswersItsQuestionnaire() async throws {
-        let d = try await InProcessDaemon.start()
+        let d = try await TestDaemon.inProcess()
         defer { try? FileManager.default.removeItem(atPath: d.directory) }
         let (status, printed) = try await recorderctl(["run", Fixtures.root + "/questionnaires/gait-walk.json", "--auto", "--step-seconds", "1", "--socket", d.socket],
                                                       input: "3\n7\n")
         #expect(status == 0, "\(printed)")
         let run = try runDirectory(printed)
-        await d.stop()
+        try await d.stop()
         let bundle = d.directory + "/q.fhir.json"
         let (exportStatus, exportText) = try await recorderctl(["export", run, "--format", "fhir", "-o", bundle])
         #expect(exportStatus == 0, "\(exportText)")

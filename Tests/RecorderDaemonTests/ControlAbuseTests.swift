@@ -34,7 +34,7 @@ struct ControlAbuseTests {
     /// `stream.subscribe` with a rate of 1e-20 used to trap converting a huge Double to Int and
     /// take every recording down with the daemon.
     @Test func liveRatesAtTheExtremesAreRefusedAndTheDaemonLives() async throws {
-        let d = try await InProcessDaemon.start(speed: 2)
+        let d = try await TestDaemon.inProcess(speed: 2)
         let client = try await d.client()
         let run = try await startRecording(client)
         let raw = try RawConnection(socketPath: d.socket)
@@ -51,12 +51,12 @@ struct ControlAbuseTests {
         try await awaitRecords(client, count: 100)
         try await checkRecording(run)
         client.close()
-        await d.stop()
+        try await d.stop()
     }
 
     /// Ids above 2^53 used to come back changed, and Int64.max was refused.
     @Test func requestIDsComeBackExactlyAsSent() async throws {
-        let d = try await InProcessDaemon.start()
+        let d = try await TestDaemon.inProcess()
         let raw = try RawConnection(socketPath: d.socket)
         for id in ["9007199254740993", "9223372036854775807", "-9223372036854775808", "123456789012345678901234567890", "1e3", "-0", "7.25"] {
             try await raw.send(#"{"jsonrpc":"2.0","id":\#(id),"method":"daemon.status"}"# + "\n")
@@ -66,12 +66,12 @@ struct ControlAbuseTests {
             let error = try #require(try await raw.readLine())
             #expect(error.hasPrefix(#"{"jsonrpc":"2.0","id":\#(id),"error":"#), "\(error.prefix(80))")
         }
-        await d.stop()
+        try await d.stop()
     }
 
     /// An out-of-range subscription id used to get "malformed JSON" without a path.
     @Test func outOfRangeIntegersNameTheirPath() async throws {
-        let d = try await InProcessDaemon.start()
+        let d = try await TestDaemon.inProcess()
         let raw = try RawConnection(socketPath: d.socket)
         for value in ["1e300", "9223372036854775808", "1.5"] {
             let error = try await errorOf(raw, #"{"jsonrpc":"2.0","id":1,"method":"stream.unsubscribe","params":{"subscription":\#(value)}}"#)
@@ -79,12 +79,12 @@ struct ControlAbuseTests {
         }
         let error = try await errorOf(raw, #"{"jsonrpc":"2.0","id":1,"method":"task.cancel","params":{"taskRunUUID":"\#(UUID().uuidString)","keepFiles":1}}"#)
         #expect(error["message"] as? String == "invalid params: params.keepFiles: expected a boolean")
-        await d.stop()
+        try await d.stop()
     }
 
     /// A 300 KB step path used to be copied into every record; control characters were stored.
     @Test func stepPathsAreBoundedAndPlainText() async throws {
-        let d = try await InProcessDaemon.start(speed: 2)
+        let d = try await TestDaemon.inProcess(speed: 2)
         let client = try await d.client()
         let run = try await startRecording(client)
         let raw = try RawConnection(socketPath: d.socket)
@@ -101,11 +101,11 @@ struct ControlAbuseTests {
         #expect(paths == ["t", "t/walk"])
         try await checkRecording(run)
         client.close()
-        await d.stop()
+        try await d.stop()
     }
 
     @Test func connectionsBeyondTheLimitAreRefusedClearly() async throws {
-        let d = try await InProcessDaemon.start(limits: DaemonLimits(connections: 4, taskRuns: 16, recordersPerRun: 16))
+        let d = try await TestDaemon.inProcess(limits: DaemonLimits(connections: 4, taskRuns: 16, recordersPerRun: 16))
         var open: [RawConnection] = []
         for _ in 0..<4 {
             let raw = try RawConnection(socketPath: d.socket)
@@ -128,11 +128,11 @@ struct ControlAbuseTests {
             if response?["result"] != nil { admitted = response } else { await Task.yield() }
         }
         #expect(admitted != nil)
-        await d.stop()
+        try await d.stop()
     }
 
     @Test func subscriptionsOfOneConnectionAreLimited() async throws {
-        let d = try await InProcessDaemon.start()
+        let d = try await TestDaemon.inProcess()
         let raw = try RawConnection(socketPath: d.socket)
         for i in 0..<DaemonLimits.subscriptionsPerConnection {
             try await raw.send(#"{"jsonrpc":"2.0","id":\#(i),"method":"stream.subscribe","params":{"device":"imu0","rate":1}}"# + "\n")
@@ -140,14 +140,14 @@ struct ControlAbuseTests {
         }
         let error = try await errorOf(raw, #"{"jsonrpc":"2.0","id":99,"method":"stream.subscribe","params":{"device":"imu0"}}"#)
         #expect(error["code"] as? Int == RPCErrorCode.limitReached.rawValue)
-        await d.stop()
+        try await d.stop()
     }
 
     /// A client that sends requests and never reads the replies used to grow the daemon without
     /// bound (every line read and queued). Now the daemon stops reading it: the client can push
     /// no more than the socket buffers, one read and one line, however long it tries.
     @Test func aClientThatNeverReadsItsRepliesIsNoLongerRead() async throws {
-        let d = try await InProcessDaemon.start(speed: 2)
+        let d = try await TestDaemon.inProcess(speed: 2)
         let client = try await d.client()
         let run = try await startRecording(client)
         let flood = try RawConnection(socketPath: d.socket)
@@ -181,7 +181,7 @@ struct ControlAbuseTests {
         try await awaitRecords(client, count: 50)
         try await checkRecording(run)
         client.close()
-        await d.stop()
+        try await d.stop()
     }
 
     /// Many connections each holding most of a long line cannot add up to more than the shared
@@ -189,7 +189,7 @@ struct ControlAbuseTests {
     @Test func unfinishedLinesOfAllConnectionsShareOneBudget() async throws {
         // Lines may take long here: a loaded sanitizer build reads ~2 MB/s, and no line may time
         // out (giving its bytes back) before the budget is overdrawn.
-        let d = try await InProcessDaemon.start(limits: DaemonLimits(lineTimeout: 600))
+        let d = try await TestDaemon.inProcess(limits: DaemonLimits(lineTimeout: 600))
         let part = [UInt8](repeating: UInt8(ascii: " "), count: 1_000_000)
         var holders: [RawConnection] = []
         var refusal: [String: Any]?
@@ -229,7 +229,7 @@ struct ControlAbuseTests {
             released = d.daemon.server.budget.total == 0
         }
         #expect(released)
-        await d.stop()
+        try await d.stop()
     }
 
     /// A client that sends its requests and then shuts its side down gets every answer.
@@ -237,7 +237,7 @@ struct ControlAbuseTests {
     /// A request line that is not finished within `limits.lineTimeout` is refused and its
     /// connection closed; the daemon serves others meanwhile.
     @Test func aLineNotFinishedInTimeIsRefused() async throws {
-        let d = try await InProcessDaemon.start(limits: DaemonLimits(lineTimeout: 1))
+        let d = try await TestDaemon.inProcess(limits: DaemonLimits(lineTimeout: 1))
         let slow = try RawConnection(socketPath: d.socket)
         let started = Stopwatch()
         try await slow.send(#"{"jsonrpc":"2.0","id":1,"method":"daemon.st"#)
@@ -250,15 +250,15 @@ struct ControlAbuseTests {
         let client = try await d.client()
         #expect(try await client.status().taskRuns.isEmpty)
         client.close()
-        await d.stop()
+        try await d.stop()
     }
     @Test func aHalfClosedClientGetsEveryAnswer() async throws {
-        let d = try await InProcessDaemon.start()
+        let d = try await TestDaemon.inProcess()
         let raw = try RawConnection(socketPath: d.socket)
         try await raw.send((1...3).map { #"{"jsonrpc":"2.0","id":\#($0),"method":"daemon.status"}"# + "\n" }.joined())
         shutdown(raw.fd, Int32(SHUT_WR))
         for id in 1...3 { #expect(try await raw.response()?["id"] as? Int == id) }
         #expect(try await raw.readLine() == nil)
-        await d.stop()
+        try await d.stop()
     }
 }

@@ -12,7 +12,7 @@ import RecorderProtocol
 @Suite("Control protocol (in-process server, real socket)")
 struct ControlProtocolTests {
     @Test func statusAndDevices() async throws {
-        let d = try await InProcessDaemon.start()
+        let d = try await TestDaemon.inProcess()
         let client = try await d.client()
         let status = try await client.status()
         #expect(status.version == RecorderVersion.string)
@@ -27,11 +27,11 @@ struct ControlProtocolTests {
         #expect(stat(d.socket, &info) == 0)
         #expect(info.st_mode & 0o777 == 0o660)
         client.close()
-        await d.stop()
+        try await d.stop()
     }
 
     @Test func aTaskRunThroughTheClientRecordsTheReplayedData() async throws {
-        let d = try await InProcessDaemon.start(speed: 2)
+        let d = try await TestDaemon.inProcess(speed: 2)
         let client = try await d.client()
         let run = try await client.startTask(identifier: "walk", asyncActions: [
             .motion("motion", startStepIdentifier: "walking.outbound", stopStepIdentifier: "walking.outbound"),
@@ -55,11 +55,11 @@ struct ControlProtocolTests {
         #expect(outcome.mismatches.count == 0, "\(outcome.mismatches.prefix(3))")
         #expect(outcome.dropped == 0)
         client.close()
-        await d.stop()
+        try await d.stop()
     }
 
     @Test func typedErrorsCarryTheirCodes() async throws {
-        let d = try await InProcessDaemon.start()
+        let d = try await TestDaemon.inProcess()
         let client = try await d.client()
         let unknown = UUID()
         await #expect(throws: RecorderClientError.rpc(RPCError(.unknownTaskRun, "unknown task run \(unknown.uuidString)"))) {
@@ -86,7 +86,7 @@ struct ControlProtocolTests {
         }
         _ = try await run.finish()
         client.close()
-        await d.stop()
+        try await d.stop()
     }
 
     /// Step boundaries of known runs are answered from the run's queue, everything else by the
@@ -94,7 +94,7 @@ struct ControlProtocolTests {
     /// take effect in order, errors keep their codes, and a boundary too long to parse on the
     /// event loop (answers over 4 KiB) takes the other path with the same outcome.
     @Test func pipelinedRequestsOfBothPathsAreAnsweredInOrder() async throws {
-        let d = try await InProcessDaemon.start()
+        let d = try await TestDaemon.inProcess()
         let client = try await d.client()
         let run = try await client.startTask(identifier: "t", asyncActions: [])
         let uuid = run.taskRunUUID.uuidString
@@ -133,7 +133,7 @@ struct ControlProtocolTests {
         #expect(result.stepHistory.allSatisfy { $0.endUptime != nil })
         #expect(result.stepHistory.last?.results?.first?.value == .string(long))
         client.close()
-        await d.stop()
+        try await d.stop()
     }
 
     /// The client writes a request line itself (`RecorderClient.requestLine`): a method and params
@@ -146,18 +146,18 @@ struct ControlProtocolTests {
         let request = try JSONRPCRequest.parse(line: Array(line.dropLast()))
         #expect(request.id == .number("7") && request.method == method && request.params == params)
         // And through a daemon: a raw call with params goes out on the same line.
-        let d = try await InProcessDaemon.start(speed: 2)
+        let d = try await TestDaemon.inProcess(speed: 2)
         let client = try await d.client()
         let status = try await client.send(method: ControlMethod.daemonStatus.rawValue, params: .object(["disk": .bool(false)]))
         #expect(status.error == nil && status.result?["taskRuns"] != nil)
         let unknown = try await client.send(method: "no.such", params: nil)
         #expect(unknown.error?.code == RPCErrorCode.methodNotFound.rawValue)
         client.close()
-        await d.stop()
+        try await d.stop()
     }
 
     @Test func malformedLinesGetErrorsWhileARecordingContinuesUndisturbed() async throws {
-        let d = try await InProcessDaemon.start(speed: 2)
+        let d = try await TestDaemon.inProcess(speed: 2)
         let client = try await d.client()
         let run = try await client.startTask(identifier: "t", asyncActions: [.motion("m")])
         let raw = try RawConnection(socketPath: d.socket)
@@ -198,11 +198,11 @@ struct ControlProtocolTests {
         #expect(result.asyncResults.first?.file?.droppedSamples == 0)
         #expect(outcome.samples >= 200)
         client.close()
-        await d.stop()
+        try await d.stop()
     }
 
     @Test func aLineOverOneMebibyteIsRefusedAndTheConnectionClosed() async throws {
-        let d = try await InProcessDaemon.start()
+        let d = try await TestDaemon.inProcess()
         let raw = try RawConnection(socketPath: d.socket)
         let huge = #"{"jsonrpc":"2.0","id":1,"method":"daemon.status","params":{"pad":""# + String(repeating: "x", count: (1 << 20) + 10) + "\"}}\n"
         try await raw.send(huge)
@@ -213,11 +213,11 @@ struct ControlProtocolTests {
         let client = try await d.client()
         #expect(try await client.devices().count == 1)
         client.close()
-        await d.stop()
+        try await d.stop()
     }
 
     @Test func liveTailDeliversFileRecordsDecimatedToTheRate() async throws {
-        let d = try await InProcessDaemon.start()
+        let d = try await TestDaemon.inProcess()
         let client = try await d.client()
         let result: SubscribeResult = try await client.call(.streamSubscribe, SubscribeParams(device: "imu0", rate: 25))
         #expect(result.rate == 25 && result.deviceRate == 100)
@@ -231,7 +231,7 @@ struct ControlProtocolTests {
         let uptimes = records.compactMap(\.uptime)
         for (a, b) in zip(uptimes, uptimes.dropFirst()) { #expect(abs((b - a) - 0.1) < 1e-6) }
         client.close()
-        await d.stop()
+        try await d.stop()
     }
 
     @Test func withoutGpsdALocationRecorderGetsAnErrorMarkerAndTheDaemonStaysHealthy() async throws {
@@ -247,7 +247,7 @@ struct ControlProtocolTests {
         let port = Double(UInt16(bigEndian: address.sin_port))
         let gps = DeviceConfiguration(name: "gps0", kind: "gpsd", json: .object([
             "name": .string("gps0"), "kind": .string("gpsd"), "port": .number(port)]))
-        let d = try await InProcessDaemon.start(extraDevices: [gps])
+        let d = try await TestDaemon.inProcess(extraDevices: [gps])
         let client = try await d.client()
         let run = try await client.startTask(identifier: "walk", asyncActions: [
             .motion("motion"),
@@ -266,11 +266,11 @@ struct ControlProtocolTests {
         #expect(records.contains { $0.event == "error" && $0.errorDescription?.contains("gpsd not reachable") == true })
         #expect((result.asyncResults.compactMap(\.file).first { $0.identifier == "motion" }?.sampleCount ?? 0) >= 100)
         client.close()
-        await d.stop()
+        try await d.stop()
     }
 
     @Test func aClientThatDisconnectsLeavesItsRunRecording() async throws {
-        let d = try await InProcessDaemon.start()
+        let d = try await TestDaemon.inProcess()
         let first = try await d.client()
         let run = try await first.startTask(identifier: "t", asyncActions: [.motion("m")])
         first.close()
@@ -279,6 +279,6 @@ struct ControlProtocolTests {
         let result: TaskResult = try await second.call(.taskFinish, TaskRunParams(taskRunUUID: run.taskRunUUID))
         #expect(result.status == .finished)
         second.close()
-        await d.stop()
+        try await d.stop()
     }
 }

@@ -8,39 +8,6 @@ import RecorderModel
 import RecorderTestSupport
 import Testing
 
-/// A recorderd started in-process on a temporary socket with a replay device.
-struct InProcessDaemon {
-    let daemon: RecorderDaemon
-    let directory: String
-    var socket: String { daemon.configuration.socket }
-    var dataDirectory: String { daemon.configuration.dataDirectory }
-
-    static func start(speed: Double = 1, orphanTimeout: Double = 600, extraDevices: [DeviceConfiguration] = [],
-                      limits: DaemonLimits = DaemonLimits(), ringSeconds: Double? = nil, loop: Bool = true,
-                      directory existing: String? = nil) async throws -> InProcessDaemon {
-        try #require(NIOStrictMode.isOn, "SWIFTNIO_STRICT=1 from before main (CTestEnvironment)")
-        let directory = try existing ?? Fixtures.temporaryDirectory()
-        var configuration = DaemonConfiguration()
-        configuration.socket = directory + "/control.sock"
-        configuration.dataDirectory = directory + "/data"
-        configuration.orphanTimeout = orphanTimeout
-        configuration.limits = limits
-        if let ringSeconds { configuration.ringSeconds = ringSeconds }
-        configuration.devices = [Fixtures.replayDevice(file: Fixtures.shortWalk, speed: speed, loop: loop)] + extraDevices
-        let daemon = RecorderDaemon(configuration: configuration, components: .recorderd, baseDirectory: directory, logger: Fixtures.logger)
-        try await daemon.prepare()
-        return InProcessDaemon(daemon: daemon, directory: directory)
-    }
-
-    func client() async throws -> RecorderClient {
-        try await RecorderClient.connect(socketPath: socket)
-    }
-
-    func stop() async {
-        await daemon.shutdown()
-    }
-}
-
 /// A raw connection to the control socket: bytes in, lines out, with a timeout on every read.
 /// Its async methods do the blocking socket calls on a Dispatch thread.
 final class RawConnection: @unchecked Sendable {

@@ -74,7 +74,7 @@ struct EventLoopGateTests {
     /// after the loop was gone. Found by the full suite with `SWIFTNIO_STRICT`.
     @Test func stoppingWhileRequestsAreAnsweredLeavesNothingForTheDeadLoop() async throws {
         for _ in 0..<5 {
-            let d = try await InProcessDaemon.start(speed: 20)
+            let d = try await TestDaemon.inProcess(speed: 20)
             var connections: [RawConnection] = []
             for i in 0..<4 {
                 let raw = try RawConnection(socketPath: d.socket)
@@ -86,7 +86,7 @@ struct EventLoopGateTests {
                 #expect(try await raw.response()?["result"] != nil)
                 connections.append(raw)
             }
-            await d.stop()
+            try await d.stop()
             // Had anything reached the dead loop, strict mode would have trapped by now. Every
             // client sees its connection end (`readLine` fails the test on a timeout instead).
             for raw in connections {

@@ -2,6 +2,7 @@ import Foundation
 import RecorderClient
 import RecorderEngine
 import RecorderModel
+import RecorderConfiguration
 import RecorderProtocol
 import RecorderRuntime
 import RecorderTestSupport
@@ -9,17 +10,13 @@ import Testing
 
 @Suite("The recorderd and recorderctl executables", .serialized)
 struct ExecutableTests {
+    /// The walk as `imu0` and a device whose file is missing.
     func writeConfiguration(in directory: String) throws -> String {
-        let configuration = """
-        {"socket": "\(directory)/control.sock", "dataDirectory": "\(directory)/data", "ringSeconds": 10,
-         "devices": [{"name": "imu0", "kind": "replay", "file": "\(Fixtures.shortWalk)", "frequency": 100,
-                      "columns": {"accelerometer": ["acc_x","acc_y","acc_z"], "gyro": ["gyr_x","gyr_y","gyr_z"]},
-                      "units": {"accelerometer": "g", "gyro": "deg/s"}, "speed": 1.0, "loop": true},
-                     {"name": "broken", "kind": "replay", "file": "missing.csv"}]}
-        """
-        let path = directory + "/recorderd.json"
-        try configuration.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
+        let broken = DeviceConfiguration(name: "broken", kind: "replay",
+                                         json: .object(["name": .string("broken"), "kind": .string("replay"), "file": .string("missing.csv")]))
+        var configuration = try TestConfiguration(directory: directory, devices: [Fixtures.replayDevice(), broken])
+        configuration.daemon.ringSeconds = 10
+        return try configuration.write()
     }
 
     /// Connects once the daemon listens; fails if it exits first.

@@ -12,9 +12,7 @@ struct JournalTests {
     func entriesAreStructuredJournalFields() async throws {
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        try """
-        {"dataDirectory": "\(dir)/data", "devices": [{"name": "imu0", "kind": "replay", "file": "\(Fixtures.shortWalk)", "frequency": 100}]}
-        """.write(toFile: dir + "/recorderd.json", atomically: true, encoding: .utf8)
+        try TestConfiguration(directory: dir).write()
         let script = """
         set -e
         mkdir -p /run/systemd/journal /run/log

@@ -38,7 +38,7 @@ struct MCAPExportTests {
     @Test func aRunWithMotionAndGaitReadsBackInFoxglovesReader() async throws {
         // Gait needs the walk at its real pace: speed 1, 9 s of it (the walk starts at 4.5 s). The
         // replay loops: on a loaded machine the waits below can outlast the file's 12.5 s.
-        let d = try await InProcessDaemon.start(speed: 1)
+        let d = try await TestDaemon.inProcess(speed: 1)
         defer { try? FileManager.default.removeItem(atPath: d.directory) }
         let client = try await d.client()
         let run = try await client.startTask(identifier: "walk", asyncActions: [
@@ -53,7 +53,7 @@ struct MCAPExportTests {
         _ = try await run.finishStep("walk/walk")
         let result = try await run.finish()
         client.close()
-        await d.stop()
+        try await d.stop()
 
         let output = d.directory + "/walk.mcap"
         let report = try MCAPExporter().export(try RunSource(directory: run.runDirectory), to: output)
@@ -78,14 +78,14 @@ struct MCAPExportTests {
     @Test func aRunWithGapsKeepsEveryGapAsAnEvent() async throws {
         // A ring of 64 frames and a 20 kHz replay: the writer cannot keep up, and gap records say
         // how many samples were lost.
-        let d = try await InProcessDaemon.start(speed: 200, ringSeconds: 0.001)
+        let d = try await TestDaemon.inProcess(speed: 200, ringSeconds: 0.001)
         defer { try? FileManager.default.removeItem(atPath: d.directory) }
         let client = try await d.client()
         let run = try await client.startTask(identifier: "fast", asyncActions: [.motion("m")])
         try await awaitRecords(client, count: 20_000)
         let result = try await run.finish()
         client.close()
-        await d.stop()
+        try await d.stop()
         let path = run.runDirectory + "/m.jsonl"
         // Chunks of 16 KiB: several of them whatever share of the replay this build kept.
         try #require(Self.size(path) > 4 << 14, "\(Self.size(path)) bytes recorded: too few for several chunks")

@@ -36,7 +36,7 @@ struct QuestionnaireRunTests {
 
     @Test(.timeLimit(.minutes(3)))
     func questionnairesAskSkipAndKeepTheAnswers() async throws {
-        let d = try await InProcessDaemon.start(speed: 2)
+        let d = try await TestDaemon.inProcess(speed: 2)
         // PHQ-2: a wrong input is asked again; the follow-up is shown (an answer is not "Not at all").
         let (status, printed, phq) = try await run("phq-2", input: "2\nseven\n3\nmaybe\nyes\n", socket: d.socket)
         #expect(status == 0, "\(printed)")
@@ -84,12 +84,12 @@ struct QuestionnaireRunTests {
         // An unsupported item: a data error naming the linkId, no run.
         let (badStatus, badText, bad) = try await run("unsupported-attachment", input: "", socket: d.socket)
         #expect(badStatus == 65 && bad == nil && badText.contains(#"item "photo": type "attachment" is not supported"#), "\(badText)")
-        await d.stop()
+        try await d.stop()
     }
 
     @Test(.timeLimit(.minutes(3)))
     func aGaitQuestionnaireRecordsDuringItsWalk() async throws {
-        let d = try await InProcessDaemon.start()
+        let d = try await TestDaemon.inProcess()
         let (status, printed, result) = try await run("gait-walk", input: "walker\n4\n", socket: d.socket, extra: ["--auto", "--step-seconds", "1"])
         #expect(status == 0, "\(printed)")
         let walk = try #require(result)
@@ -99,13 +99,13 @@ struct QuestionnaireRunTests {
         // Recorded during the walk step only: about a second at 100 Hz of two sensor types.
         #expect(motion.startUptime >= step.startUptime && (motion.endUptime ?? .infinity) <= (step.endUptime ?? 0) + 0.5)
         #expect(motion.sampleCount > 100, "\(motion)")
-        await d.stop()
+        try await d.stop()
     }
 
     /// tmux: a real terminal (echo, line editing by the tty driver), keys sent as a person types.
     @Test(.timeLimit(.minutes(3)))
     func aParticipantAnswersInARealTerminal() async throws {
-        let d = try await InProcessDaemon.start()
+        let d = try await TestDaemon.inProcess()
         let tmux = try Fixtures.temporaryDirectory() + "/tmux.sock"
         func tmuxCommand(_ arguments: [String]) async throws -> String {
             let p = try await ChildProcess("/usr/bin/tmux", ["-S", tmux] + arguments)
@@ -148,6 +148,6 @@ struct QuestionnaireRunTests {
         #expect(final.components(separatedBy: "Nearly every day").count - 1 == 4, "\(final)")
         #expect(final.contains("answer interest: Nearly every day") && final.contains("answer down: Not at all") && !final.contains("answer talk"), "\(final)")
         _ = try? await tmuxCommand(["kill-server"])
-        await d.stop()
+        try await d.stop()
     }
 }

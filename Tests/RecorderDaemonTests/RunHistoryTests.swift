@@ -25,7 +25,7 @@ struct RunHistoryTests {
     }
 
     @Test func runsAreListedNewestFirstFilteredPagedAndDeleted() async throws {
-        let d = try await InProcessDaemon.start(speed: 4)
+        let d = try await TestDaemon.inProcess(speed: 4)
         defer { try? FileManager.default.removeItem(atPath: d.directory) }
         let client = try await d.client()
         let first = try await Self.record(client, task: "walk")
@@ -78,11 +78,11 @@ struct RunHistoryTests {
             _ = try await client.startTask(identifier: "walk", taskRunUUID: first.taskRunUUID, asyncActions: [])
         }
         client.close()
-        await d.stop()
+        try await d.stop()
     }
 
     @Test func aRecordingRunIsNeverDeletedAndBadRequestsGetClearErrors() async throws {
-        let d = try await InProcessDaemon.start(speed: 4)
+        let d = try await TestDaemon.inProcess(speed: 4)
         defer { try? FileManager.default.removeItem(atPath: d.directory) }
         let client = try await d.client()
         let run = try await client.startTask(identifier: "walk", asyncActions: [.motion("motion", startStepIdentifier: "walk", stopStepIdentifier: "walk")])
@@ -126,11 +126,11 @@ struct RunHistoryTests {
         _ = try await run.finish()
         #expect(try await client.deleteRun(String(run.taskRunUUID.uuidString.prefix(6))).taskRunUUID == run.taskRunUUID)
         client.close()
-        await d.stop()
+        try await d.stop()
     }
 
     @Test func recorderctlListsShowsAndRemovesRuns() async throws {
-        let d = try await InProcessDaemon.start(speed: 4)
+        let d = try await TestDaemon.inProcess(speed: 4)
         defer { try? FileManager.default.removeItem(atPath: d.directory) }
         let client = try await d.client()
         let result = try await Self.record(client, task: "walk")
@@ -168,6 +168,6 @@ struct RunHistoryTests {
         let (_, empty) = try await recorderctl(["runs"])
         #expect(empty.contains("no runs"), "\(empty)")
         client.close()
-        await d.stop()
+        try await d.stop()
     }
 }

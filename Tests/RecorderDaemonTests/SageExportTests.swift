@@ -18,7 +18,7 @@ struct SageExportTests {
     @Test func theArchiveHoldsEachRecorderAsAJSONArrayWithItsMetadata() async throws {
         let (d, result, directory) = try await CSVExportTests.recordedRun()
         defer { try? FileManager.default.removeItem(atPath: d.directory) }
-        await d.stop()
+        try await d.stop()
         let before = try CSVExportTests.fingerprint(directory)
         let archive = d.directory + "/walk.zip"
         let report = try SageExporter().export(try RunSource(directory: directory), to: archive)

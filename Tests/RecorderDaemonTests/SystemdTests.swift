@@ -59,13 +59,13 @@ struct SystemdTests {
         #expect(limit >= 2 * DaemonLimits.servicesDescriptorsNeeded, "LimitNOFILE=\(limit) (recorderd-services inherits it)")
     }
 
-    func configuration(in dir: String, extra: String = "") throws -> String {
-        let path = dir + "/recorderd.json"
-        try """
-        {"socket": "\(dir)/unused.sock", "dataDirectory": "\(dir)/data", "retryInterval": 0.2\(extra),
-         "devices": [{"name": "imu0", "kind": "replay", "file": "\(Fixtures.shortWalk)", "frequency": 100}]}
-        """.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
+    /// The configuration file of a test in `dir`: the socket in it is not used (activation passes
+    /// one, or the command line names another).
+    func configuration(in dir: String) throws -> String {
+        var configuration = try TestConfiguration(directory: dir)
+        configuration.daemon.socket = dir + "/unused.sock"
+        configuration.daemon.retryInterval = 0.2
+        return try configuration.write()
     }
 
     @Test func socketActivationServesClientsOnThePassedSocket() async throws {
@@ -129,12 +129,12 @@ struct SystemdTests {
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let notify = try NotifySocket(path: dir + "/notify.sock")
-        let units = #""units": {"accelerometer": "g", "gyro": "deg/s"}"#
-        let imu0 = #"{"name": "imu0", "kind": "replay", "file": "\#(Fixtures.shortWalk)", "frequency": 100, \#(units)}"#
-        let imu1 = #"{"name": "imu1", "kind": "replay", "file": "\#(Fixtures.longWalk)", "frequency": 100, \#(units)}"#
-        func write(_ devices: [String]) throws {
-            try #"{"dataDirectory": "\#(dir)/data", "retryInterval": 0.2, "devices": [\#(devices.joined(separator: ","))]}"#
-                .write(toFile: dir + "/recorderd.json", atomically: true, encoding: .utf8)
+        let imu0 = Fixtures.replayDevice(name: "imu0", file: Fixtures.shortWalk)
+        let imu1 = Fixtures.replayDevice(name: "imu1", file: Fixtures.longWalk)
+        func write(_ devices: [DeviceConfiguration]) throws {
+            var configuration = try TestConfiguration(directory: dir, devices: devices)
+            configuration.daemon.retryInterval = 0.2
+            try configuration.write()
         }
         func reload() async throws {
             kill(daemon.pid, SIGHUP)
@@ -198,24 +198,22 @@ struct SystemdTests {
         let messages = LockedValue<[(Double, String)]>([])
         let notifier = SystemdNotifier { m in messages.withLock { $0.append((SystemClock.monotonicUptime(), m)) } }
         let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let checks = WatchdogChecks()
         let service = SystemdService(notifier: notifier, watchdogTimeout: 0.2, devices: devices, runs: runs, listening: {},
                                      eventLoop: loop.next(), gate: EventLoopGate(), statusInterval: 0.1, minimumStall: 0.5, announced: OneShotEvent(),
-                                     logger: Fixtures.logger)
+                                     logger: Fixtures.logger, checked: checks.record)
         let task = Task { try await service.run() }
-        func pings(after t: Double) -> Int { messages.withLock { $0.filter { $0.0 > t && $0.1 == "WATCHDOG=1" }.count } }
-        let start = SystemClock.monotonicUptime()
-        // Healthy: pings keep coming (every 0.1 s; waited for, not timed: the suite runs
+        // Healthy: three checks in a row ping (each check is the event waited on: the suite runs
         // alongside others on a loaded machine).
-        while pings(after: start) < 3, SystemClock.monotonicUptime() - start < 10 {
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        try await checks.wait(timeout: 30) { $0.suffix(3) == [.ping, .ping, .ping] }
         #expect(messages.withLock { $0.first?.1.hasPrefix("READY=1") } == true)
-        #expect(pings(after: start) >= 3, "healthy: a ping every 0.1 s")
         source.wedge()
-        let wedged = SystemClock.monotonicUptime()
-        // Past the stall limit (0.5 s) plus a tick, no ping may follow.
-        try await Task.sleep(for: .seconds(1.5))
-        #expect(pings(after: wedged + 0.7) == 0, "pings continued with a wedged recorder thread")
+        // Past the stall limit (0.5 s), every check withholds its ping: three in a row, and no
+        // ping from the first withheld one on.
+        let wedged = checks.count
+        let seen = try await checks.wait(timeout: 30) { Array($0.dropFirst(wedged)).isWedgedThrice }
+        let sinceWithheld = seen.dropFirst(wedged).drop { $0 == .ping }
+        #expect(!sinceWithheld.contains(.ping), "a ping after the watchdog withheld one: \(sinceWithheld)")
         #expect(devices.stalledDevices(now: SystemClock.monotonicUptime(), minimum: 0.5).map(\.name) == ["stub0"])
         task.cancel()
         _ = try? await task.value
@@ -240,24 +238,22 @@ extension SystemdTests {
         let notifier = SystemdNotifier { m in messages.withLock { $0.append((SystemClock.monotonicUptime(), m)) } }
         let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let gate = EventLoopGate()
+        let checks = WatchdogChecks()
         let service = SystemdService(notifier: notifier, watchdogTimeout: 0.2, devices: devices, runs: runs, listening: {},
                                      eventLoop: loop.next(), gate: gate, statusInterval: 0.1, minimumStall: 0.5, announced: OneShotEvent(),
-                                     logger: Fixtures.logger)
+                                     logger: Fixtures.logger, checked: checks.record)
         let task = Task { try await service.run() }
-        func pings(after t: Double) -> Int { messages.withLock { $0.filter { $0.0 > t && $0.1 == "WATCHDOG=1" }.count } }
-        let start = SystemClock.monotonicUptime()
-        while pings(after: start) < 2, SystemClock.monotonicUptime() - start < 10 {
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        #expect(pings(after: start) >= 2, "a ping every 0.1 s while the loop answers")
+        try await checks.wait(timeout: 30) { $0.suffix(2) == [.ping, .ping] }
+        #expect(messages.withLock { $0.filter { $0.1 == "WATCHDOG=1" }.count } >= 2, "a ping every 0.1 s while the loop answers")
         #expect(await service.loopAnswers())
         gate.close()
         try await loop.shutdownGracefully()
-        let closed = SystemClock.monotonicUptime()
+        let pingsBefore = messages.withLock { $0.filter { $0.1 == "WATCHDOG=1" }.count }
         #expect(await !service.loopAnswers())
-        // Several ticks (0.1 s) with the loop gone: no ping, and no trap.
-        try await Task.sleep(for: .seconds(0.6))
-        #expect(pings(after: closed + 0.1) == 0, "a ping without a loop to answer")
+        // Three checks with the loop gone: none pings, and none traps.
+        let closed = checks.count
+        try await checks.wait(timeout: 30) { Array($0.dropFirst(closed)).suffix(3) == [nil, nil, nil] }
+        #expect(messages.withLock { $0.filter { $0.1 == "WATCHDOG=1" }.count } == pingsBefore, "a ping without a loop to answer")
         task.cancel()
         _ = try? await task.value
     }
@@ -320,5 +316,66 @@ struct WatchdogPolicyTests {
         #expect(policy.check(stalled: [(name: "imu0", silentSeconds: 9.0)]) == .withhold(reason: "recorder thread wedged: imu0 silent 9 s", log: false))
         #expect(policy.check(stalled: []) == .ping)
         #expect(policy.check(stalled: wedged) == .withhold(reason: "recorder thread wedged: imu0 silent 7 s", log: true), "a new wedge is logged again")
+    }
+}
+
+/// The watchdog's checks as `SystemdService` reports them (nil: the control loop did not answer),
+/// for tests to wait on: a waiter is resumed by the check that makes its predicate hold.
+final class WatchdogChecks: Sendable {
+    typealias Checks = [WatchdogPolicy.Action?]
+    private struct Waiter {
+        let predicate: @Sendable (Checks) -> Bool
+        let continuation: CheckedContinuation<Checks?, Never>
+    }
+    private struct State {
+        var seen: Checks = []
+        var waiters: [Int: Waiter] = [:]
+        var next = 0
+    }
+    private let state = LockedValue(State())
+
+    var count: Int { state.withLock { $0.seen.count } }
+
+    var record: @Sendable (WatchdogPolicy.Action?) -> Void {
+        { [state] action in
+            let ready = state.withLock { s -> [(CheckedContinuation<Checks?, Never>, Checks)] in
+                s.seen.append(action)
+                let met = s.waiters.filter { $0.value.predicate(s.seen) }
+                for key in met.keys { s.waiters[key] = nil }
+                return met.values.map { ($0.continuation, s.seen) }
+            }
+            for (continuation, seen) in ready { continuation.resume(returning: seen) }
+        }
+    }
+
+    /// Waits until the checks seen so far satisfy `predicate` and returns them; throws after
+    /// `timeout` seconds.
+    @discardableResult
+    func wait(timeout: Double, _ predicate: @escaping @Sendable (Checks) -> Bool) async throws -> Checks {
+        let state = self.state
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Checks?, Never>) in
+            let key = state.withLock { s -> Int? in
+                if predicate(s.seen) {
+                    continuation.resume(returning: s.seen)
+                    return nil
+                }
+                defer { s.next += 1 }
+                s.waiters[s.next] = Waiter(predicate: predicate, continuation: continuation)
+                return s.next
+            }
+            guard let key else { return }
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
+                state.withLock { $0.waiters.removeValue(forKey: key) }?.continuation.resume(returning: nil)
+            }
+        }
+        guard let result else { throw TestDaemonError(description: "the watchdog's checks never matched: \(state.withLock { $0.seen })") }
+        return result
+    }
+}
+
+extension Array where Element == WatchdogPolicy.Action? {
+    /// Three withheld pings in a row at the end.
+    var isWedgedThrice: Bool {
+        suffix(3).count == 3 && suffix(3).allSatisfy { if case .withhold? = $0 { true } else { false } }
     }
 }

@@ -18,12 +18,33 @@ struct InlineBoundaryTests {
     @Test func anIdleRunQueueRunsTheBlockOnTheCallersThreadAsTheQueue() {
         let queue = RunQueue(label: "test.idle")
         let caller = pthread_self()
-        let onCaller = queue.syncIfIdle { () -> Bool in
+        let onCaller = queue.runIfIdle { () -> Bool in
             queue.precondition()
             return pthread_equal(pthread_self(), caller) != 0
         }
         #expect(onCaller == true)
         #expect(queue.outstandingCount == 0)
+    }
+
+    /// Work submitted while the caller holds the run waits, on the queue's thread, for the caller
+    /// to finish (the caller never waits for the queue).
+    @Test func workSubmittedWhileTheRunIsBorrowedRunsAfterIt() {
+        let queue = RunQueue(label: "test.borrowed")
+        let borrowedEnded = Atomic<Bool>(false)
+        let sawEnd = LockedValue<Bool?>(nil)
+        let ran = queue.runIfIdle { () -> Bool in
+            queue.async {
+                queue.precondition()
+                sawEnd.withLock { $0 = borrowedEnded.load(ordering: .relaxed) }
+            }
+            // Long enough for the queue's thread to reach the block (it waits on the run).
+            for _ in 0..<2_000 { sched_yield() }
+            borrowedEnded.store(true, ordering: .relaxed)
+            return true
+        }
+        #expect(ran == true)
+        queue.queue.sync {}
+        #expect(sawEnd.withLock { $0 } == true)
     }
 
     @Test func aRunQueueWithWorkRunningOrWaitingRunsNothing() {
@@ -33,30 +54,30 @@ struct InlineBoundaryTests {
         queue.async { started.signal(); release.wait() }
         started.wait()
         let ran = LockedValue(false)
-        #expect(queue.syncIfIdle { ran.withLock { $0 = true } } == nil)
+        #expect(queue.runIfIdle { ran.withLock { $0 = true } } == nil)
         queue.async {}
         #expect(queue.outstandingCount == 2)
-        #expect(queue.syncIfIdle { ran.withLock { $0 = true } } == nil)
+        #expect(queue.runIfIdle { ran.withLock { $0 = true } } == nil)
         release.signal()
-        // A plain sync returns once both blocks have finished, their counts included.
+        // A plain sync on the dispatch queue returns once both blocks have finished, their counts included.
         queue.queue.sync {}
         #expect(!ran.withLock { $0 })
-        #expect(queue.syncIfIdle { 7 } == 7)
+        #expect(queue.runIfIdle { 7 } == 7)
     }
 
     @Test func delayedWorkCountsOnlyOnceItIsDue() {
         let queue = RunQueue(label: "test.delayed")
         queue.async(after: 3600) {}
         #expect(queue.outstandingCount == 0)
-        #expect(queue.syncIfIdle { true } == true)
+        #expect(queue.runIfIdle { true } == true)
         let started = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         queue.async(after: 0) { started.signal(); release.wait() }
         started.wait()
-        #expect(queue.syncIfIdle { true } == nil)
+        #expect(queue.runIfIdle { true } == nil)
         release.signal()
         queue.queue.sync {}
-        #expect(queue.syncIfIdle { true } == true)
+        #expect(queue.runIfIdle { true } == true)
     }
 
     /// A run's delayed work (a stopping recorder's grace, the sweeps) does not wait for Swift's
@@ -102,7 +123,7 @@ struct InlineBoundaryTests {
         let run = try runs.run(uuid)
         // The start's block may still be counting itself out after answering; nothing records yet.
         run.queue.queue.sync {}
-        let history = { run.queue.queue.sync { run.result.stepHistory.map(\.stepPath) } }
+        let history = { run.queue.sync { run.result.stepHistory.map(\.stepPath) } }
 
         let a = try #require(run.boundaryIfIdle("walk/a", finishing: false, results: nil))
         #expect(try a.get().startedRecorders.isEmpty)
@@ -135,13 +156,13 @@ struct InlineBoundaryTests {
         #expect(history() == ["walk/a", "walk/b"])
 
         // Starting a recorder opens its device and file: not inline, and nothing changed.
-        #expect(run.queue.queue.sync { run.isInlineBoundary("walk/c", finishing: false) } == false)
+        #expect(run.queue.sync { run.isInlineBoundary("walk/c", finishing: false) } == false)
         #expect(run.boundaryIfIdle("walk/c", finishing: false, results: nil) == nil)
         #expect(history() == ["walk/a", "walk/b"])
         let c = try await runs.startStep(StepParams(taskRunUUID: uuid, stepPath: "walk/c"))
         #expect(c.startedRecorders == ["m"])
         // Stopping it is not inline either.
-        #expect(run.queue.queue.sync { run.isInlineBoundary("walk/c", finishing: true) } == false)
+        #expect(run.queue.sync { run.isInlineBoundary("walk/c", finishing: true) } == false)
         let stopped = try await runs.finishStep(StepParams(taskRunUUID: uuid, stepPath: "walk/c"))
         #expect(stopped.stoppedRecorders == ["m"])
         let result = try await runs.finish(uuid)

@@ -1,5 +1,6 @@
 import Foundation
 import RecorderClient
+import RecorderConfiguration
 import RecorderModel
 import RecorderProtocol
 import RecorderTestSupport
@@ -12,32 +13,26 @@ import Testing
 /// The real recorderd executable with its fleet link on, a replay device, and a real mosquitto
 /// broker; `mosquitto_sub` and `mosquitto_pub` are the independent peers.
 struct FleetHarness {
-    let daemon: ChildProcess
-    let directory: String
+    let recorderd: TestDaemon
     let broker: MosquittoBroker
     let topics: String
-    var socket: String { directory + "/control.sock" }
-    var dataDirectory: String { directory + "/data" }
+    var daemon: ChildProcess { recorderd.process! }
+    var directory: String { recorderd.directory }
+    var socket: String { recorderd.socket }
+    var dataDirectory: String { recorderd.dataDirectory }
 
     static let site = "lab"
     static let device = "pi-1"
 
-    /// Starts recorderd; `mqtt` members are added to the link's (broker, site, device, keepalive
-    /// 5 s); returns once its control socket answers.
-    static func start(broker: MosquittoBroker, port: Int? = nil, scheme: String = "mqtt", device: String = device, mqtt extra: String = "",
+    /// Starts recorderd with its fleet link to `broker` (site, device, keepalive 5 s; `mqtt` sets
+    /// the rest); returns once it is ready.
+    static func start(broker: MosquittoBroker, port: Int? = nil, scheme: String = "mqtt", device: String = device,
+                      mqtt configure: (inout MQTTConfiguration) -> Void = { _ in },
                       speed: Double = 1, directory chosen: String? = nil) async throws -> FleetHarness {
-        let directory = try chosen ?? Fixtures.temporaryDirectory()
-        let configuration = """
-        {"socket": "\(directory)/control.sock", "dataDirectory": "\(directory)/data",
-         "mqtt": {"broker": "\(scheme)://127.0.0.1:\(port ?? broker.port)", "site": "\(site)", "device": "\(device)", "keepalive": 5\(extra)},
-         "devices": [{"name": "imu0", "kind": "replay", "file": "\(Fixtures.shortWalk)",
-                      "frequency": 100, "columns": {"accelerometer": ["acc_x","acc_y","acc_z"], "gyro": ["gyr_x","gyr_y","gyr_z"]},
-                      "units": {"accelerometer": "g", "gyro": "deg/s"}, "speed": \(speed), "loop": true}]}
-        """
-        try configuration.write(toFile: directory + "/recorderd.json", atomically: true, encoding: .utf8)
-        let daemon = try await ChildProcess(ChildProcess.executable("recorderd"), ["--config", directory + "/recorderd.json", "--log-level", "info"])
-        try await daemon.connectWhenListening(directory + "/control.sock").close()
-        return FleetHarness(daemon: daemon, directory: directory, broker: broker, topics: "recorderd/v1/\(site)/\(device)")
+        var configuration = try TestConfiguration(directory: chosen, speed: speed)
+        try configuration.fleet(broker: "\(scheme)://127.0.0.1:\(port ?? broker.port)", site: site, device: device, configure)
+        let recorderd = try await TestDaemon.start(.executable(logLevel: "info"), configuration)
+        return FleetHarness(recorderd: recorderd, broker: broker, topics: "recorderd/v1/\(site)/\(device)")
     }
 
     struct HarnessError: Error, CustomStringConvertible { let description: String }

@@ -1,5 +1,6 @@
 import Foundation
 import RecorderClient
+import RecorderConfiguration
 import RecorderModel
 import RecorderProtocol
 import RecorderTestSupport
@@ -107,7 +108,7 @@ extension FleetTests {
             let client = try await RecorderClient.connect(socketPath: pi.socket)
             let run = try await client.startTask(identifier: "offline", asyncActions: [.motion("motion")])
             let broker = try await MosquittoBroker.start(port: port)
-            let late = FleetHarness(daemon: pi.daemon, directory: pi.directory, broker: broker, topics: pi.topics)
+            let late = FleetHarness(recorderd: pi.recorderd, broker: broker, topics: pi.topics)
             let online = try await late.retainedStatus(timeout: 60) { $0.state == .online && $0.taskRuns?.count == 1 }
             #expect(online.taskRuns?.first?.taskIdentifier == "offline")
             _ = try await run.finish()
@@ -119,7 +120,7 @@ extension FleetTests {
         @Test(.timeLimit(.minutes(3)))
         func aTaskRunOverMQTTWritesWhatTheSameRunOverTheSocketWrites() async throws {
             let broker = try await MosquittoBroker.start()
-            let pi = try await FleetHarness.start(broker: broker, mqtt: #", "remoteControl": true"#)
+            let pi = try await FleetHarness.start(broker: broker, mqtt: { $0.remoteControl = true })
             _ = try await pi.retainedStatus { $0.state == .online }
             let replies = try await pi.readySubscriber(pi.topics + "/reply")
             let events = try await pi.readySubscriber(pi.topics + "/events")
@@ -197,13 +198,17 @@ extension FleetTests {
             let certificates = try await TestCertificates.make()
             var broker = try await MosquittoBroker.start(extraConfiguration: certificates.brokerConfiguration)
             broker.clientArguments = certificates.clientArguments
-            let tls = #", "tls": {"ca": "\#(certificates.ca)", "certificate": "\#(certificates.clientCertificate)", "key": "\#(certificates.clientKey)"}"#
+            let tls = { (mqtt: inout MQTTConfiguration) in
+                mqtt.tls = MQTTTLSFiles(ca: certificates.ca, certificate: certificates.clientCertificate, key: certificates.clientKey)
+            }
             let pi = try await FleetHarness.start(broker: broker, scheme: "mqtts", mqtt: tls)
             let online = try await pi.retainedStatus { $0.state == .online }
             #expect(online.devices?.map(\.name) == ["imu0"])
             #expect(try await pi.daemon.stop() == 0)
 
-            let rogueTLS = #", "tls": {"ca": "\#(certificates.ca)", "certificate": "\#(certificates.rogueCertificate)", "key": "\#(certificates.rogueKey)"}"#
+            let rogueTLS = { (mqtt: inout MQTTConfiguration) in
+                mqtt.tls = MQTTTLSFiles(ca: certificates.ca, certificate: certificates.rogueCertificate, key: certificates.rogueKey)
+            }
             let rogue = try await FleetHarness.start(broker: broker, scheme: "mqtts", device: "pi-rogue", mqtt: rogueTLS)
             try await rogue.logged("fleet link down; reconnecting")
             let client = try await RecorderClient.connect(socketPath: rogue.socket)
@@ -244,7 +249,7 @@ extension FleetTests.FleetLinkTests {
     @Test(.timeLimit(.minutes(2)))
     func liveRecordsArriveDecimatedOnTheirOwnTopic() async throws {
         let broker = try await MosquittoBroker.start()
-        let pi = try await FleetHarness.start(broker: broker, mqtt: #", "live": [{"device": "imu0", "sensorTypes": ["accelerometer"], "rate": 10}]"#)
+        let pi = try await FleetHarness.start(broker: broker, mqtt: { $0.live = [MQTTLiveStream(device: "imu0", sensorTypes: [.accelerometer], rate: 10)] })
         let watcher = try await pi.readySubscriber(pi.topics + "/live/#")
         let topic = pi.topics + "/live/imu0/accelerometer"
         var records: [Record] = []

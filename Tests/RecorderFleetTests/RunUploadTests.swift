@@ -1,5 +1,6 @@
 import Foundation
 import RecorderClient
+import RecorderConfiguration
 import RecorderModel
 import RecorderTestSupport
 import Testing
@@ -127,7 +128,7 @@ extension FleetTests {
         func anAcknowledgedRunIsDeletedFromThePiWhenAskedTo() async throws {
             let broker = try await MosquittoBroker.start()
             let root = try Fixtures.temporaryDirectory()
-            let pi = try await FleetHarness.start(broker: broker, mqtt: #", "deleteAfterUpload": true"#, speed: 10)
+            let pi = try await FleetHarness.start(broker: broker, mqtt: { $0.deleteAfterUpload = true }, speed: 10)
             let (run, directory) = try await Self.recordRun(pi, bytes: 300_000)
             let original = try await Self.sums(directory)
             // No collector yet: the run waits in the outbox, and recorderctl status says so.
@@ -161,7 +162,7 @@ extension FleetTests {
             let broker = try await MosquittoBroker.start()
             let root = try Fixtures.temporaryDirectory()
             let collector = try await Self.collector(broker, root)
-            let pi = try await FleetHarness.start(broker: broker, mqtt: #", "uploadBandwidth": 100000"#, speed: 10)
+            let pi = try await FleetHarness.start(broker: broker, mqtt: { $0.uploadBandwidth = 100_000 }, speed: 10)
             let (run, directory) = try await Self.recordRun(pi, bytes: 800_000)
             // Midway: part of the motion file is on the collector's disk.
             try await Self.collectorHolds(root, run, atLeast: 200_000)
@@ -184,7 +185,7 @@ extension FleetTests {
             let collector = try await Self.collector(broker, root)
             // 6 MB: more than 20 chunks of 256 KiB (a life sends a chunk or two), so that all 20
             // kills fall in the middle of the upload.
-            var pi = try await FleetHarness.start(broker: broker, mqtt: #", "uploadBandwidth": 100000"#, speed: 40)
+            var pi = try await FleetHarness.start(broker: broker, mqtt: { $0.uploadBandwidth = 100_000 }, speed: 40)
             let (run, directory) = try await Self.recordRun(pi, bytes: 6_000_000)
             var generator = SplitMix(seed: 1011)
             var moments: [Int] = []
@@ -199,7 +200,7 @@ extension FleetTests {
                 try await pi.daemon.stop(signal: SIGKILL)
                 if Self.outboxState(pi, run) == "acknowledged" { break }
                 held.append((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0)
-                pi = try await FleetHarness.start(broker: broker, mqtt: #", "uploadBandwidth": 100000"#, speed: 40, directory: pi.directory)
+                pi = try await FleetHarness.start(broker: broker, mqtt: { $0.uploadBandwidth = 100_000 }, speed: 40, directory: pi.directory)
             }
             if !pi.daemon.isRunning {
                 pi = try await FleetHarness.start(broker: broker, speed: 10, directory: pi.directory)
@@ -221,7 +222,7 @@ extension FleetTests {
             let broker = try await MosquittoBroker.start()
             let root = try Fixtures.temporaryDirectory()
             var collector = try await Self.collector(broker, root)
-            let pi = try await FleetHarness.start(broker: broker, mqtt: #", "uploadBandwidth": 100000"#, speed: 10)
+            let pi = try await FleetHarness.start(broker: broker, mqtt: { $0.uploadBandwidth = 100_000 }, speed: 10)
             let (run, directory) = try await Self.recordRun(pi, bytes: 600_000)
             try await Self.collectorHolds(root, run, atLeast: 150_000)
             try await collector.stop(signal: SIGKILL)
@@ -241,7 +242,7 @@ extension FleetTests {
             let broker = try await MosquittoBroker.start()
             let root = try Fixtures.temporaryDirectory()
             let collector = try await Self.collector(broker, root)
-            let pi = try await FleetHarness.start(broker: broker, mqtt: #", "uploadBandwidth": 100000"#, speed: 10)
+            let pi = try await FleetHarness.start(broker: broker, mqtt: { $0.uploadBandwidth = 100_000 }, speed: 10)
             let (run, directory) = try await Self.recordRun(pi, bytes: 500_000)
             try await Self.collectorHolds(root, run, atLeast: 100_000)
             let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(root)/.incoming/lab/pi-1/\(run.uuidString)/state.json"))) as? [String: Any]

@@ -32,20 +32,44 @@ public final class ChildProcess: Sendable {
         var nextWaiter = 0
     }
 
+    /// Where the child's standard output and error go.
+    public enum Output: Sendable, Equatable {
+        /// Both to the pipe the test reads.
+        case captured
+        /// Standard output to the pipe, standard error to `/dev/null`.
+        case capturedWithoutErrors
+        /// Standard output to a file (created or truncated), such as `/dev/null`, and standard
+        /// error with it (`withErrors`) or to `/dev/null`; nothing is captured.
+        case file(String, withErrors: Bool = true)
+
+        var discardsErrors: Bool {
+            switch self {
+            case .captured: false
+            case .capturedWithoutErrors: true
+            case .file(_, let withErrors): !withErrors
+            }
+        }
+    }
+
     /// Starts `executable`. `environment`: variables added to (or replacing) the test's own and
     /// `SWIFTNIO_STRICT=1`; `standardInput`: a file the child reads as its standard input
-    /// (default `/dev/null`).
-    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], standardInput: String? = nil) async throws {
+    /// (default `/dev/null`); `output`: where its output goes (default: captured).
+    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], standardInput: String? = nil,
+                output: Output = .captured) async throws {
         let input = open(standardInput ?? "/dev/null", O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .ENOENT) }
         var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else {
+        if case .file(let path, _) = output {
+            ends[1] = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        } else if pipe(&ends) == 0 {
+            // Close-on-exec: no other child spawned meanwhile inherits them (this child gets the
+            // write end as its standard output).
+            for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        }
+        guard ends[1] >= 0 else {
             close(input)
             throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EMFILE)
         }
-        // Close-on-exec: no other child spawned meanwhile inherits them (this child gets the write
-        // end as its standard output).
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         let (readEnd, writeEnd) = (ends[0], ends[1])
         outputDescriptor = readEnd
         var options = PlatformOptions()
@@ -62,15 +86,18 @@ public final class ChildProcess: Sendable {
         // and been reaped (a detached task, as the child outlives the call that starts it).
         Task.detached {
             let status: Int32
-            do {
-                let result = try await Subprocess.run(configuration,
-                                                      input: .fileDescriptor(FileDescriptor(rawValue: input), closeAfterSpawningProcess: true),
-                                                      output: .fileDescriptor(FileDescriptor(rawValue: writeEnd), closeAfterSpawningProcess: true),
-                                                      error: .combinedWithOutput) { execution in
+            func spawn<Errors: ErrorOutputProtocol>(errors: Errors) async throws -> TerminationStatus {
+                try await Subprocess.run(configuration,
+                                         input: .fileDescriptor(FileDescriptor(rawValue: input), closeAfterSpawningProcess: true),
+                                         output: .fileDescriptor(FileDescriptor(rawValue: writeEnd), closeAfterSpawningProcess: true),
+                                         error: errors) { execution in
                     starting.yield(execution.processIdentifier.value)
                     starting.finish()
-                }
-                switch result.terminationStatus {
+                }.terminationStatus
+            }
+            do {
+                let termination = output.discardsErrors ? try await spawn(errors: .discarded) : try await spawn(errors: .combinedWithOutput)
+                switch termination {
                 case .exited(let code): status = code
                 case .signaled(let signal): status = signal
                 }
@@ -92,6 +119,18 @@ public final class ChildProcess: Sendable {
             close(readEnd)
             throw error
         }
+    }
+
+    /// Runs `executable` to its end (at most `timeout` s, then SIGKILL and an issue) and returns
+    /// its exit status and what it printed.
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
+                           output: Output = .captured, timeout: Double = 600) async throws -> (status: Int32, printed: String) {
+        let process = try await ChildProcess(executable, arguments, environment: environment, output: output)
+        // Read while it runs, until the output ends (or the time is up): a child whose output
+        // fills the pipe would otherwise wait for a reader forever.
+        _ = try await process.printed(where: { _ in false }, timeout: timeout)
+        let status = try await process.wait(timeout: timeout)
+        return (status, process.printed)
     }
 
     /// True until the child has exited and been reaped.
@@ -196,7 +235,7 @@ public final class ChildProcess: Sendable {
     deinit {
         kill(-pid, SIGKILL)
         if isRunning { kill(pid, SIGKILL) }
-        close(outputDescriptor)
+        if outputDescriptor >= 0 { close(outputDescriptor) }
     }
 
     /// The built executable `name` (beside the test bundle).

@@ -21,15 +21,23 @@ public enum Fixtures {
         }
     }
 
-    public static func replayDevice(name: String = "imu0", file: String = shortWalk, speed: Double = 1, loop: Bool = true) -> DeviceConfiguration {
-        let json: JSONValue = .object([
+    /// A replay device of a real walk (accelerometer in g, gyro in deg/s at 100 Hz) played at
+    /// `speed`; `adding`: more of the device's keys (`mountMatrix`, `fusion`…).
+    public static func replayDevice(name: String = "imu0", file: String = shortWalk, speed: Double = 1, loop: Bool = true,
+                                    adding extra: [String: JSONValue] = [:]) -> DeviceConfiguration {
+        let members: [String: JSONValue] = [
             "name": .string(name), "kind": .string("replay"), "file": .string(file), "frequency": .number(100),
             "columns": .object(["accelerometer": .array([.string("acc_x"), .string("acc_y"), .string("acc_z")]),
                                 "gyro": .array([.string("gyr_x"), .string("gyr_y"), .string("gyr_z")])]),
             "units": .object(["accelerometer": .string("g"), "gyro": .string("deg/s")]),
             "speed": .number(speed), "loop": .bool(loop),
-        ])
-        return DeviceConfiguration(name: name, kind: "replay", json: json)
+        ]
+        return DeviceConfiguration(name: name, kind: "replay", json: .object(members.merging(extra) { $1 }))
+    }
+
+    /// A device of the configuration file, from its JSON object's text (decoded as the file's are).
+    public static func device(_ json: String) throws -> DeviceConfiguration {
+        try JSONValueDecoder().decode(DeviceConfiguration.self, from: Array(json.utf8))
     }
 
     /// A new directory under the test process's own (`$TMPDIR/recorderd-tests-PID`), which is

@@ -7,34 +7,26 @@ import Testing
 /// The real recorderd executable with its web page on, a replay device and a task folder; and
 /// Tests/Tools/check_web.py, which drives the page in a real headless Chromium.
 struct WebHarness {
-    let daemon: ChildProcess
-    let directory: String
+    let recorderd: TestDaemon
     let port: Int
-    var socket: String { directory + "/control.sock" }
-    var dataDirectory: String { directory + "/data" }
+    var daemon: ChildProcess { recorderd.process! }
+    var directory: String { recorderd.directory }
+    var socket: String { recorderd.socket }
+    var dataDirectory: String { recorderd.dataDirectory }
     var base: String { "http://127.0.0.1:\(port)" }
 
     static let checker = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Tools/check_web.py").standardized.path
     static let gaitTask = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../config/tasks/gait-balance.json").standardized.path
 
-    /// Starts recorderd listening on `host` (a free port) with `token`; returns once its control
-    /// socket answers and the page (recorderd's services process) accepts connections.
+    /// Starts recorderd listening on `host` (a free port) with `token`; returns once it is ready
+    /// and the page (recorderd's services process) accepts connections.
     static func start(host: String = "127.0.0.1", token: String? = nil, port chosen: Int? = nil) async throws -> WebHarness {
-        let directory = try Fixtures.temporaryDirectory()
-        try writeTasks(in: directory + "/tasks")
+        var configuration = try TestConfiguration(devices: [Fixtures.replayDevice(file: Fixtures.root + "/imu/mobgap/MS/001/TimeMeasure1_Test11_Trial1.csv")])
+        try writeTasks(in: configuration.directory + "/tasks")
         let port = chosen ?? LoopbackTCP.freePort()
-        var http = "{\"listen\": \"\(host):\(port)\", \"taskDirectory\": \"tasks\""
-        if let token { http += ", \"token\": \"\(token)\"" }
-        http += "}"
-        let configuration = """
-        {"socket": "\(directory)/control.sock", "dataDirectory": "\(directory)/data", "http": \(http),
-         "devices": [{"name": "imu0", "kind": "replay", "file": "\(Fixtures.root)/imu/mobgap/MS/001/TimeMeasure1_Test11_Trial1.csv",
-                      "frequency": 100, "columns": {"accelerometer": ["acc_x","acc_y","acc_z"], "gyro": ["gyr_x","gyr_y","gyr_z"]},
-                      "units": {"accelerometer": "g", "gyro": "deg/s"}, "speed": 1.0, "loop": true}]}
-        """
-        try configuration.write(toFile: directory + "/recorderd.json", atomically: true, encoding: .utf8)
-        let daemon = try await ChildProcess(ChildProcess.executable("recorderd"), ["--config", directory + "/recorderd.json", "--log-level", "warning"])
-        try await daemon.connectWhenListening(directory + "/control.sock").close()
+        try configuration.page(listen: "\(host):\(port)", token: token)
+        let recorderd = try await TestDaemon.start(.executable(logLevel: "warning"), configuration)
+        let daemon = recorderd.process!
         let page = Deadline(seconds: 30)
         while !LoopbackTCP.accepts(port: port) {
             if page.hasPassed || !daemon.isRunning {
@@ -43,7 +35,7 @@ struct WebHarness {
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        return WebHarness(daemon: daemon, directory: directory, port: port)
+        return WebHarness(recorderd: recorderd, port: port)
     }
 
     struct WebHarnessError: Error, CustomStringConvertible { let description: String }

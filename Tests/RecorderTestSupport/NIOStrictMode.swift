@@ -4,7 +4,7 @@ import Foundation
 /// event loop that has shut down (`SWIFTNIO_STRICT`; "will be upgraded to a forced crash in future
 /// SwiftNIO versions"), so such a daemon bug fails the run instead of scrolling past. The test
 /// process has it from before `main` (CTestEnvironment); spawned processes inherit it.
-enum NIOStrictMode {
+public enum NIOStrictMode {
     /// True when this process runs with `SWIFTNIO_STRICT=1`.
-    static var isOn: Bool { ProcessInfo.processInfo.environment["SWIFTNIO_STRICT"] == "1" }
+    public static var isOn: Bool { ProcessInfo.processInfo.environment["SWIFTNIO_STRICT"] == "1" }
 }

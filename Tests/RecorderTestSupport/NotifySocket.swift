@@ -1,16 +1,15 @@
 import Foundation
-import RecorderTestSupport
 
 /// A datagram socket standing in for systemd's notify socket. A thread of its own drains it as
 /// messages arrive, as systemd does: a datagram socket holds only `net.unix.max_dgram_qlen`
 /// (often 10) messages, and a test that read only when it asked for the next one let recorderd's
 /// `sd_notify` block behind a full socket on a loaded machine, so STOPPING=1 never left before
 /// recorderd exited.
-final class NotifySocket: Sendable {
-    let path: String
+public final class NotifySocket: Sendable {
+    public let path: String
     private let inbox = Inbox()
 
-    init(path: String) throws {
+    public init(path: String) throws {
         self.path = path
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
@@ -36,7 +35,7 @@ final class NotifySocket: Sendable {
     }
 
     /// The next message, or nil after `timeout` seconds (waited for off the cooperative pool).
-    func next(timeout: Double) async throws -> String? {
+    public func next(timeout: Double) async throws -> String? {
         let inbox = inbox
         return try await offPool { inbox.take(timeout: timeout) }
     }
