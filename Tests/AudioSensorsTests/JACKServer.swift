@@ -1,5 +1,6 @@
 import CTestEnvironment
 import Foundation
+import Glibc
 import RecorderTestSupport
 
 /// A real JACK server (`jackd` with its dummy driver: paced in real time by the system clock, no
@@ -79,9 +80,17 @@ final class JACKServer: @unchecked Sendable {
         self.process = nil
     }
 
-    /// Stops jackd and removes the directory.
+    /// Stops jackd (SIGTERM: it then leaves JACK's shared registry clean; SIGKILL if it has not
+    /// gone within 10 s, as it once took longer in CI: jackd's own shutdown, not ours) and removes
+    /// the directory.
     func stop() async throws {
-        if let process { try await process.stop(signal: SIGTERM, timeout: 10) }
+        if let process {
+            Glibc.kill(process.pid, SIGTERM)
+            if await process.exitStatus(within: 10) == nil {
+                print("JACK: jackd \(process.pid) still running 10 s after SIGTERM; SIGKILL")
+                try await process.stop(signal: SIGKILL, timeout: 10)
+            }
+        }
         process = nil
         try? FileManager.default.removeItem(atPath: directory)
     }

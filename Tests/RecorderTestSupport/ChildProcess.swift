@@ -154,8 +154,9 @@ public final class ChildProcess: Sendable {
     }
 
     /// The exit status, or nil when the child has not exited within `timeout` seconds (the exit
-    /// is an event: no polling).
-    private func exitStatus(within timeout: Double) async -> Int32? {
+    /// is an event: no polling). Not an issue by itself: for a peer whose slow exit is not what a
+    /// test is about.
+    public func exitStatus(within timeout: Double) async -> Int32? {
         await withCheckedContinuation { (continuation: CheckedContinuation<Int32?, Never>) in
             let waiter = exit.withLock { e -> Int? in
                 if let status = e.status {
