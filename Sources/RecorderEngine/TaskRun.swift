@@ -8,9 +8,9 @@ import RecorderRuntime
 
 /// One task run: its rules, its recorders and its manifest.
 ///
-/// `@unchecked Sendable`: mutable state is used only on `queue` (a serial `RunQueue`, so the
-/// file I/O never runs on the cooperative pool; every method that touches it asserts so with
-/// `dispatchPrecondition`); the async methods hop onto it. What other threads may read — the
+/// `@unchecked Sendable`: mutable state is used only by whoever runs the run's work on `queue` (a
+/// serial `RunQueue`, so the file I/O never runs on the cooperative pool; every method that
+/// touches it asserts so with `RunQueue.precondition`); the async methods hop onto it. What other threads may read — the
 /// last activity and the published status — sits behind locks.
 public final class TaskRun: @unchecked Sendable {
     public let uuid: UUID

@@ -17,16 +17,10 @@ struct CSVExportTests {
     static func recordedRun() async throws -> (TestDaemon, TaskResult, String) {
         let d = try await TestDaemon.inProcess(speed: 4)
         let client = try await d.client()
-        let run = try await client.startTask(identifier: "walk", asyncActions: [.motion("motion", startStepIdentifier: "out", stopStepIdentifier: "back")])
-        _ = try await run.startStep("walk/out")
-        try await awaitRecords(client, count: 150)
-        _ = try await run.finishStep("walk/out")
-        _ = try await run.startStep("walk/back")
-        try await awaitRecords(client, count: 150)
-        _ = try await run.finishStep("walk/back")
-        let result = try await run.finish()
+        let (result, directory) = try await recordSteps(client, task: "walk", actions: [.motion("motion", startStepIdentifier: "out", stopStepIdentifier: "back")],
+                                                        steps: [("out", 150), ("back", 150)])
         client.close()
-        return (d, result, run.runDirectory)
+        return (d, result, directory)
     }
 
     /// The CSV's lines split into fields (our exports quote nothing in these files).

@@ -197,14 +197,7 @@ struct CommandLineTests {
         let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         try #require(listener >= 0)
         defer { close(listener) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, b) in path.utf8.enumerated() { raw[i] = b }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let bound = UnixSocketAddress.with(path) { bind(listener, $0, $1) }
         try #require(bound == 0 && listen(listener, 1) == 0)
         // One connection: read the request line, answer its id with a result of the wrong type.
         let server = Thread {

@@ -17,14 +17,7 @@ final class RawConnection: @unchecked Sendable {
 
     init(socketPath: String) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, b) in socketPath.utf8.enumerated() { raw[i] = b }
-        }
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let rc = UnixSocketAddress.with(socketPath) { connect(fd, $0, $1) }
         guard rc == 0 else { throw POSIXError(.ECONNREFUSED) }
     }
 
@@ -97,4 +90,17 @@ func awaitRecords(_ client: RecorderClient, device: String = "imu0", count: Int)
         seen += batch.count
         if seen >= count { return }
     }
+}
+
+/// Starts a task run of `actions`, goes through `steps` (each lasting until that many more live
+/// records of `imu0` arrived) and finishes it: its result and directory.
+func recordSteps(_ client: RecorderClient, task: String, actions: [AsyncActionConfiguration],
+                 steps: [(name: String, records: Int)]) async throws -> (result: TaskResult, directory: String) {
+    let run = try await client.startTask(identifier: task, asyncActions: actions)
+    for step in steps {
+        _ = try await run.startStep(task + "/" + step.name)
+        try await awaitRecords(client, count: step.records)
+        _ = try await run.finishStep(task + "/" + step.name)
+    }
+    return (try await run.finish(), run.runDirectory)
 }

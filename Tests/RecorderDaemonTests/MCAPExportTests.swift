@@ -41,25 +41,18 @@ struct MCAPExportTests {
         let d = try await TestDaemon.inProcess(speed: 1)
         defer { try? FileManager.default.removeItem(atPath: d.directory) }
         let client = try await d.client()
-        let run = try await client.startTask(identifier: "walk", asyncActions: [
+        let (result, runDirectory) = try await recordSteps(client, task: "walk", actions: [
             .motion("motion", startStepIdentifier: "stand", stopStepIdentifier: "walk"),
             AsyncActionConfiguration(identifier: "gait", startStepIdentifier: "stand", stopStepIdentifier: "walk", options: .gait(GaitOptions())),
-        ])
-        _ = try await run.startStep("walk/stand")
-        try await awaitRecords(client, count: 300)
-        _ = try await run.finishStep("walk/stand")
-        _ = try await run.startStep("walk/walk")
-        try await awaitRecords(client, count: 600)
-        _ = try await run.finishStep("walk/walk")
-        let result = try await run.finish()
+        ], steps: [("stand", 300), ("walk", 600)])
         client.close()
         try await d.stop()
 
         let output = d.directory + "/walk.mcap"
-        let report = try MCAPExporter().export(try RunSource(directory: run.runDirectory), to: output)
+        let report = try MCAPExporter().export(try RunSource(directory: runDirectory), to: output)
         #expect(report.files == [output] && report.warnings.isEmpty)
         let check = try await MCAPCheck.run(output)
-        let expected = try Self.expectedTopics(result, directory: run.runDirectory)
+        let expected = try Self.expectedTopics(result, directory: runDirectory)
         #expect(check.topics == expected)
         #expect(expected["/imu0/accelerometer", default: 0] > 800 && expected["/imu0/gyro", default: 0] > 800)
         #expect(expected["/imu0/step", default: 0] > 0, "the gait recorder's steps: \(expected)")

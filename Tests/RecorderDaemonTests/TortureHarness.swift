@@ -71,14 +71,7 @@ enum Torture {
         let fd = Foundation.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return nil }
         _ = fcntl(fd, F_SETFL, O_NONBLOCK)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, b) in path.utf8.enumerated() { raw[i] = b }
-        }
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Foundation.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let rc = UnixSocketAddress.with(path) { Foundation.connect(fd, $0, $1) }
         guard rc == 0 else {
             close(fd)
             return nil

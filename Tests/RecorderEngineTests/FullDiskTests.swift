@@ -15,11 +15,7 @@ struct FullDiskTests {
         let data = try Fixtures.temporaryDirectory()
         try #require(Privileges.mountTmpfs(at: data, size: "1m"))
         defer { Privileges.unmount(data) }
-        var configuration = DaemonConfiguration()
-        configuration.devices = [Fixtures.replayDevice(speed: 50)]
-        let devices = DeviceRegistry(configuration: configuration, backends: [ReplayBackend()], baseDirectory: "/", logger: Fixtures.logger)
-        devices.probeAll()
-        let runs = TaskRunRegistry(dataDirectory: data, devices: devices, ringSeconds: 30, logger: Fixtures.logger)
+        let (devices, runs) = replayRegistries(data: data, speed: 50)
         let start = try await runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: [.motion("m")]))
         // 1 MiB holds ~3,500 samples of two records: wait for 10,000 frames (2 s at 5 kHz).
         let device = try devices.device(named: "imu0")

@@ -14,12 +14,7 @@ import Testing
 struct TaskRunProtectionTests {
     func registry(data: String, limits: DaemonLimits = DaemonLimits(), descriptors: DescriptorBudget = DescriptorBudget(),
                   clock: any RecorderClock = SystemClock(), speed: Double = 4) throws -> (DeviceRegistry, TaskRunRegistry) {
-        var configuration = DaemonConfiguration()
-        configuration.devices = [Fixtures.replayDevice(speed: speed)]
-        let devices = DeviceRegistry(configuration: configuration, backends: [ReplayBackend()], baseDirectory: "/", logger: Fixtures.logger)
-        devices.probeAll()
-        return (devices, TaskRunRegistry(dataDirectory: data, devices: devices, ringSeconds: 30, limits: limits, descriptors: descriptors,
-                                         clock: clock, logger: Fixtures.logger))
+        replayRegistries(data: data, limits: limits, descriptors: descriptors, clock: clock, speed: speed)
     }
 
     /// A UUID that names a finished run is refused — also within the same second, also under
@@ -178,11 +173,7 @@ struct FullDiskAtStartTests {
         defer { Privileges.unmount(data); try? FileManager.default.removeItem(atPath: data) }
         // Fill the disk to the last byte.
         let filler = try DiskFiller(directory: data)
-        var configuration = DaemonConfiguration()
-        configuration.devices = [Fixtures.replayDevice(speed: 4)]
-        let devices = DeviceRegistry(configuration: configuration, backends: [ReplayBackend()], baseDirectory: "/", logger: Fixtures.logger)
-        devices.probeAll()
-        let runs = TaskRunRegistry(dataDirectory: data, devices: devices, ringSeconds: 30, logger: Fixtures.logger)
+        let (devices, runs) = replayRegistries(data: data)
         let uuid = UUID()
         do {
             _ = try await runs.start(TaskStartParams(taskIdentifier: "t", taskRunUUID: uuid, asyncActions: [.motion("m")]))
@@ -211,11 +202,7 @@ struct FullDiskAtStartTests {
         // first check even when the test resumes seconds late (8 MiB were once full before it).
         try #require(Privileges.mountTmpfs(at: data, size: "32m"))
         defer { Privileges.unmount(data); try? FileManager.default.removeItem(atPath: data) }
-        var configuration = DaemonConfiguration()
-        configuration.devices = [Fixtures.replayDevice(speed: 50)]
-        let devices = DeviceRegistry(configuration: configuration, backends: [ReplayBackend()], baseDirectory: "/", logger: Fixtures.logger)
-        devices.probeAll()
-        let runs = TaskRunRegistry(dataDirectory: data, devices: devices, ringSeconds: 30, logger: Fixtures.logger)
+        let (devices, runs) = replayRegistries(data: data, speed: 50)
         let start = try await runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: [.motion("m")]))
         #expect(runs.active().first?.recording == ["m"])
         // Then the disk fills (filled here, after the check: a small disk filled by the recorder

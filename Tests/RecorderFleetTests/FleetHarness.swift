@@ -12,14 +12,10 @@ import Testing
 
 /// The real recorderd executable with its fleet link on, a replay device, and a real mosquitto
 /// broker; `mosquitto_sub` and `mosquitto_pub` are the independent peers.
-struct FleetHarness {
+struct FleetHarness: RecorderdHarness {
     let recorderd: TestDaemon
     let broker: MosquittoBroker
     let topics: String
-    var daemon: ChildProcess { recorderd.process! }
-    var directory: String { recorderd.directory }
-    var socket: String { recorderd.socket }
-    var dataDirectory: String { recorderd.dataDirectory }
 
     static let site = "lab"
     static let device = "pi-1"

@@ -83,8 +83,11 @@ public final class ChildProcess: Sendable {
         let (started, starting) = AsyncThrowingStream<Int32, any Error>.makeStream()
         let exit = self.exit
         // The subprocess's scope lives as long as the child: it ends when the child has exited
-        // and been reaped (a detached task, as the child outlives the call that starts it).
-        Task.detached {
+        // and been reaped (a detached task, as the child outlives the call that starts it). Its
+        // jobs run on a thread of their own, not the cooperative pool: the suite's synchronous
+        // tests fill the pool's two threads for seconds, and an exit seen only then failed tests
+        // ("did not exit within 10 s") in CI.
+        Task.detached(executorPreference: Self.monitor) {
             let status: Int32
             func spawn<Errors: ErrorOutputProtocol>(errors: Errors) async throws -> TerminationStatus {
                 try await Subprocess.run(configuration,
@@ -132,6 +135,9 @@ public final class ChildProcess: Sendable {
         let status = try await process.wait(timeout: timeout)
         return (status, process.printed)
     }
+
+    /// Where the children's scopes run (see `init`).
+    static let monitor = DedicatedExecutor(label: "test.child-processes")
 
     /// True until the child has exited and been reaped.
     public var isRunning: Bool { exit.withLock { $0.status == nil } }

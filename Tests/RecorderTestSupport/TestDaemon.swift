@@ -129,3 +129,16 @@ public struct TestDaemonError: Error, CustomStringConvertible {
         self.description = description
     }
 }
+
+/// A suite's harness around one recorderd executable (the web page's, the fleet's): its process
+/// and paths come from its `TestDaemon`.
+public protocol RecorderdHarness {
+    var recorderd: TestDaemon { get }
+}
+
+extension RecorderdHarness {
+    public var daemon: ChildProcess { recorderd.process! }
+    public var directory: String { recorderd.directory }
+    public var socket: String { recorderd.socket }
+    public var dataDirectory: String { recorderd.dataDirectory }
+}

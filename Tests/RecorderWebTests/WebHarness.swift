@@ -6,13 +6,9 @@ import Testing
 
 /// The real recorderd executable with its web page on, a replay device and a task folder; and
 /// Tests/Tools/check_web.py, which drives the page in a real headless Chromium.
-struct WebHarness {
+struct WebHarness: RecorderdHarness {
     let recorderd: TestDaemon
     let port: Int
-    var daemon: ChildProcess { recorderd.process! }
-    var directory: String { recorderd.directory }
-    var socket: String { recorderd.socket }
-    var dataDirectory: String { recorderd.dataDirectory }
     var base: String { "http://127.0.0.1:\(port)" }
 
     static let checker = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Tools/check_web.py").standardized.path
