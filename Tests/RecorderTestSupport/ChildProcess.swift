@@ -4,11 +4,17 @@ import Subprocess
 import SystemPackage
 import Testing
 
-/// Runs a blocking call on a Dispatch thread: tests must not block the cooperative pool, which
-/// the in-process server needs.
+/// Runs a blocking call on a thread of the tests' own pool: tests must not block the cooperative
+/// pool, which the in-process server needs, nor take the daemon's `BlockingPool.shared` (eight
+/// threads, which in-process daemons need for their devices and files): waits of up to a minute
+/// there (a notify socket's READY=1, a socket's next line) once held it while in-process daemons'
+/// requests queued behind them, and their clients' reads timed out in a CI rehearsal.
 public func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await QueueHandOff.blocking { Result { try body() } }.get()
+    try await QueueHandOff.callback { deliver in testBlockingPool.submit { deliver(Result { try body() }) } }.get()
 }
+
+/// The tests' blocking calls' threads (`offPool`).
+let testBlockingPool = BlockingPool(name: "test-blocking", limit: 128)
 
 /// A child process of a test, with a deadline, stopped by its PID.
 ///
