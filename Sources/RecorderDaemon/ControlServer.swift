@@ -9,6 +9,7 @@ import RecorderModel
 import RecorderProtocol
 import RecorderRuntime
 import ServiceLifecycle
+import Synchronization
 
 /// The control socket: JSON-RPC 2.0, one object per line, on a SOCK_STREAM Unix socket.
 /// Runs as a `Service`: on graceful shutdown it stops accepting and closes its connections.
@@ -37,6 +38,8 @@ public final class ControlServer: Service, Sendable {
     /// await; the stream is unbounded but holds at most `maximumConnections` (admission counts them).
     private let accepted: AsyncStream<ControlConnection>
     private let acceptedContinuation: AsyncStream<ControlConnection>.Continuation
+    /// Whether `serveConnections` has begun: the stream has one consumer.
+    private let serving = Atomic<Bool>(false)
     private let listening = OneShotEvent()
     /// When an accept failure was last logged (CLOCK_MONOTONIC seconds): once a minute at most.
     private let lastAcceptFailureLog = LockedValue<Double>(-.infinity)
@@ -145,7 +148,9 @@ public final class ControlServer: Service, Sendable {
 
     /// Answers every admitted connection, each in a child task of one discarding task group,
     /// until `close()`; returns once the last connection's requests are answered.
+    /// Called once: `prepare` (embedding) or `run` (the service group), not both.
     public func serveConnections() async {
+        precondition(!serving.exchange(true, ordering: .relaxed), "ControlServer.serveConnections: already serving (prepare and run both called?)")
         await withDiscardingTaskGroup { group in
             for await connection in accepted {
                 group.addTask { await connection.serve() }
