@@ -60,12 +60,17 @@ public struct RecorderDaemon: Sendable {
 
     /// Recovers interrupted runs, probes devices, binds the socket and serves it until
     /// `shutdown()`, for embedding (tests, benchmarks, the fuzzer); `run` serves in a service group.
-    public func prepare() async throws {
+    /// `executor`: where the connections' tasks prefer to run. An embedding process whose
+    /// cooperative pool is busy with work of its own (a test suite's synchronous tests compute on
+    /// its threads for seconds) gives the daemon an executor of its own, as `recorderd`'s process,
+    /// which runs nothing else, needs not.
+    public func prepare(servingOn executor: (any TaskExecutor)? = nil) async throws {
         try await recoverAndProbe()
         try await server.bind()
         // The one task of the embedding path: its caller has no scope that outlives the serving
-        // (a test harness's start and stop), and `shutdown` awaits it.
-        let serving = Task { [server] in await server.serveConnections() }
+        // (a test harness's start and stop), and `shutdown` awaits it. The connections' child
+        // tasks inherit its executor preference.
+        let serving = Task(executorPreference: executor) { [server] in await server.serveConnections() }
         embeddedServing.withLock { $0 = serving }
     }
 

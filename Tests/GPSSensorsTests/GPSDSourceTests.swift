@@ -99,7 +99,9 @@ struct GPSDSourceTests {
         try await Fixtures.waitForFrames(device, count) { if case .location(let f) = $0 { return f.mode >= 2 } else { return false } }
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    /// The log plays in real time while the test takes its fixes step by step: on a thread of
+    /// its own (on the pool, a CI run's awaits stalled for 11 s and the log ended first).
+    @Test(.timeLimit(.minutes(2)), .ownThread)
     func everyRecordedFixAgreesWithGpsdsOwnTPV() async throws {
         // Played at 20 ms a sentence: the log's 61 fixes over 28 s, of which the test takes 1 + 2 × 12,
         // leaving a loaded run (CI's ASan pass) room before the log ends. (At 5 ms gpsd reports some

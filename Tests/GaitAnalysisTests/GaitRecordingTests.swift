@@ -53,22 +53,18 @@ struct GaitRecordingTests {
         #expect(result.stepHistory.map(\.stepPath) == ["walk/standing"])
     }
 
-    @Test(.timeLimit(.minutes(4)))
+    /// The steps change a moment after their rows only if the test's awaits resume at once: on
+    /// the cooperative pool they have waited up to 4.8 s (here, in a full run); on a thread of its own.
+    @Test(.timeLimit(.minutes(4)), .ownThread)
     func aRealWalkGivesItsStepsAndASummaryAsTheStepFinishes() async throws {
-        // The steps change a moment after their rows only if the test's awaits resume at once: on
-        // the cooperative pool, which the suite's synchronous tests fill while they compute, they
-        // have waited up to 4.8 s (here, in a full run). The test runs on a thread of its own.
-        let executor = DedicatedExecutor(label: "gait-recording-test")
-        try await withTaskExecutorPreference(executor) {
-            // A recording whose standing step ended, or whose walking step began, after the walk
-            // began (the machine itself too loaded) says nothing about standing or about the walk:
-            // it is recorded again.
-            for attempt in 1...3 {
-                if try await walkOnce() { return }
-                print("gait: a step changed after the walk began (attempt \(attempt)); recording again")
-            }
-            Issue.record("three recordings in a row changed steps seconds late: the machine is too loaded to judge the standing step")
+        // A recording whose standing step ended, or whose walking step began, after the walk
+        // began (the machine itself too loaded) says nothing about standing or about the walk:
+        // it is recorded again.
+        for attempt in 1...3 {
+            if try await walkOnce() { return }
+            print("gait: a step changed after the walk began (attempt \(attempt)); recording again")
         }
+        Issue.record("three recordings in a row changed steps seconds late: the machine is too loaded to judge the standing step")
     }
 
     /// One recording of the walk and its checks; false (nothing checked) when the standing step

@@ -79,16 +79,14 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason), .timeLimit(.minutes(4)))
+    /// The steps follow the live stream's samples only if the test's awaits resume at once: on a
+    /// thread of its own, not the cooperative pool (a full run here: a step change 3.5 s after its sample).
+    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason), .timeLimit(.minutes(4)), .ownThread)
     func swayMatchesTheInjectedSinusoidAndAStillDeviceSitsAtItsNoiseFloor() async throws {
         let trajectory = RigidIMUTrajectory.sway
-        // The steps follow the live stream's samples only if the test's awaits resume at once: on
-        // its own thread, not the cooperative pool the suite's synchronous tests fill (a full run
-        // here: a step change 3.5 s after its sample).
-        let executor = DedicatedExecutor(label: "gait-sway-test")
         var recorded: Trial?
         for _ in 1...3 where recorded == nil {
-            recorded = try await withTaskExecutorPreference(executor) { try await trial(trajectory) }
+            recorded = try await trial(trajectory)
         }
         guard let recorded else {
             Issue.record("three recordings in a row had their step changes seconds late: the machine is too loaded to judge sway")

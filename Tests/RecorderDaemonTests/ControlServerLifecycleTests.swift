@@ -8,14 +8,15 @@ import Testing
 /// them, and `run` returns only after they have.
 @Suite("Control server lifecycle", .timeLimit(.minutes(1)))
 struct ControlServerLifecycleTests {
-    @Test func runReturnsOnceItsConnectionsHaveEnded() async throws {
+    @Test(.ownThread) func runReturnsOnceItsConnectionsHaveEnded() async throws {
         let directory = try Fixtures.temporaryDirectory()
         var configuration = DaemonConfiguration()
         configuration.socket = directory + "/control.sock"
         configuration.dataDirectory = directory + "/data"
         configuration.devices = [Fixtures.replayDevice(file: Fixtures.shortWalk, speed: 1, loop: true)]
         let daemon = RecorderDaemon(configuration: configuration, components: .recorderd, baseDirectory: directory, logger: Fixtures.logger)
-        let running = Task { try await daemon.run(handleSignals: false) }
+        // Served on a thread of its own, as `TestDaemon` serves (the pool is the suite's).
+        let running = Task(executorPreference: DedicatedExecutor(label: "test.lifecycle")) { try await daemon.run(handleSignals: false) }
         await daemon.server.waitUntilListening()
         // Two connections that were answered, one in the middle of a request line.
         var connections: [RawConnection] = []

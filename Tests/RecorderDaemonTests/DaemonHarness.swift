@@ -45,29 +45,40 @@ final class RawConnection: @unchecked Sendable {
         }
     }
 
-    /// The next line, or nil at EOF; fails the test after `timeout` seconds.
+    /// The next line, or nil at EOF; fails the test after `timeout` seconds (recorded here, in
+    /// the test's task, which the blocking thread is not: the issue names its test).
     func readLine(timeout: Double = 10) async throws -> String? {
-        try await offPool { self.readLineBlocking(timeout: timeout) }
+        let read = try await offPool { self.readLineBlocking(timeout: timeout) }
+        switch read {
+        case .line(let line): return line
+        case .end: return nil
+        case .timedOut:
+            Issue.record("no line within \(timeout) s")
+            return nil
+        }
     }
 
-    func readLineBlocking(timeout: Double) -> String? {
+    enum Read: Sendable {
+        case line(String)
+        case end
+        case timedOut
+    }
+
+    func readLineBlocking(timeout: Double) -> Read {
         let deadline = Deadline(seconds: timeout)
         while true {
             if let nl = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: buffer[..<nl], as: UTF8.self)
                 buffer.removeFirst(nl + 1)
-                return line
+                return .line(line)
             }
             let left = deadline.remaining
-            guard left > 0 else {
-                Issue.record("no line within \(timeout) s")
-                return nil
-            }
+            guard left > 0 else { return .timedOut }
             var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             guard poll(&pfd, 1, Int32(left * 1000)) > 0 else { continue }
             var chunk = [UInt8](repeating: 0, count: 65536)
             let n = recv(fd, &chunk, chunk.count, 0)
-            if n <= 0 { return nil }
+            if n <= 0 { return .end }
             buffer.append(contentsOf: chunk[0..<n])
         }
     }

@@ -61,7 +61,8 @@ struct RecordPipelineTests {
     /// frames of every kind the motion producer meets, bounds that cut runs, step changes, random
     /// slicing; motion with and without fused types, quantised and not, and with an analysis.
     /// Rounds from fixed seeds: a failure names the round, and the round fails again.
-    @Test func framesAddedInSlicesWriteWhatTheyWriteOneByOne() throws {
+    /// Seconds of computing (ten in a debug build): on a thread of its own.
+    @Test(.ownThread) func framesAddedInSlicesWriteWhatTheyWriteOneByOne() async throws {
         let kinds: [[SensorType]] = [[.accelerometer, .gyro], [.gyro], [.accelerometer, .attitude, .magneticField, .userAcceleration],
                                      [.accelerometer, .gravity, .rotationRate]]
         for round in 0..<2_000 {

@@ -44,7 +44,10 @@ public final class TestDaemon: Sendable {
             try #require(NIOStrictMode.isOn, "SWIFTNIO_STRICT=1 from before main (CTestEnvironment)")
             let daemon = RecorderDaemon(configuration: configuration.daemon, components: .recorderd,
                                         baseDirectory: configuration.directory, logger: Fixtures.logger)
-            try await daemon.prepare()
+            // Its connections are served on a thread of their own: the suite's synchronous tests
+            // fill the cooperative pool's threads (two on the CI machine) for seconds, and clients
+            // waiting 10 s for a line timed out behind them in a CI run.
+            try await daemon.prepare(servingOn: DedicatedExecutor(label: "test.recorderd.connections"))
             return TestDaemon(configuration: configuration, embedded: daemon, process: nil, notify: nil)
         case .executable(let logLevel, let environment, let wrap):
             if writing { try configuration.write() }
