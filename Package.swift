@@ -63,7 +63,8 @@ let package = Package(
         .target(
             name: "RecorderConfiguration",
             dependencies: ["RecorderProtocol", "RecorderModel", "RecorderJSON", "RecorderRuntime",
-                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
+                           .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           .product(name: "Logging", package: "swift-log")]
         ),
         // MARK: The recording side: engine, backends, analyses, daemon
         .target(

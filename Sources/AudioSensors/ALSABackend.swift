@@ -5,7 +5,7 @@ import RecorderJSON
 import RecorderModel
 
 /// The `alsa` backend: microphones through ALSA.
-public struct ALSABackend: SensorBackend {
+public struct ALSABackend: TypedSensorBackend {
     let retryInterval: Double
     let logger: Logger
 
@@ -15,11 +15,9 @@ public struct ALSABackend: SensorBackend {
     }
 
     public var kind: String { "alsa" }
-    public var configurationKeys: [String] { ALSAConfiguration.CodingKeys.allCases.map(\.stringValue) }
-
     public var servedActionTypes: Set<AsyncActionType> { [.microphone] }
 
-    public func makeSource(configuration: DeviceConfiguration, baseDirectory: String) throws(ConfigurationError) -> any SensorSource {
-        ALSASource(configuration: try configuration.decode(ALSAConfiguration.self), retryInterval: retryInterval, logger: logger)
+    public func makeSource(_ configuration: ALSAConfiguration, baseDirectory: String) -> any SensorSource {
+        ALSASource(configuration: configuration, retryInterval: retryInterval, logger: logger)
     }
 }

@@ -1,7 +1,8 @@
+import RecorderConfiguration
 import RecorderModel
 
 /// An `alsa` device: `{"name":"mic0","kind":"alsa","pcm":"default","sampleRate":48000,"channels":1,"format":"S16_LE"}`.
-public struct ALSAConfiguration: Sendable, Equatable, Decodable {
+public struct ALSAConfiguration: Sendable, Equatable, BackendConfiguration {
     public var name: String
     /// The ALSA PCM to capture from (`default`, `hw:1,0`, `plughw:CARD=Device`, a PCM of asound.conf).
     public var pcm: String
@@ -16,17 +17,14 @@ public struct ALSAConfiguration: Sendable, Equatable, Decodable {
     /// which past its end returns stale data.
     public var frames: Int?
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case name, pcm, sampleRate, channels, format, periodFrames, frames }
+    public enum CodingKeys: String, CodingKey, CaseIterable { case name, pcm, sampleRate, channels, format, periodFrames, frames }
 
     public static let formats = ["S16_LE"]
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         name = try c.decode(String.self, forKey: .name)
-        pcm = try c.decodeIfPresent(String.self, forKey: .pcm) ?? "default"
-        guard !pcm.isEmpty, pcm.utf8.count <= 256, !pcm.contains("\0") else {
-            throw DecodingError.dataCorruptedError(forKey: .pcm, in: c, debugDescription: "expected an ALSA PCM name")
-        }
+        pcm = try c.decodeIfPresent(String.self, forKey: .pcm, bytes: 1...256, expected: "expected an ALSA PCM name") ?? "default"
         sampleRate = try c.decodeIfPresent(Int.self, forKey: .sampleRate, in: 1000...768_000, "a sample rate in Hz") ?? 48000
         channels = try c.decodeIfPresent(Int.self, forKey: .channels, in: 1...32, "a number of channels") ?? 1
         format = try c.decodeIfPresent(String.self, forKey: .format) ?? "S16_LE"

@@ -5,7 +5,7 @@ import RecorderJSON
 import RecorderModel
 
 /// The `iio` backend: IMUs (accelerometer, gyroscope, magnetometer) through libiio.
-public struct IIOBackend: SensorBackend {
+public struct IIOBackend: TypedSensorBackend {
     let retryInterval: Double
     let logger: Logger
 
@@ -15,11 +15,9 @@ public struct IIOBackend: SensorBackend {
     }
 
     public var kind: String { "iio" }
-    public var configurationKeys: [String] { IIOConfiguration.CodingKeys.allCases.map(\.stringValue) }
-
     public var servedActionTypes: Set<AsyncActionType> { [.motion] }
 
-    public func makeSource(configuration: DeviceConfiguration, baseDirectory: String) throws(ConfigurationError) -> any SensorSource {
-        IIOSource(configuration: try configuration.decode(IIOConfiguration.self), retryInterval: retryInterval, logger: logger)
+    public func makeSource(_ configuration: IIOConfiguration, baseDirectory: String) -> any SensorSource {
+        IIOSource(configuration: configuration, retryInterval: retryInterval, logger: logger)
     }
 }

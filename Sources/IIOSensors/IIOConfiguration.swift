@@ -1,3 +1,4 @@
+import RecorderConfiguration
 import RecorderModel
 
 /// An `iio` device: `{"name":"imu0","kind":"iio","uri":"local:","device":"lsm6dsox","frequency":100}`.
@@ -7,7 +8,7 @@ import RecorderModel
 /// device with buffered accelerometer channels. `gyroDevice` names a second IIO device for the
 /// gyroscope (many IMUs expose accelerometer and gyroscope as two devices); its samples are
 /// interleaved with the first device's in time order.
-public struct IIOConfiguration: Sendable, Equatable, Decodable {
+public struct IIOConfiguration: Sendable, Equatable, BackendConfiguration {
     public var name: String
     public var uri: String?
     public var device: String?
@@ -18,7 +19,7 @@ public struct IIOConfiguration: Sendable, Equatable, Decodable {
     /// Sensor types to record (default: every motion type the device has).
     public var sensorTypes: [SensorType]?
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case name, uri, device, gyroDevice, frequency, sensorTypes }
+    public enum CodingKeys: String, CodingKey, CaseIterable { case name, uri, device, gyroDevice, frequency, sensorTypes }
 
     public init(name: String, uri: String? = nil, device: String? = nil, gyroDevice: String? = nil,
                 frequency: Double? = nil, sensorTypes: [SensorType]? = nil) {
@@ -33,17 +34,9 @@ public struct IIOConfiguration: Sendable, Equatable, Decodable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         name = try c.decode(String.self, forKey: .name)
-        uri = try c.decodeIfPresent(String.self, forKey: .uri)
-        if let uri, uri.isEmpty || uri.utf8.count > 512 || uri.contains("\0") {
-            throw DecodingError.dataCorruptedError(forKey: .uri, in: c, debugDescription: "expected a libiio URI such as local: or ip:HOST")
-        }
-        device = try c.decodeIfPresent(String.self, forKey: .device)
-        gyroDevice = try c.decodeIfPresent(String.self, forKey: .gyroDevice)
-        for (key, value) in [(CodingKeys.device, device), (.gyroDevice, gyroDevice)] {
-            if let value, value.isEmpty || value.utf8.count > 128 || value.contains("\0") {
-                throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "expected an IIO device name or id")
-            }
-        }
+        uri = try c.decodeIfPresent(String.self, forKey: .uri, bytes: 1...512, expected: "expected a libiio URI such as local: or ip:HOST")
+        device = try c.decodeIfPresent(String.self, forKey: .device, bytes: 1...128, expected: "expected an IIO device name or id")
+        gyroDevice = try c.decodeIfPresent(String.self, forKey: .gyroDevice, bytes: 1...128, expected: "expected an IIO device name or id")
         frequency = try c.decodeIfPresent(Double.self, forKey: .frequency, in: MotionOptions.frequencyRange)
         if let names = try c.decodeIfPresent([String].self, forKey: .sensorTypes) {
             sensorTypes = try names.map { name in

@@ -106,10 +106,8 @@ extension DaemonConfiguration: Codable {
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        socket = try c.decodeIfPresent(String.self, forKey: .socket) ?? socket
-        guard !socket.isEmpty, socket.utf8.count <= Self.maximumSocketPathLength, !socket.contains("\0") else {
-            throw DecodingError.dataCorruptedError(forKey: .socket, in: c, debugDescription: "expected a socket path of 1 to \(Self.maximumSocketPathLength) bytes")
-        }
+        socket = try c.decodeIfPresent(String.self, forKey: .socket, bytes: 1...Self.maximumSocketPathLength,
+                                       expected: "expected a socket path of 1 to \(Self.maximumSocketPathLength) bytes") ?? socket
         if let modeText = try? c.decodeIfPresent(String.self, forKey: .socketMode) {
             guard let m = UInt16(modeText, radix: 8), m <= 0o777 else {
                 throw DecodingError.dataCorruptedError(forKey: .socketMode, in: c, debugDescription: "expected an octal mode such as \"0660\"")
@@ -118,10 +116,8 @@ extension DaemonConfiguration: Codable {
         } else if let m = try c.decodeIfPresent(Int.self, forKey: .socketMode, in: 0...0o777, "a mode (0 to 0777, i.e. 511)") {
             socketMode = UInt16(m)
         }
-        dataDirectory = try c.decodeIfPresent(String.self, forKey: .dataDirectory) ?? dataDirectory
-        guard !dataDirectory.isEmpty, dataDirectory.utf8.count <= 1024, !dataDirectory.contains("\0") else {
-            throw DecodingError.dataCorruptedError(forKey: .dataDirectory, in: c, debugDescription: "expected a directory path of 1 to 1024 bytes")
-        }
+        dataDirectory = try c.decodeIfPresent(String.self, forKey: .dataDirectory, bytes: 1...1024,
+                                              expected: "expected a directory path of 1 to 1024 bytes") ?? dataDirectory
         ringSeconds = try c.decodeIfPresent(Double.self, forKey: .ringSeconds, in: Self.ringSecondsRange) ?? ringSeconds
         orphanTimeout = try c.decodeIfPresent(Double.self, forKey: .orphanTimeout, in: Self.orphanTimeoutRange) ?? orphanTimeout
         retryInterval = try c.decodeIfPresent(Double.self, forKey: .retryInterval, in: Self.retryIntervalRange) ?? retryInterval

@@ -80,10 +80,8 @@ extension HTTPConfiguration: Codable {
             throw DecodingError.dataCorruptedError(forKey: .token, in: c, debugDescription:
                 "a token is required when listening on \(host) (not a loopback address): set http.token, or listen on 127.0.0.1")
         }
-        taskDirectory = try c.decodeIfPresent(String.self, forKey: .taskDirectory) ?? taskDirectory
-        guard !taskDirectory.isEmpty, taskDirectory.utf8.count <= 1024, !taskDirectory.contains("\0") else {
-            throw DecodingError.dataCorruptedError(forKey: .taskDirectory, in: c, debugDescription: "expected a directory path of 1 to 1024 bytes")
-        }
+        taskDirectory = try c.decodeIfPresent(String.self, forKey: .taskDirectory, bytes: 1...1024,
+                                              expected: "expected a directory path of 1 to 1024 bytes") ?? taskDirectory
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -137,15 +137,12 @@ public struct MQTTTLSFiles: Sendable, Equatable, Codable {
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        for key in CodingKeys.allCases {
-            guard let path = try c.decodeIfPresent(String.self, forKey: key) else { continue }
-            guard !path.isEmpty, path.utf8.count <= 1024, !path.contains("\0") else {
-                throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "expected a file path of 1 to 1024 bytes")
-            }
+        func path(_ key: CodingKeys) throws -> String? {
+            try c.decodeIfPresent(String.self, forKey: key, bytes: 1...1024, expected: "expected a file path of 1 to 1024 bytes")
         }
-        ca = try c.decodeIfPresent(String.self, forKey: .ca)
-        certificate = try c.decodeIfPresent(String.self, forKey: .certificate)
-        key = try c.decodeIfPresent(String.self, forKey: .key)
+        ca = try path(.ca)
+        certificate = try path(.certificate)
+        key = try path(.key)
         guard (certificate == nil) == (key == nil) else {
             throw DecodingError.dataCorruptedError(forKey: certificate == nil ? .certificate : .key, in: c, debugDescription:
                 "a client certificate needs its key, and a key its certificate: set both or neither")
@@ -192,14 +189,9 @@ extension MQTTConfiguration: Codable {
         if let username, username.isEmpty || username.utf8.count > 256 || ControlCharacters.containsSpaceOrControl(username) {
             throw DecodingError.dataCorruptedError(forKey: .username, in: c, debugDescription: "expected 1 to 256 characters without spaces or control characters")
         }
-        passwordFile = try c.decodeIfPresent(String.self, forKey: .passwordFile)
-        if let passwordFile {
-            guard !passwordFile.isEmpty, passwordFile.utf8.count <= 1024, !passwordFile.contains("\0") else {
-                throw DecodingError.dataCorruptedError(forKey: .passwordFile, in: c, debugDescription: "expected a file path of 1 to 1024 bytes")
-            }
-            guard username != nil else {
-                throw DecodingError.dataCorruptedError(forKey: .passwordFile, in: c, debugDescription: "a password needs a username: set mqtt.username")
-            }
+        passwordFile = try c.decodeIfPresent(String.self, forKey: .passwordFile, bytes: 1...1024, expected: "expected a file path of 1 to 1024 bytes")
+        if passwordFile != nil, username == nil {
+            throw DecodingError.dataCorruptedError(forKey: .passwordFile, in: c, debugDescription: "a password needs a username: set mqtt.username")
         }
         keepalive = try c.decodeIfPresent(Int.self, forKey: .keepalive, in: Self.keepaliveRange, "seconds") ?? keepalive
         statusInterval = try c.decodeIfPresent(Double.self, forKey: .statusInterval, in: Self.statusIntervalRange) ?? statusInterval

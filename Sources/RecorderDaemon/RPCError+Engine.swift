@@ -2,41 +2,47 @@ import RecorderEngine
 import RecorderModel
 import RecorderProtocol
 
-extension TaskRunError {
+/// An engine failure the protocol answers with: its error code and its own description.
+protocol RPCErrorConvertible: CustomStringConvertible {
+    var rpcCode: RPCErrorCode { get }
+}
+
+extension RPCErrorConvertible {
     /// The protocol error for this failure.
-    var rpcError: RPCError {
+    var rpcError: RPCError { RPCError(rpcCode, description) }
+}
+
+extension TaskRunError: RPCErrorConvertible {
+    var rpcCode: RPCErrorCode {
         switch self {
-        case .unknownTaskRun: return RPCError(.unknownTaskRun, description)
-        case .duplicateTaskRun: return RPCError(.duplicateTaskRun, description)
-        case .invalidConfiguration: return RPCError(.invalidConfiguration, description)
-        case .stepOrder: return RPCError(.stepOrder, description)
-        case .storage: return RPCError(.storageError, description)
-        case .shuttingDown: return RPCError(.shuttingDown, description)
-        case .limitReached: return RPCError(.limitReached, description)
+        case .unknownTaskRun: .unknownTaskRun
+        case .duplicateTaskRun: .duplicateTaskRun
+        case .invalidConfiguration: .invalidConfiguration
+        case .stepOrder: .stepOrder
+        case .storage: .storageError
+        case .shuttingDown: .shuttingDown
+        case .limitReached: .limitReached
         }
     }
 }
 
-extension DeviceError {
-    /// The protocol error for this failure.
-    var rpcError: RPCError {
+extension DeviceError: RPCErrorConvertible {
+    var rpcCode: RPCErrorCode {
         switch self {
-        case .unknown: return RPCError(.unknownDevice, description)
-        case .unavailable: return RPCError(.deviceUnavailable, description)
-        case .noDevice: return RPCError(.unknownDevice, description)
-        case .unsupportedSensor, .analysisRefused: return RPCError(.invalidParams, description)
+        case .unknown, .noDevice: .unknownDevice
+        case .unavailable: .deviceUnavailable
+        case .unsupportedSensor, .analysisRefused: .invalidParams
         }
     }
 }
 
-extension RunCatalogError {
-    /// The protocol error for this failure.
-    var rpcError: RPCError {
+extension RunCatalogError: RPCErrorConvertible {
+    var rpcCode: RPCErrorCode {
         switch self {
-        case .invalidParameter, .invalidRun, .ambiguousRun: return RPCError(.invalidParams, description)
-        case .unknownRun: return RPCError(.unknownRun, description)
-        case .runInUse: return RPCError(.runInUse, description)
-        case .storage: return RPCError(.storageError, description)
+        case .invalidParameter, .invalidRun, .ambiguousRun: .invalidParams
+        case .unknownRun: .unknownRun
+        case .runInUse: .runInUse
+        case .storage: .storageError
         }
     }
 }

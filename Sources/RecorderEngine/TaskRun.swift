@@ -208,16 +208,22 @@ public final class TaskRun: @unchecked Sendable {
         }
     }
 
-    func startStep(_ path: String) throws(TaskRunError) -> StepResult {
+    /// A step boundary's moment and what the rules make of it (`change`); a boundary out of
+    /// order is a `stepOrder` error.
+    private func stepBoundary(_ change: (inout TaskRunRules) throws(TaskRunRules.StepOrderError) -> [TaskRunRules.Action])
+        throws(TaskRunError) -> (uptime: Double, date: Date, actions: [TaskRunRules.Action]) {
         onQueue()
         let uptime = clock.uptime()
         let date = clock.now()
-        let actions: [TaskRunRules.Action]
         do {
-            actions = try rules.startStep(path)
+            return (uptime, date, try change(&rules))
         } catch {
             throw .stepOrder(error.description)
         }
+    }
+
+    func startStep(_ path: String) throws(TaskRunError) -> StepResult {
+        let (uptime, date, actions) = try stepBoundary { (rules: inout TaskRunRules) throws(TaskRunRules.StepOrderError) in try rules.startStep(path) }
         result.stepHistory.append(StepHistoryEntry(stepPath: path, startDate: date, startUptime: uptime))
         let (started, stopped) = apply(actions, uptime: uptime, date: date)
         persist()
@@ -226,15 +232,7 @@ public final class TaskRun: @unchecked Sendable {
 
     /// `results`: the answers the step collected, kept in its history entry.
     func finishStep(_ path: String, results: [AnswerResult]? = nil) throws(TaskRunError) -> StepResult {
-        onQueue()
-        let uptime = clock.uptime()
-        let date = clock.now()
-        let actions: [TaskRunRules.Action]
-        do {
-            actions = try rules.finishStep(path)
-        } catch {
-            throw .stepOrder(error.description)
-        }
+        let (uptime, date, actions) = try stepBoundary { (rules: inout TaskRunRules) throws(TaskRunRules.StepOrderError) in try rules.finishStep(path) }
         if let i = result.stepHistory.lastIndex(where: { $0.stepPath == path && $0.endUptime == nil }) {
             result.stepHistory[i].endDate = date
             result.stepHistory[i].endUptime = uptime

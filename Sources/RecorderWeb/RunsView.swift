@@ -9,18 +9,6 @@ struct RunsView {
         let selected: Bool
     }
 
-    struct Run {
-        let id: String
-        let started: String
-        let task: String
-        let status: String
-        let length: String
-        let samples: Int
-        let lost: Int?
-        let gaps: Int
-        let size: String
-    }
-
     struct PageLink {
         /// The query after `?`, in the URL: escaped by the template like any value.
         let query: String
@@ -30,7 +18,7 @@ struct RunsView {
     let task: String
     let statuses: [Status]
     let filtered: Bool
-    let runs: [Run]
+    let runs: [RunRow]
     let from: Int
     let to: Int
     let total: Int
@@ -40,11 +28,7 @@ struct RunsView {
         task = params.taskIdentifier ?? ""
         statuses = TaskRunStatus.allCases.map { Status(name: $0.rawValue, selected: params.status == $0) }
         filtered = params.taskIdentifier != nil || params.status != nil
-        runs = list.runs.map { r in
-            Run(id: r.taskRunUUID.uuidString.lowercased(), started: HTML.date(r.startDate), task: r.taskIdentifier, status: r.status.rawValue,
-                length: r.duration.map(HTML.seconds) ?? "–", samples: r.samples,
-                lost: r.droppedSamples > 0 ? r.droppedSamples : nil, gaps: r.gapCount, size: HTML.bytes(r.sizeBytes))
-        }
+        runs = list.runs.map(RunRow.init)
         from = list.offset + 1
         to = list.offset + list.runs.count
         total = list.total

@@ -1,4 +1,5 @@
 import RecorderJSON
+import RecorderConfiguration
 import RecorderModel
 
 /// A `replay` device: real recordings played back as an honest sensor source.
@@ -9,7 +10,7 @@ import RecorderModel
 ///  "units": {"accelerometer": "g", "gyro": "deg/s"}, "speed": 1.0, "loop": true,
 ///  "mountMatrix": [[1,0,0],[0,1,0],[0,0,1]]}
 /// ```
-public struct ReplayConfiguration: Sendable, Equatable, Decodable {
+public struct ReplayConfiguration: Sendable, Equatable, BackendConfiguration {
     public var name: String
     /// A CSV file with a header line, or a recorderd `.jsonl` file.
     public var file: String
@@ -28,7 +29,7 @@ public struct ReplayConfiguration: Sendable, Equatable, Decodable {
     /// rotation, as the IIO `mount_matrix`; absent: as recorded).
     public var mountMatrix: MountMatrix?
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case name, file, frequency, columns, units, speed, loop, mountMatrix }
+    public enum CodingKeys: String, CodingKey, CaseIterable { case name, file, frequency, columns, units, speed, loop, mountMatrix }
 
     /// Allowed file rates and playback speeds; the played rate (`frequency × speed`, also when the
     /// rate comes from a JSON-lines file) is at most `maximumRate`.

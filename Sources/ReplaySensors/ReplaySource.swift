@@ -120,16 +120,13 @@ public final class ReplaySource: SensorSource {
 }
 
 /// The `replay` backend.
-public struct ReplayBackend: SensorBackend {
+public struct ReplayBackend: TypedSensorBackend {
     public init() {}
 
     public var kind: String { "replay" }
-    public var configurationKeys: [String] { ReplayConfiguration.CodingKeys.allCases.map(\.stringValue) }
-
     public var servedActionTypes: Set<AsyncActionType> { [.motion] }
 
-    public func makeSource(configuration: DeviceConfiguration, baseDirectory: String) throws(ConfigurationError) -> any SensorSource {
-        let replay = try configuration.decode(ReplayConfiguration.self)
+    public func makeSource(_ replay: ReplayConfiguration, baseDirectory: String) -> any SensorSource {
         let path = replay.file.hasPrefix("/") ? replay.file : baseDirectory + "/" + replay.file
         return ReplaySource(configuration: replay, path: path)
     }

@@ -10,11 +10,9 @@ struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Export a run: csv (SI units, mobgap's table), mcap (Foxglove), sage (SageResearch archive), fhir (FHIR R4 Bundle), mork (Patient Cloud Gateway payload).")
-    @OptionGroup var socket: SocketOptions
-    @Argument(help: "A task-run UUID, a unique prefix of one, or a run directory.") var run: String
+    @OptionGroup var target: RunArguments
     @Option(help: "The format: \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", ")).") var format: String
     @Option(name: .shortAndLong, help: "Where to write (default: <task>-<uuid prefix>.<format> here).") var output: String?
-    @Flag(help: "Print JSON.") var json = false
     @Option(help: "fhir: the subject of every resource (a reference: Patient/123).") var subject: String?
     @Option(help: "mork: a JSON file of the form's identifiers and item_oid mapping (README).") var mapping: String?
     @Option(name: .customLong("subject-name"), help: "mork: subject_name.") var subjectName: String?
@@ -61,7 +59,7 @@ struct ExportCommand: AsyncParsableCommand {
 
     func run() async throws {
         let format = ExportFormat(rawValue: format)!
-        let directory = try await RunReference.details(run, socket: socket).summary.runDirectory
+        let directory = try await target.details().summary.runDirectory
         let source: RunSource
         do {
             source = try RunSource(directory: directory)
@@ -76,7 +74,7 @@ struct ExportCommand: AsyncParsableCommand {
             throw CommandFailure(error)
         }
         CommandFailure.warn(report.warnings)
-        if json { return try Output.json(Written(format: format.rawValue, output: output, files: report.files, records: report.records, warnings: report.warnings)) }
+        if target.json { return try Output.json(Written(format: format.rawValue, output: output, files: report.files, records: report.records, warnings: report.warnings)) }
         print("exported \(report.records) records of \(source.result.taskRunUUID) to \(output) (\(format.rawValue)): \(report.files.count) files")
     }
 }

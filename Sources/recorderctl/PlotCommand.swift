@@ -10,10 +10,8 @@ import RecorderPlot
 struct PlotCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plot", abstract: "Plot a run: a panel per sensor type, steps shaded, gaps, errors and gait steps marked.")
-    @OptionGroup var socket: SocketOptions
-    @Argument(help: "A task-run UUID, a unique prefix of one, or a run directory.") var run: String
+    @OptionGroup var target: RunArguments
     @Option(name: .shortAndLong, help: "The image: .png or .svg (default: <task>-<uuid prefix>.png here).") var output: String?
-    @Flag(help: "Print JSON.") var json = false
 
     struct Plotted: Encodable {
         var taskRunUUID: UUID
@@ -29,10 +27,10 @@ struct PlotCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let directory = try await RunReference.details(run, socket: socket).summary.runDirectory
+        let directory = try await target.details().summary.runDirectory
         let (uuid, output, plot) = try Self.draw(directory, output: output)
         CommandFailure.warn(plot.warnings)
-        if json { return try Output.json(Plotted(taskRunUUID: uuid, output: output, panels: plot.panelCount, warnings: plot.warnings)) }
+        if target.json { return try Output.json(Plotted(taskRunUUID: uuid, output: output, panels: plot.panelCount, warnings: plot.warnings)) }
         print("plotted \(uuid) to \(output) (\(plot.panelCount) panels)")
     }
 

@@ -51,13 +51,11 @@ struct RunsCommand: AsyncParsableCommand {
 /// one, or a run directory (read directly: no daemon needed).
 struct ShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "show", abstract: "Show a run: its steps, recorders and totals.")
-    @OptionGroup var socket: SocketOptions
-    @Argument(help: "A task-run UUID, a unique prefix of one, or a run directory.") var run: String
-    @Flag(help: "Print JSON.") var json = false
+    @OptionGroup var target: RunArguments
 
     func run() async throws {
-        let details = try await RunReference.details(run, socket: socket)
-        if json { return try Output.json(details) }
+        let details = try await target.details()
+        if target.json { return try Output.json(details) }
         let s = details.summary, result = details.taskResult
         print("\(s.taskIdentifier) \(s.taskRunUUID) — \(s.status.rawValue)")
         print("  directory  \(s.runDirectory)")
@@ -89,16 +87,14 @@ struct ShowCommand: AsyncParsableCommand {
 /// it (it knows which runs are recording); a run directory names the run by its manifest's UUID.
 struct RemoveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "rm", abstract: "Delete a run that is not recording, with all its files.")
-    @OptionGroup var socket: SocketOptions
-    @Argument(help: "A task-run UUID, a unique prefix of one, or a run directory.") var run: String
-    @Flag(help: "Print JSON.") var json = false
+    @OptionGroup var target: RunArguments
 
     func run() async throws {
-        var name = run
-        if RunReference.isDirectory(run) { name = try RunReference.local(run).summary.taskRunUUID.uuidString }
-        let client = try await socket.connect()
+        var name = target.run
+        if RunReference.isDirectory(name) { name = try RunReference.local(name).summary.taskRunUUID.uuidString }
+        let client = try await target.socket.connect()
         let deleted = try await client.deleteRun(name)
-        if json { return try Output.json(deleted) }
+        if target.json { return try Output.json(deleted) }
         print("deleted \(deleted.taskRunUUID) (\(deleted.runDirectory)), \(ByteCount.text(deleted.freedBytes)) freed")
     }
 }

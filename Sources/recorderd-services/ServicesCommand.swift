@@ -38,14 +38,10 @@ struct ServicesCommand: AsyncParsableCommand {
         signal(SIGHUP, SIG_IGN)
         JournalLogHandler.bootstrap(level: Logger.Level(rawValue: options.logLevel) ?? .info)
         let logger = Logger(label: "recorderd-services")
-        let loaded: (DaemonConfiguration, baseDirectory: String)
-        do {
-            // This process opens no device: the entries are recorderd's to check (.unchecked).
-            loaded = try DaemonConfigurationLoader.load(path: config, required: true, socket: options.socket, dataDirectory: options.dataDir,
-                                                        deviceKinds: .unchecked) { _ in }
-        } catch {
-            logger.critical("configuration error", metadata: ["error": "\(error.message)"])
-            throw ExitCode(SysexitStatus.configuration.rawValue)
+        // This process opens no device: the entries are recorderd's to check (.unchecked).
+        let loaded = try DaemonOptions.configurationOrExit(logger: logger) { [config, options] () throws(ConfigurationError) in
+            try DaemonConfigurationLoader.load(path: config, required: true, socket: options.socket, dataDirectory: options.dataDir,
+                                               deviceKinds: .unchecked) { _ in }
         }
         let configuration = loaded.0
         let web = configuration.http.map {

@@ -69,13 +69,7 @@ struct RecorderdCommand: AsyncParsableCommand {
                 logger.warning("configuration: \(warning)")
             }
         }
-        let loaded: (DaemonConfiguration, baseDirectory: String)
-        do {
-            loaded = try load()
-        } catch {
-            logger.critical("configuration error", metadata: ["error": "\(error.message)"])
-            throw ExitCode(SysexitStatus.configuration.rawValue)
-        }
+        let loaded = try DaemonOptions.configurationOrExit(logger: logger, load)
         let daemon = RecorderDaemon(configuration: loaded.0, components: components, baseDirectory: loaded.baseDirectory,
                                     listenSocket: SystemdSocketActivation.passedControlSocket(), reloadConfiguration: load,
                                     earlyReload: { recorderd_take_early_sighup() == 1 }, logger: logger)

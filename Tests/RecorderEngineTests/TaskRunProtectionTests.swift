@@ -1,6 +1,7 @@
 import Foundation
+import Logging
 import RecorderConfiguration
-import RecorderEngine
+@testable import RecorderEngine
 import RecorderModel
 import RecorderProtocol
 import RecorderRuntime
@@ -107,26 +108,40 @@ struct TaskRunProtectionTests {
         #expect(budget.available == 10)
     }
 
-    /// Many idle runs are abandoned together, not one stop grace after another.
-    @Test func theOrphanSweepEndsIdleRunsTogether() async throws {
+    /// Many idle runs are abandoned together, not one stop grace after another: one run's queue
+    /// is held, and the other 99 end meanwhile (one after another, the sweep would stop at the
+    /// held run, unless it came last). Events: the registry's "task run ended" log lines.
+    @Test(.timeLimit(.minutes(1)))
+    func theOrphanSweepEndsIdleRunsTogether() async throws {
         let data = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: data) }
         let clock = ManualClock()
-        let (_, runs) = try registry(data: data, limits: DaemonLimits(connections: 4, taskRuns: 200, recordersPerRun: 1), clock: clock)
+        let ended = AsyncStream<Void>.makeStream()
+        var logger = Logger(label: "orphan-sweep") { _ in LogEventHandler(message: "task run ended", seen: ended.continuation) }
+        logger.logLevel = .info
+        let (_, runs) = replayRegistries(data: data, limits: DaemonLimits(connections: 4, taskRuns: 200, recordersPerRun: 1),
+                                         clock: clock, logger: logger)
         var started: [TaskStartResult] = []
         for _ in 0..<100 { started.append(try await runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: []))) }
         clock.offset += 601
-        // One after another they take at least 100 stop graces (6 s); together about one (0.1 s
-        // idle). The bound is half the sequential floor: CI's loaded plain run took 2.04 s. The
-        // sweep is awaited on a thread of its own, so that its resumptions do not queue behind the
-        // synchronous tests filling the cooperative pool (they have waited there for seconds).
-        let began = SystemClock.monotonicUptime()
-        let swept = await withTaskExecutorPreference(DedicatedExecutor(label: "orphan-sweep-test")) {
-            await runs.sweepOrphans(timeout: 600).count
+        let release = DispatchSemaphore(value: 0)
+        let releasedInTime = LockedValue(false)
+        let held = try runs.run(started[0].taskRunUUID)
+        held.queue.async {
+            // Bounded: a sweep that waits for the held run fails the test instead of hanging it.
+            let released = release.wait(timeout: .now() + 20) == .success
+            releasedInTime.withLock { $0 = released }
         }
-        let elapsed = SystemClock.monotonicUptime() - began
-        #expect(swept == 100)
-        #expect(elapsed < 100 * 0.06 / 2, "\(elapsed) s for 100 idle runs")
+        async let swept = runs.sweepOrphans(timeout: 600)
+        var seen = 0
+        for await _ in ended.stream {
+            seen += 1
+            if seen == 99 { break }
+        }
+        #expect(runs.count == 1, "the held run is the one left")
+        release.signal()
+        #expect(await swept.count == 100)
+        #expect(releasedInTime.withLock { $0 }, "the other runs ended only after the held one")
         #expect(runs.count == 0)
         #expect(try started.allSatisfy { try TaskResultStore.read(directory: $0.runDirectory).status == .abandoned })
     }
