@@ -33,34 +33,26 @@ struct FleetHarness: RecorderdHarness {
 
     struct HarnessError: Error, CustomStringConvertible { let description: String }
 
-    /// The retained status as a new subscriber gets it from the broker, once `predicate` holds
-    /// (looked at again until `timeout` s).
-    func retainedStatus(timeout: Double = 30, _ predicate: (FleetStatus) -> Bool) async throws -> FleetStatus {
-        let deadline = Deadline(seconds: timeout)
-        var last = "nothing"
-        while !deadline.hasPassed {
-            let sub = try await broker.subscriber(topics + "/status", count: 1, timeout: 2)
-            _ = try await sub.wait(timeout: 10)
-            if let message = mqttMessages(sub.printed).first {
-                last = message.payload
-                if let status = try? JSONDecoder().decode(FleetStatus.self, from: Data(message.payload.utf8)), predicate(status) { return status }
-            }
-            try await Task.sleep(for: .milliseconds(100))
+    /// The status as a subscriber gets it from the broker (the retained one first, then each
+    /// update), once `predicate` holds: each look follows a message (an event).
+    func retainedStatus(timeout: Double = 30, _ predicate: @escaping @Sendable (FleetStatus) -> Bool) async throws -> FleetStatus {
+        let topic = topics + "/status"
+        let sub = try await broker.subscriber(topic, timeout: Int(timeout.rounded(.up)) + 5)
+        let matching = { @Sendable (text: String) -> FleetStatus? in
+            mqttMessages(text).lazy.filter { $0.topic == topic }
+                .compactMap { try? JSONDecoder().decode(FleetStatus.self, from: Data($0.payload.utf8)) }.first(where: predicate)
         }
-        throw HarnessError(description: "the retained status never matched; last: \(last)\nrecorderd: \(daemon.printedSoFar())")
+        let text = try await sub.printed(where: { matching($0) != nil }, timeout: timeout)
+        _ = try? await sub.stop()
+        if let text, let status = matching(text) { return status }
+        throw HarnessError(description: "the status never matched; seen: \(sub.printedSoFar())\nrecorderd: \(daemon.printedSoFar())")
     }
 
-    /// A subscriber to `topic` that is known to be subscribed: it has received a probe published
-    /// after it started.
+    /// A subscriber to `topic` that is known to be subscribed: the broker acknowledged its
+    /// subscription (its SUBACK, which `mosquitto_sub -d` prints).
     func readySubscriber(_ topic: String, timeout: Int = 120) async throws -> ChildProcess {
-        let probe = "test/probe/\(UUID().uuidString)"
-        let sub = try await broker.subscriber(topic, timeout: timeout, arguments: ["-t", probe])
-        let deadline = Deadline(seconds: 60)
-        while !deadline.hasPassed {
-            try await broker.publish(probe, "probe")
-            if sub.printedSoFar().contains(probe) { return sub }
-            try await Task.sleep(for: .milliseconds(100))
-        }
+        let sub = try await broker.subscriber(topic, timeout: timeout, arguments: ["-d"])
+        if try await sub.printed(where: { $0.contains("Subscribed (mid") }, timeout: 60) != nil { return sub }
         throw HarnessError(description: "mosquitto_sub did not subscribe: \(sub.printedSoFar())")
     }
 

@@ -55,7 +55,7 @@ extension FleetTests {
             _ = try await pi.retainedStatus { $0.state == .online }
             let watcher = try await pi.readySubscriber(pi.topics + "/status")
             // The whole Pi: recorderd and its services process, which holds the link.
-            let services = try #require(try await pi.daemon.onlyChild(), "recorderd's services process")
+            let services = try #require(pi.daemon.onlyChild, "recorderd's services process")
             let frozen = ContinuousClock.now
             kill(services, SIGSTOP)
             kill(pi.daemon.pid, SIGSTOP)

@@ -33,21 +33,15 @@ extension ChildProcess {
         }.sorted()
     }
 
-    /// Waits until the process has exactly one live child (recorderd's services process; one that
-    /// ended and is not reaped yet does not count) and returns its id; nil if none came within
-    /// `timeout` seconds.
-    public func onlyChild(timeout: Double = 30) async throws -> Int32? {
-        let deadline = Deadline(seconds: timeout)
-        while true {
-            let last = deadline.hasPassed
-            let children = childProcesses.filter { child in
-                guard let stat = try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8) else { return false }
-                return stat.split(separator: ")").last?.split(separator: " ").first != "Z"
-            }
-            if children.count == 1 { return children[0] }
-            if last { return nil }
-            try await Task.sleep(for: .milliseconds(20))
+    /// The process's one live child now (recorderd's services process; one that ended and is not
+    /// reaped yet does not count), or nil. Looked at once: after an event that says the child
+    /// runs (the page listens, the fleet link is online).
+    public var onlyChild: Int32? {
+        let children = childProcesses.filter { child in
+            guard let stat = try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8) else { return false }
+            return stat.split(separator: ")").last?.split(separator: " ").first != "Z"
         }
+        return children.count == 1 ? children[0] : nil
     }
 
     /// Descriptors the process has open now (entries of /proc/PID/fd; -1 once it is gone).

@@ -22,7 +22,8 @@ public struct MosquittoBroker: Sendable {
         return true
     }
 
-    /// Starts a broker; `listener` lines replace the plain one (TLS); returns once it accepts.
+    /// Starts a broker; `listener` lines replace the plain one (TLS); returns once it runs (its
+    /// log says so) and accepts.
     public static func start(port chosen: Int? = nil, extraConfiguration: String = "") async throws -> MosquittoBroker {
         let directory = try Fixtures.temporaryDirectory()
         let port = chosen ?? LoopbackTCP.freePort()
@@ -37,12 +38,11 @@ public struct MosquittoBroker: Sendable {
         try (configuration + "user root\npersistence false\nlog_dest file \(directory)/mosquitto.log\nlog_type all\n")
             .write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
         let process = try await ChildProcess("/usr/sbin/mosquitto", ["-c", directory + "/mosquitto.conf"])
-        let deadline = Deadline(seconds: 60)
-        while !deadline.hasPassed {
-            if LoopbackTCP.accepts(port: port) { return MosquittoBroker(process: process, port: port, directory: directory) }
-            guard process.isRunning else { break }
-            try await Task.sleep(for: .milliseconds(20))
+        // Its log says it runs once every listener is open (mosquitto flushes each line).
+        let running = try await FileText.await(directory + "/mosquitto.log", timeout: 60) { log in
+            (log ?? "").split(separator: "\n").contains { $0.contains("mosquitto version") && $0.hasSuffix(" running") }
         }
+        if running != nil, LoopbackTCP.accepts(port: port) { return MosquittoBroker(process: process, port: port, directory: directory) }
         _ = try? await process.stop(signal: SIGKILL)
         throw BrokerError(description: "mosquitto did not start on \(port): \(process.printed) \((try? String(contentsOfFile: directory + "/mosquitto.log", encoding: .utf8)) ?? "")")
     }
@@ -64,7 +64,9 @@ public struct MosquittoBroker: Sendable {
     public func subscriber(_ topic: String, count: Int? = nil, timeout: Int = 60, arguments: [String] = []) async throws -> ChildProcess {
         var a = ["-h", "127.0.0.1", "-p", "\(port)", "-t", topic, "-v", "-q", "1", "-W", "\(timeout)"]
         if let count { a += ["-C", "\(count)"] }
-        return try await ChildProcess("/usr/bin/mosquitto_sub", a + clientArguments + arguments)
+        // Line-buffered (its output is a pipe): `-d`'s lines, such as the SUBACK a test waits for,
+        // come as they happen, not when it exits.
+        return try await ChildProcess("/usr/bin/stdbuf", ["-oL", "/usr/bin/mosquitto_sub"] + a + clientArguments + arguments)
     }
 
     /// Publishes one message with `mosquitto_pub` (QoS 1) and waits for it to be sent.
@@ -87,6 +89,8 @@ public struct MosquittoBroker: Sendable {
 /// Lines printed by a subscriber (`topic payload`), split into topic and payload.
 public func mqttMessages(_ printed: String) -> [(topic: String, payload: String)] {
     printed.split(separator: "\n").compactMap { line -> (topic: String, payload: String)? in
+        // mosquitto_sub -d's own lines (`readySubscriber` waits on its SUBACK).
+        if line.hasPrefix("Client ") || line.hasPrefix("Subscribed (mid") { return nil }
         let parts = line.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2 else { return nil }
         return (String(parts[0]), String(parts[1]))

@@ -25,19 +25,10 @@ import Testing
         return stat.split(separator: ")").last?.split(separator: " ").first == "Z"
     }
 
-    static func waitUntilEnded(_ pid: Int32, seconds: Double) async throws -> Bool {
-        let deadline = Deadline(seconds: seconds)
-        while !ended(pid) {
-            if deadline.hasPassed { return ended(pid) }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return true
-    }
-
     @Test(.timeLimit(.minutes(2)))
     func theRecordingProcessMapsNoFoundationAndThePageComesBackAfterItsProcessIsKilled() async throws {
         let web = try await WebHarness.start()
-        let services = try #require(try await web.daemon.onlyChild(), "recorderd's services process")
+        let services = try #require(web.daemon.onlyChild, "recorderd's services process")
         let daemonLibraries = try Self.mappedLibraries(web.daemon.pid)
         let servicesLibraries = try Self.mappedLibraries(services)
         // The kernel's word: all of Foundation and ICU are in the services process only.
@@ -54,16 +45,12 @@ import Testing
         #expect(try await client.status().services == ServicesProcessInfo(pid: services, starts: 1))
         let run = try await client.startTask(identifier: "t", asyncActions: [.motion("m")])
         kill(services, SIGKILL)
-        #expect(try await Self.waitUntilEnded(services, seconds: 10))
-        let again = try #require(try await web.daemon.onlyChild(timeout: 30), "no services process after the kill")
+        #expect(try await ProcessEnd.await(services, timeout: 10))
+        // Started again: the page says it listens a second time.
+        #expect(try await web.pageListening(times: 2), "\(web.daemon.printedSoFar())")
+        let again = try #require(web.daemon.onlyChild, "no services process after the kill")
         #expect(again != services)
-        let answered = Deadline(seconds: 30)
-        var status: String?
-        while status != "HTTP/1.1 200 OK", !answered.hasPassed {
-            status = LoopbackTCP.statusLine(port: web.port, path: "/api/status", timeout: 5)
-            if status != "HTTP/1.1 200 OK" { try await Task.sleep(for: .milliseconds(50)) }
-        }
-        #expect(status == "HTTP/1.1 200 OK")
+        #expect(LoopbackTCP.statusLine(port: web.port, path: "/api/status", timeout: 5) == "HTTP/1.1 200 OK")
         #expect(web.daemon.printedSoFar().contains("services process ended; starting it again"))
         #expect(try await client.status().services == ServicesProcessInfo(pid: again, starts: 2, lastEnd: "signal 9"))
         let printed = try await ChildProcess(ChildProcess.executable("recorderctl"), ["status", "--socket", web.socket])
@@ -83,10 +70,10 @@ import Testing
     @Test(.timeLimit(.minutes(2)))
     func aKilledDaemonLeavesNoPageBehind() async throws {
         let web = try await WebHarness.start()
-        let services = try #require(try await web.daemon.onlyChild(), "recorderd's services process")
+        let services = try #require(web.daemon.onlyChild, "recorderd's services process")
         _ = try await web.daemon.stop(signal: SIGKILL)
         // The parent-death signal: the services process ends on its own, and the port is free.
-        #expect(try await Self.waitUntilEnded(services, seconds: 20))
+        #expect(try await ProcessEnd.await(services, timeout: 20))
         #expect(!LoopbackTCP.accepts(port: web.port))
     }
 }

@@ -16,25 +16,30 @@ struct WebHarness: RecorderdHarness {
 
     /// Starts recorderd listening on `host` (a free port) with `token`; returns once it is ready
     /// and the page (recorderd's services process) accepts connections.
-    static func start(host: String = "127.0.0.1", token: String? = nil, port chosen: Int? = nil) async throws -> WebHarness {
+    /// `awaitingPage` false: returns once recorderd is ready (a test whose port is taken).
+    static func start(host: String = "127.0.0.1", token: String? = nil, port chosen: Int? = nil, awaitingPage: Bool = true) async throws -> WebHarness {
         var configuration = try TestConfiguration(devices: [Fixtures.replayDevice(file: Fixtures.root + "/imu/mobgap/MS/001/TimeMeasure1_Test11_Trial1.csv")])
         try writeTasks(in: configuration.directory + "/tasks")
         let port = chosen ?? LoopbackTCP.freePort()
         try configuration.page(listen: "\(host):\(port)", token: token)
-        let recorderd = try await TestDaemon.start(.executable(logLevel: "warning"), configuration)
-        let daemon = recorderd.process!
-        let page = Deadline(seconds: 30)
-        while !LoopbackTCP.accepts(port: port) {
-            if page.hasPassed || !daemon.isRunning {
-                _ = try? await daemon.stop(signal: SIGKILL, timeout: 5)
-                throw WebHarnessError(description: "the page did not listen on \(host):\(port): \(daemon.printed)")
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        // At notice, the services process says when the page listens: the event waited for.
+        let recorderd = try await TestDaemon.start(.executable(logLevel: "notice"), configuration)
+        let harness = WebHarness(recorderd: recorderd, port: port)
+        let listening = awaitingPage ? try await harness.pageListening(times: 1) : true
+        guard listening else {
+            _ = try? await harness.daemon.stop(signal: SIGKILL, timeout: 5)
+            throw WebHarnessError(description: "the page did not listen on \(host):\(port): \(harness.daemon.printed)")
         }
-        return WebHarness(recorderd: recorderd, port: port)
+        return harness
     }
 
     struct WebHarnessError: Error, CustomStringConvertible { let description: String }
+
+    /// Waits until the services process has said `times` times that the page listens (a second
+    /// time: started again after it ended); false after `timeout` s.
+    func pageListening(times: Int, timeout: Double = 30) async throws -> Bool {
+        try await daemon.printed(where: { $0.components(separatedBy: "web page listening").count > times }, timeout: timeout) != nil
+    }
 
     /// The task folder: the gait task with short steps and a question before it, and a file that
     /// does not parse.

@@ -138,7 +138,7 @@ struct WebPageTests {
         // and says why the page is missing.
         let port = LoopbackTCP.freePort()
         let squatter = try LoopbackTCP.listen(port: port)
-        let web = try await WebHarness.start(port: port)
+        let web = try await WebHarness.start(port: port, awaitingPage: false)
         let client = try await RecorderClient.connect(socketPath: web.socket)
         #expect(try await client.devices().map(\.name) == ["imu0"])
         client.close()
@@ -147,10 +147,7 @@ struct WebPageTests {
         #expect(tried != nil, "\(web.daemon.printedSoFar())")
         // Once the address is free the page takes it (it tries every 5 s).
         close(squatter)
-        let deadline = Deadline(seconds: 30)
-        while !LoopbackTCP.accepts(port: port), !deadline.hasPassed {
-            try await Task.sleep(for: .milliseconds(100))
-        }
+        #expect(try await web.pageListening(times: 1))
         #expect(LoopbackTCP.accepts(port: port))
         #expect(try await web.stop() == 0, "\(web.daemon.printed)")
     }
@@ -163,7 +160,7 @@ struct WebPageTests {
     func connectionsToThePageBeyondItsShareWaitInTheBacklog() async throws {
         let web = try await WebHarness.start()
         #expect(LoopbackTCP.statusLine(port: web.port, path: "/api/status", timeout: 20) == "HTTP/1.1 200 OK")
-        let services = try #require(try await web.daemon.onlyChild(), "recorderd's services process")
+        let services = try #require(web.daemon.onlyChild, "recorderd's services process")
         let idle = web.daemon.openDescriptors
         var held: [Int32] = []
         // From 16 addresses (127.0.0.0/8 is loopback), 13 connections each: under the page's cap per
@@ -206,11 +203,8 @@ struct WebPageTests {
         let web = try await WebHarness.start()
         let ready = web.directory + "/ready"
         let checker = try await ChildProcess("/usr/bin/env", ["python3", WebHarness.checker, "live", web.base, ready, "30"])
-        let deadline = Deadline(seconds: 60)
-        while !FileManager.default.fileExists(atPath: ready), !deadline.hasPassed, checker.isRunning {
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        try #require(FileManager.default.fileExists(atPath: ready), "\(checker.printed)")
+        // The checker makes the file once the plot is live.
+        try #require(try await FileText.await(ready, timeout: 60) { $0 != nil } != nil, "\(checker.printed)")
         // The device leaves the configuration (SIGHUP reloads it without devices).
         let configuration = web.directory + "/recorderd.json"
         var json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: configuration))) as? [String: Any])
