@@ -24,11 +24,9 @@ extension FleetTests {
             let client = try await RecorderClient.connect(socketPath: pi.socket)
             defer { client.close() }
             let run = try await client.startTask(identifier: task, asyncActions: [.motion("motion")])
-            let deadline = Deadline(seconds: 60)
-            while !deadline.hasPassed {
-                let size = (try? FileManager.default.attributesOfItem(atPath: run.runDirectory + "/motion.jsonl")[.size] as? Int) ?? 0
-                if size >= bytes { break }
-                try await Task.sleep(for: .milliseconds(50))
+            let motion = run.runDirectory + "/motion.jsonl"
+            _ = try await FileText.until(inDirectory: run.runDirectory, timeout: 60) {
+                ((try? FileManager.default.attributesOfItem(atPath: motion)[.size] as? Int) ?? 0) >= bytes
             }
             let result = try await run.finish()
             #expect(result.status == .finished)
@@ -38,10 +36,8 @@ extension FleetTests {
         /// The run's folder in the collector's tree once it is there (the rename is its last step).
         static func collected(_ root: String, task: String = "walk", runDirectory: String, timeout: Double = 90, while running: [ChildProcess] = []) async throws -> String {
             let path = "\(root)/\(FleetHarness.site)/\(FleetHarness.device)/\(task)/\((runDirectory as NSString).lastPathComponent)"
-            let deadline = Deadline(seconds: timeout)
-            while !deadline.hasPassed {
-                if FileManager.default.fileExists(atPath: path) { return path }
-                try await Task.sleep(for: .milliseconds(50))
+            if try await FileText.until(inDirectory: (path as NSString).deletingLastPathComponent, timeout: timeout, { FileManager.default.fileExists(atPath: path) }) {
+                return path
             }
             throw FleetHarness.HarnessError(description: "\(path) never arrived; \(running.map { $0.printedSoFar() }.joined(separator: "\n---\n"))")
         }
@@ -73,11 +69,10 @@ extension FleetTests {
         /// Waits until the collector holds `bytes` of the run's motion file (the upload is midway).
         static func collectorHolds(_ root: String, _ run: UUID, atLeast bytes: Int) async throws {
             let partial = "\(root)/.incoming/lab/pi-1/\(run.uuidString)/files/motion.jsonl"
-            let deadline = Deadline(seconds: 60)
-            while !deadline.hasPassed {
-                if ((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0) >= bytes { return }
-                try await Task.sleep(for: .milliseconds(20))
+            let holds = try await FileText.until(inDirectory: (partial as NSString).deletingLastPathComponent, timeout: 60) {
+                ((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0) >= bytes
             }
+            if holds { return }
             throw FleetHarness.HarnessError(description: "the collector never held \(bytes) bytes of \(partial)")
         }
 
@@ -87,13 +82,14 @@ extension FleetTests {
             return object["state"] as? String
         }
 
+        /// Waits until the Pi's outbox marks the run `state` (each look after a change in the outbox).
+        static func outbox(_ pi: FleetHarness, _ run: UUID, is state: String, timeout: Double = 60) async throws -> Bool {
+            try await FileText.until(inDirectory: "\(pi.dataDirectory)/fleet/outbox", timeout: timeout) { outboxState(pi, run) == state }
+        }
+
         /// Waits until the Pi's outbox marks the run acknowledged.
         static func acknowledged(_ pi: FleetHarness, _ run: UUID, timeout: Double = 60) async throws {
-            let deadline = Deadline(seconds: timeout)
-            while !deadline.hasPassed {
-                if outboxState(pi, run) == "acknowledged" { return }
-                try await Task.sleep(for: .milliseconds(50))
-            }
+            if try await outbox(pi, run, is: "acknowledged", timeout: timeout) { return }
             throw FleetHarness.HarnessError(description: "run \(run) not acknowledged: \(outboxState(pi, run) ?? "no entry"); \(pi.daemon.printedSoFar())")
         }
 
@@ -132,8 +128,7 @@ extension FleetTests {
             let (run, directory) = try await Self.recordRun(pi, bytes: 300_000)
             let original = try await Self.sums(directory)
             // No collector yet: the run waits in the outbox, and recorderctl status says so.
-            let deadline = Deadline(seconds: 30)
-            while !deadline.hasPassed, Self.outboxState(pi, run) != "pending" { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(try await Self.outbox(pi, run, is: "pending", timeout: 30))
             let waiting = try await FleetLinkTests.recorderctl(["status", "--socket", pi.socket])
             #expect(waiting.contains("uploads: 1 pending, 0 acknowledged, 0 refused") && waiting.contains("pending  walk \(run)"), "\(waiting)")
             // The fleet view shows it too (the retained status's count).
