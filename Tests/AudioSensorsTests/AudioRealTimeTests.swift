@@ -233,9 +233,8 @@ import Testing
         let (daemon, client, run) = try await Self.recordMicrophone(directory: fixture.directory, jack: jack)
         // Audio is in the file (0.2 s of it) when recorderd is killed.
         let wavPath = run.runDirectory + "/voice.wav"
-        let deadline = Deadline(seconds: 10)
-        while ((try? FileManager.default.attributesOfItem(atPath: wavPath)[.size] as? Int) ?? 0) < 44 + 2 * 9600, !deadline.hasPassed {
-            try await Task.sleep(for: .milliseconds(20))
+        _ = try await FileText.until(inDirectory: run.runDirectory, timeout: 10) {
+            ((try? FileManager.default.attributesOfItem(atPath: wavPath)[.size] as? Int) ?? 0) >= 44 + 2 * 9600
         }
         client.close()
         _ = try await daemon.stop(signal: SIGKILL, timeout: 10)

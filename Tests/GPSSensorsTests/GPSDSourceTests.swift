@@ -31,13 +31,10 @@ struct FakeGPSD {
         // gpsfake does not act on SIGTERM while it waits out its -W delay.
         try await process.stop(signal: SIGKILL)
         // gpsd 3.22 ignores SIGTERM while gpsfake's control socket is gone: stop it for good.
+        // Returns once each has ended (its pidfd says so; at most 5 s): nothing listens any more.
         for pid in Self.gpsdPIDs(port: port) {
             kill(pid, SIGKILL)
-        }
-        // Returns once nothing listens on the port any more (at most 5 s).
-        let deadline = Deadline(seconds: 5)
-        while Self.isListening(port: port), !deadline.hasPassed {
-            try await Task.sleep(for: .milliseconds(20))
+            #expect(try await ProcessEnd.await(pid, timeout: 5), "gpsd \(pid) did not end")
         }
         #expect(!Self.isListening(port: port), "gpsd still listens on \(port)")
     }

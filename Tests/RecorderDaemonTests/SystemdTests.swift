@@ -74,14 +74,10 @@ struct SystemdTests {
         let socket = dir + "/activated.sock"
         let activator = try await ChildProcess("/usr/bin/systemd-socket-activate",
                                          ["-l", socket, ChildProcess.executable("recorderd"), "--config", try configuration(in: dir)])
-        // systemd-socket-activate listens first and execs recorderd (same PID) on the first connection.
-        var client: RecorderClient?
-        let deadline = Deadline(seconds: 20)
-        while client == nil, !deadline.hasPassed {
-            client = try? await RecorderClient.connect(socketPath: socket)
-            if client == nil { try await Task.sleep(for: .milliseconds(20)) }
-        }
-        let connected = try #require(client)
+        // systemd-socket-activate listens first (it says so) and execs recorderd (same PID) on the
+        // first connection.
+        try #require(try await activator.printed(where: { $0.contains("Listening on") }, timeout: 20) != nil, "\(activator.printedSoFar())")
+        let connected = try await RecorderClient.connect(socketPath: socket)
         let status = try await connected.status()
         #expect(status.pid == activator.pid)
         #expect(status.devices.first?.name == "imu0")

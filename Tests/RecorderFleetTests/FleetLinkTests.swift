@@ -252,14 +252,14 @@ extension FleetTests.FleetLinkTests {
         let pi = try await FleetHarness.start(broker: broker, mqtt: { $0.live = [MQTTLiveStream(device: "imu0", sensorTypes: [.accelerometer], rate: 10)] })
         let watcher = try await pi.readySubscriber(pi.topics + "/live/#")
         let topic = pi.topics + "/live/imu0/accelerometer"
-        var records: [Record] = []
-        let deadline = Deadline(seconds: 60)
-        while records.count < 40, !deadline.hasPassed {
-            records = try mqttMessages(watcher.printedSoFar()).filter { $0.topic == topic }.flatMap {
-                try JSONDecoder().decode([Record].self, from: Data($0.payload.utf8))
+        let decoded = { @Sendable (printed: String) -> [Record] in
+            mqttMessages(printed).filter { $0.topic == topic }.flatMap {
+                (try? JSONDecoder().decode([Record].self, from: Data($0.payload.utf8))) ?? []
             }
-            try await Task.sleep(for: .milliseconds(50))
         }
+        // Each look follows a message (an event).
+        _ = try await watcher.printed(where: { decoded($0).count >= 40 }, timeout: 60)
+        let records = decoded(watcher.printedSoFar())
         #expect(records.count >= 40, "\(records.count) live records in 60 s: \(watcher.printedSoFar().prefix(2000))\n\(pi.daemon.printedSoFar())")
         let others = Set(mqttMessages(watcher.printedSoFar()).map(\.topic)).subtracting([topic]).filter { $0.contains("/live/") }
         #expect(others.isEmpty, "only the configured sensor type is published: \(others)")
