@@ -110,8 +110,10 @@ struct TaskRunProtectionTests {
 
     /// Many idle runs are abandoned together, not one stop grace after another: one run's queue
     /// is held, and the other 99 end meanwhile (one after another, the sweep would stop at the
-    /// held run, unless it came last). Events: the registry's "task run ended" log lines.
-    @Test(.timeLimit(.minutes(1)))
+    /// held run, unless it came last). Events: the registry's "task run ended" log lines. On a
+    /// thread of its own: the sweep's tasks queued behind the suite's synchronous tests on the
+    /// cooperative pool for a minute in a CI rehearsal.
+    @Test(.timeLimit(.minutes(1)), .ownThread)
     func theOrphanSweepEndsIdleRunsTogether() async throws {
         let data = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: data) }

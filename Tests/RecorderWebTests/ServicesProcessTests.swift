@@ -19,6 +19,13 @@ import Testing
         })
     }
 
+    /// A process's state, parent and signal masks as the kernel lists them (for a failure's message).
+    static func processStatus(_ pid: Int32) -> String {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? "gone"
+        return status.split(separator: "\n").filter { ["State", "PPid", "SigBlk", "SigIgn", "SigCgt", "Threads"].contains($0.split(separator: ":").first ?? "") }
+            .joined(separator: "; ")
+    }
+
     /// Gone, or a zombie no one has reaped yet.
     static func ended(_ pid: Int32) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
@@ -71,9 +78,11 @@ import Testing
     func aKilledDaemonLeavesNoPageBehind() async throws {
         let web = try await WebHarness.start()
         let services = try #require(web.daemon.onlyChild, "recorderd's services process")
+        let command = (try? String(contentsOfFile: "/proc/\(services)/cmdline", encoding: .utf8)) ?? "?"
         _ = try await web.daemon.stop(signal: SIGKILL)
         // The parent-death signal: the services process ends on its own, and the port is free.
-        #expect(try await ProcessEnd.await(services, timeout: 20))
+        let ended = try await ProcessEnd.await(services, timeout: 20)
+        #expect(ended, "process \(services) (\(command.replacingOccurrences(of: "\0", with: " "))) still runs: \(Self.processStatus(services)); recorderd printed: \(web.daemon.printed)")
         #expect(!LoopbackTCP.accepts(port: web.port))
     }
 }
