@@ -208,22 +208,21 @@ public final class TaskRun: @unchecked Sendable {
         }
     }
 
-    /// A step boundary's moment and what the rules make of it (`change`); a boundary out of
-    /// order is a `stepOrder` error.
-    private func stepBoundary(_ change: (inout TaskRunRules) throws(TaskRunRules.StepOrderError) -> [TaskRunRules.Action])
-        throws(TaskRunError) -> (uptime: Double, date: Date, actions: [TaskRunRules.Action]) {
+    /// A step boundary's moment and what the rules make of it; a boundary out of order is a
+    /// `stepOrder` error.
+    private func stepBoundary(_ path: String, finishing: Bool) throws(TaskRunError) -> (uptime: Double, date: Date, actions: [TaskRunRules.Action]) {
         onQueue()
         let uptime = clock.uptime()
         let date = clock.now()
         do {
-            return (uptime, date, try change(&rules))
+            return (uptime, date, try finishing ? rules.finishStep(path) : rules.startStep(path))
         } catch {
             throw .stepOrder(error.description)
         }
     }
 
     func startStep(_ path: String) throws(TaskRunError) -> StepResult {
-        let (uptime, date, actions) = try stepBoundary { (rules: inout TaskRunRules) throws(TaskRunRules.StepOrderError) in try rules.startStep(path) }
+        let (uptime, date, actions) = try stepBoundary(path, finishing: false)
         result.stepHistory.append(StepHistoryEntry(stepPath: path, startDate: date, startUptime: uptime))
         let (started, stopped) = apply(actions, uptime: uptime, date: date)
         persist()
@@ -232,7 +231,7 @@ public final class TaskRun: @unchecked Sendable {
 
     /// `results`: the answers the step collected, kept in its history entry.
     func finishStep(_ path: String, results: [AnswerResult]? = nil) throws(TaskRunError) -> StepResult {
-        let (uptime, date, actions) = try stepBoundary { (rules: inout TaskRunRules) throws(TaskRunRules.StepOrderError) in try rules.finishStep(path) }
+        let (uptime, date, actions) = try stepBoundary(path, finishing: true)
         if let i = result.stepHistory.lastIndex(where: { $0.stepPath == path && $0.endUptime == nil }) {
             result.stepHistory[i].endDate = date
             result.stepHistory[i].endUptime = uptime
