@@ -90,10 +90,12 @@ public final class ChildProcess: Sendable {
         let exit = self.exit
         // The subprocess's scope lives as long as the child: it ends when the child has exited
         // and been reaped (a detached task, as the child outlives the call that starts it). Its
-        // jobs run on a thread of their own, not the cooperative pool: the suite's synchronous
-        // tests fill the pool's two threads for seconds, and an exit seen only then failed tests
-        // ("did not exit within 10 s") in CI.
-        Task.detached(executorPreference: Self.monitor) {
+        // jobs run on a queue of this child's own, not the cooperative pool: the suite's
+        // synchronous tests fill the pool's two threads for seconds, and an exit seen only then
+        // failed tests ("did not exit within 10 s") in CI. Nor one queue for all children: a
+        // spawn holds its thread until the child has exec'd, and at the suite's busiest moment a
+        // SIGKILLed generator's exit queued behind the spawns of the others for over 10 s in CI.
+        Task.detached(executorPreference: DedicatedExecutor(label: "test.child-process")) {
             let status: Int32
             func spawn<Errors: ErrorOutputProtocol>(errors: Errors) async throws -> TerminationStatus {
                 try await Subprocess.run(configuration,
@@ -142,9 +144,6 @@ public final class ChildProcess: Sendable {
         return (status, process.printed)
     }
 
-    /// Where the children's scopes run (see `init`).
-    static let monitor = DedicatedExecutor(label: "test.child-processes")
-
     /// True until the child has exited and been reaped.
     public var isRunning: Bool { exit.withLock { $0.status == nil } }
 
@@ -159,7 +158,11 @@ public final class ChildProcess: Sendable {
     @discardableResult
     public func wait(timeout: Double) async throws -> Int32 {
         if let status = await exitStatus(within: timeout) { return status }
-        Issue.record("process \(pid) did not exit within \(timeout) s")
+        // The kernel's view says whether it had not exited (its state and where it sleeps) or
+        // its exit had not reached us yet (a zombie, or gone).
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? "(no /proc entry)"
+        let wchan = (try? String(contentsOfFile: "/proc/\(pid)/wchan", encoding: .utf8)) ?? "?"
+        Issue.record("process \(pid) did not exit within \(timeout) s; /proc/\(pid)/stat: \(stat.prefix(200)), wchan: \(wchan)")
         kill(-pid, SIGKILL)
         kill(pid, SIGKILL)
         return await exitStatus(within: .infinity) ?? -1
