@@ -2,7 +2,8 @@
 # The gait peer (issue 13): Mobilise-D's reference pipeline, PyPI mobgap 1.2.0, and recorderd's gait
 # analysis (the release benchmark, BENCH_ONLY=gait) on the lower-back walks of
 # Tests/Fixtures/imu/mobgap, both scored against the INDIP reference's initial contacts and their
-# sides (left / right); then the frontier (BENCH_ONLY=gait-frontier): 54,000 settings of recorderd's
+# sides (left / right), and mobgap's stride length and walking speed on the INDIP reference bouts
+# (Benchmarks/gait/mobgap_speed.py; recorderd's are WalkingSpeedAccuracyTests'); then the frontier (BENCH_ONLY=gait-frontier): 54,000 settings of recorderd's
 # contact detector and bout rules, each scored beside mobgap's figures on every daily-living trial.
 # Not part of CI (mobgap pulls a heavy Python stack): it makes its own virtual environment in
 # .build/gait-venv. Prints a Markdown table for BENCHMARKS.md.
@@ -19,6 +20,7 @@ if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import mobgap' 2>/dev
 fi
 fixtures=Tests/Fixtures/imu/mobgap
 "$venv/bin/python" Benchmarks/gait/mobgap_pipeline.py "$fixtures" "$out/mobgap.json"
+"$venv/bin/python" Benchmarks/gait/mobgap_speed.py "$fixtures" "$out/mobgap-speed.json"
 swift build -c release --product RecorderBenchmarks >/dev/null
 BENCH_ONLY=gait BENCH_GAIT_OUTPUT="$out/recorderd.json" .build/release/RecorderBenchmarks | grep '^gait'
 python3 Benchmarks/gait/score.py "$fixtures/reference_initial_contacts.json" --sides "$fixtures/reference_sides.json" \

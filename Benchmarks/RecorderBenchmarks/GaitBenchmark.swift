@@ -81,15 +81,22 @@ enum GaitBenchmark {
             events = track(signals, count: total)
             bestTracker = min(bestTracker, (Benchmarks.cpuSeconds() - t0) / Double(total) * 1e9)
         }
+        // With step lengths (a participant's sensor height: stride length, speed and distance).
+        var bestSpatial = Double.infinity
+        for _ in 0..<3 {
+            let t0 = Benchmarks.cpuSeconds()
+            _ = track(signals, count: total, pendulumLength: 0.964)
+            bestSpatial = min(bestSpatial, (Benchmarks.cpuSeconds() - t0) / Double(total) * 1e9)
+        }
         Benchmarks.say(String(format: "gait: contact detector and bout rules %.0f ns per sample (%d steps in %d samples at 100 Hz); "
-                              + "the whole tracker %.0f ns per sample (%d events); steps per trial in %@",
-                              best, found, total, bestTracker, events, path))
+                              + "the whole tracker %.0f ns per sample (%d events), %.0f ns with step lengths; steps per trial in %@",
+                              best, found, total, bestTracker, events, bestSpatial, path))
     }
 
     /// The whole tracker over `signals` (100 Hz), looped to `count` samples, the step path changing
-    /// every 30 s; returns the events.
-    static func track(_ signals: [(vertical: Double, ap: Double, ml: Double, yaw: Double)], count: Int) -> Int {
-        var tracker = GaitTracker(identifier: "gait", rate: 100, measuresSway: true)
+    /// every 30 s, with step lengths when `pendulumLength` is given; returns the events.
+    static func track(_ signals: [(vertical: Double, ap: Double, ml: Double, yaw: Double)], count: Int, pendulumLength: Double? = nil) -> Int {
+        var tracker = GaitTracker(identifier: "gait", rate: 100, measuresSway: true, pendulumLength: pendulumLength)
         var events: [GaitTracker.Event] = []
         var total = 0
         let paths = ["task/walk", "task/stand"]
@@ -112,7 +119,7 @@ enum GaitBenchmark {
             tracker.add(uptime: Double(i) / 100, stepPath: "walk", vertical: values[i], ap: 0, ml: 0, yawRate: yaws[i], events: &events)
         }
         tracker.finish(events: &events)
-        return events.compactMap { if case .step(let t, let side) = $0 { return [t, side?.rawValue ?? NSNull()] } else { return nil } }
+        return events.compactMap { if case .step(let t, let side, _) = $0 { return [t, side?.rawValue ?? NSNull()] } else { return nil } }
     }
 
     /// The steps in `values` (100 Hz), looped to `count` samples.

@@ -33,7 +33,12 @@ public struct GaitAnalysisProvider: AnalysisProvider {
 
     public func makeProducer(configuration: AsyncActionConfiguration?, capabilities: DeviceCapabilities) -> any RecordProducer {
         var location = SensorLocation.lowerBack
-        if case .gait(let o) = configuration?.options { location = o.sensorLocation }
-        return GaitRecords(identifier: configuration?.identifier ?? "", rate: capabilities.rate, sensorLocation: location)
+        var pendulumLength: Double?
+        if case .gait(let o) = configuration?.options {
+            location = o.sensorLocation
+            pendulumLength = o.sensorHeight ?? o.bodyHeight.map { $0 * PendulumStepLength.sensorHeightPerBodyHeight }
+        }
+        return GaitRecords(identifier: configuration?.identifier ?? "", rate: capabilities.rate, sensorLocation: location,
+                           pendulumLength: pendulumLength)
     }
 }

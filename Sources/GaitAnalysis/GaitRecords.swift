@@ -26,9 +26,12 @@ public struct GaitRecords: RecordProducer {
     private var postureUp: Vector3?
     private var lastUptime: Double?
 
-    /// `identifier`: the action's (empty in live streams); `rate`: the device's samples per second.
-    public init(identifier: String, rate: Double, sensorLocation: SensorLocation) {
-        tracker = GaitTracker(identifier: identifier, rate: rate, measuresSway: sensorLocation == .lowerBack)
+    /// `identifier`: the action's (empty in live streams); `rate`: the device's samples per
+    /// second; `pendulumLength`: the lower-back sensor's height above the ground (m), for stride
+    /// length, walking speed and distance (nil: steps only).
+    public init(identifier: String, rate: Double, sensorLocation: SensorLocation, pendulumLength: Double? = nil) {
+        tracker = GaitTracker(identifier: identifier, rate: rate, measuresSway: sensorLocation == .lowerBack,
+                              pendulumLength: sensorLocation == .lowerBack ? pendulumLength : nil)
     }
 
     public var seesEveryFrame: Bool { true }
@@ -111,8 +114,9 @@ public struct GaitRecords: RecordProducer {
         guard !events.isEmpty else { return }
         for event in events {
             switch event {
-            case .step(let uptime, let side): sink.appendStep(uptime: uptime, side: side)
-            case .bout(let start, let end, let steps, let cadence): sink.appendBout(start: start, end: end, steps: steps, cadence: cadence)
+            case .step(let uptime, let side, let stride): sink.appendStep(uptime: uptime, side: side, strideLength: stride)
+            case .bout(let start, let end, let steps, let cadence, let spatial):
+                sink.appendBout(start: start, end: end, steps: steps, cadence: cadence, spatial: spatial)
             }
         }
         events.removeAll(keepingCapacity: true)
@@ -123,7 +127,9 @@ public struct GaitRecords: RecordProducer {
         result.conventions = [
             "step": "event step: an initial contact (heel strike) at uptime, side its foot (left or right) where a gyroscope "
                 + "tells it; event bout: a walking bout of steps from startUptime to uptime (its first and last step). "
-                + "Summaries count the steps of bouts.",
+                + "Summaries count the steps of bouts. With the participant's bodyHeight or sensorHeight: strideLength (m) on a "
+                + "step is the stride ending at it; distance (m), walkingSpeed (m/s) and strideLength (m, mean) on a bout, from "
+                + "each step's trunk excursion through an inverted pendulum (Zijlstra & Hof, with a cadence-dependent correction).",
             "sway": "the accelerometer along the horizontal directions of the posture held (up averaged over 10 s), as ISway: "
                 + "AP along the device's z axis laid horizontal (x when z is near vertical), ML perpendicular; g",
         ]

@@ -21,8 +21,11 @@ struct GaitStretch: Sendable {
     let start: Double
     var end: Double
     let rate: Double
-    /// Steps of each bout (by the bout's number) that fall in the stretch.
-    var boutSteps: [(bout: Int, steps: [Double])] = []
+    /// Steps of each bout (by the bout's number) that fall in the stretch, with the lengths of
+    /// the steps ending at them (nil where not measured).
+    var boutSteps: [(bout: Int, steps: [Double], lengths: [Double?])] = []
+    /// Whether step lengths are measured (the participant's height is known).
+    let measuresLength: Bool
     var regularity = RegularityAccumulator(rate: InitialContactDetector.rate)
     var sway: SwayAccumulator?
     /// Where the quiet part begins: `settleAfterStep` after the last walking step so far.
@@ -38,8 +41,9 @@ struct GaitStretch: Sendable {
     var gapCount = 0
     var droppedSamples = 0
 
-    init(stepPath: String, start: Double, rate: Double, measuresSway: Bool) {
+    init(stepPath: String, start: Double, rate: Double, measuresSway: Bool, measuresLength: Bool = false) {
         self.stepPath = stepPath
+        self.measuresLength = measuresLength
         self.start = start
         end = start
         self.rate = rate
@@ -60,13 +64,15 @@ struct GaitStretch: Sendable {
         sway?.add(ap: ap, ml: ml)
     }
 
-    /// A walking step of bout number `bout` at `time`: counted, and the quiet part starts over
-    /// after it.
-    mutating func addStep(_ time: Double, bout: Int) {
+    /// A walking step of bout number `bout` at `time`, and the length of the step ending at it
+    /// (m): counted, and the quiet part starts over after it.
+    mutating func addStep(_ time: Double, bout: Int, length: Double? = nil) {
         if let i = boutSteps.lastIndex(where: { $0.bout == bout }) {
             boutSteps[i].steps.append(time)
+            boutSteps[i].lengths.append(length)
         } else {
-            boutSteps.append((bout, [time]))
+            // The first step of the bout in this stretch: its step began in another stretch.
+            boutSteps.append((bout, [time], [nil]))
         }
         let from = time + Self.settleAfterStep
         guard from > quietFrom else { return }
@@ -86,19 +92,23 @@ struct GaitStretch: Sendable {
         s.droppedSamples = droppedSamples
         if hasYawRate { s.turns = turns }
         let bouts = boutSteps.map(\.steps).filter { !$0.isEmpty }
+        let lengths = measuresLength ? boutSteps.filter { !$0.steps.isEmpty }.map(\.lengths) : nil
         let n = Double(max(1, quietSamples))
         func variance(_ sum: Double, _ square: Double) -> Double { max(0, square / n - (sum / n) * (sum / n)) }
         let horizontal = (variance(sums.ap, squares.ap) + variance(sums.ml, squares.ml)).squareRoot()
         let vertical = variance(sums.vertical, squares.vertical).squareRoot()
         let isStill = quietSamples > 0 && horizontal <= GaitTracker.standingLimit && vertical <= GaitTracker.standingLimit
         if !bouts.isEmpty {
-            var walking = WalkingMeasures(bouts: bouts)
+            var walking = WalkingMeasures(bouts: bouts, lengths: lengths)
             if let stepTime = walking.stepTimeMean, let r = regularity.measures(stepTime: stepTime) {
                 walking.stepRegularity = r.stepRegularity
                 walking.strideRegularity = r.strideRegularity
                 walking.symmetry = r.symmetry
             }
             s.walking = walking
+            if !measuresLength {
+                s.note = "no walking speed or distance: the gait action has neither the participant's bodyHeight nor the sensorHeight"
+            }
             // Standing only when the still quiet part is most of the stretch (the walk's last
             // steps at its start).
             let quiet = Double(quietSamples) / rate

@@ -11,10 +11,13 @@ import RecorderModel
 public struct GaitTracker: Sendable {
     /// What the analysis found, in time order of finding.
     public enum Event: Sendable, Equatable {
-        /// An initial contact at this uptime, with its foot when the yaw rate tells it.
-        case step(Double, side: FootSide?)
-        /// A walking bout ended: its first and last step, its steps, its cadence (steps/min).
-        case bout(start: Double, end: Double, steps: Int, cadence: Double?)
+        /// An initial contact at this uptime, with its foot when the yaw rate tells it, and the
+        /// length of the stride it ends (m) when the participant's height is known and both of its
+        /// steps were measured.
+        case step(Double, side: FootSide?, strideLength: Double?)
+        /// A walking bout ended: its first and last step, its steps, its cadence (steps/min), and
+        /// its distance, speed and stride length when the participant's height is known.
+        case bout(start: Double, end: Double, steps: Int, cadence: Double?, spatial: BoutSpatialMeasures?)
     }
 
     /// Largest horizontal and vertical acceleration RMS (g) of a subject standing still: more is
@@ -33,9 +36,13 @@ public struct GaitTracker: Sendable {
     private var boutRules = WalkingBoutRules()
     private var turns: TurnDetector
     private var sides = StepSideClassifier()
+    /// Step lengths, when the participant's height is known.
+    private var stepLengths: StepLengthTracker?
     private var boutNumber = 0
-    /// The steps of the bout under way (its record's cadence is computed as the summaries' is).
+    /// The steps of the bout under way and the lengths of the steps ending at them (its record's
+    /// measures are computed as the summaries' are).
     private var boutSteps: [Double] = []
+    private var boutLengths: [Double?] = []
     private var current: GaitStretch?
     /// Stretches that ended but may still receive steps.
     private var closing: [GaitStretch] = []
@@ -44,12 +51,14 @@ public struct GaitTracker: Sendable {
     private var lastUptime = -Double.infinity
 
     /// `identifier`: the action's; `rate`: samples per second; `measuresSway`: the sensor is
-    /// where sway means postural sway (the lower back).
-    public init(identifier: String, rate: Double, measuresSway: Bool) {
+    /// where sway means postural sway (the lower back); `pendulumLength`: the sensor's height
+    /// above the ground (m), for step lengths (nil: none).
+    public init(identifier: String, rate: Double, measuresSway: Bool, pendulumLength: Double? = nil) {
         self.identifier = identifier
         self.rate = rate
         self.measuresSway = measuresSway
         turns = TurnDetector(rate: rate)
+        stepLengths = pendulumLength.map { StepLengthTracker(pendulumLength: $0, rate: rate, rules: boutRules.settings) }
     }
 
     /// One sample measured at `uptime` in the step `stepPath`: the vertical acceleration (up
@@ -60,7 +69,8 @@ public struct GaitTracker: Sendable {
                              events: inout [Event]) {
         if current?.stepPath != stepPath {
             if let ended = current { closing.append(ended) }
-            current = GaitStretch(stepPath: stepPath, start: uptime, rate: rate, measuresSway: measuresSway)
+            current = GaitStretch(stepPath: stepPath, start: uptime, rate: rate, measuresSway: measuresSway,
+                                  measuresLength: stepLengths != nil)
         }
         lastUptime = uptime
         current!.end = uptime
@@ -70,6 +80,7 @@ public struct GaitTracker: Sendable {
             sides.add(uptime: uptime, yawRate: yawRate)
             if let turn = turns.add(uptime: uptime, yawRate: yawRate) { withStretch(at: turn.start) { $0.turns.append(turn) } }
         }
+        stepLengths?.add(uptime: uptime, vertical: vertical)
         let binBefore = detector.lastBin?.time
         let contacts = detector.add(uptime: uptime, verticalAcceleration: vertical)
         if let bin = detector.lastBin, bin.time != binBefore {
@@ -87,6 +98,7 @@ public struct GaitTracker: Sendable {
         for contact in detector.finish() { take(contact, events: &events) }
         apply(boutRules.finish(), events: &events)
         sides.reset()
+        stepLengths?.reset()
     }
 
     /// The recording ends: what the detectors still hold; every stretch is summarised.
@@ -111,7 +123,8 @@ public struct GaitTracker: Sendable {
     private mutating func take(_ contact: Double, events: inout [Event]) {
         // A bout this contact ends is recorded before it (records stay in time order).
         apply(boutRules.add(contact), events: &events)
-        events.append(.step(contact, side: sides.side(at: contact)))
+        let stride = stepLengths?.contact(contact)
+        events.append(.step(contact, side: sides.side(at: contact), strideLength: stride))
     }
 
     private mutating func apply(_ actions: [WalkingBoutRules.Action], events: inout [Event]) {
@@ -120,15 +133,23 @@ public struct GaitTracker: Sendable {
             case .boutStarted(let start):
                 boutNumber += 1
                 boutSteps = []
+                boutLengths = []
                 forEachOpenStretch { $0.regularity.startBout(at: start) }
             case .steps(let steps):
-                boutSteps += steps
-                for step in steps { withStretch(at: step) { [boutNumber] in $0.addStep(step, bout: boutNumber) } }
+                for step in steps {
+                    // The first step's length is of a step that began before the bout.
+                    let length = boutSteps.isEmpty ? nil : stepLengths?.length(endingAt: step)
+                    boutSteps.append(step)
+                    boutLengths.append(length)
+                    withStretch(at: step) { [boutNumber] in $0.addStep(step, bout: boutNumber, length: length) }
+                }
                 if let last = steps.last { forEachOpenStretch { $0.regularity.commit(upTo: last) } }
             case .boutEnded(let start, let end, let steps):
                 forEachOpenStretch { $0.regularity.endBout() }
-                events.append(.bout(start: start, end: end, steps: steps, cadence: WalkingMeasures(bouts: [boutSteps]).cadence))
+                let spatial = stepLengths == nil ? nil : WalkingMeasures.spatial(steps: boutSteps, lengths: boutLengths)
+                events.append(.bout(start: start, end: end, steps: steps, cadence: WalkingMeasures(bouts: [boutSteps]).cadence, spatial: spatial))
                 boutSteps = []
+                boutLengths = []
             }
         }
     }

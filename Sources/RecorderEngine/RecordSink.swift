@@ -142,17 +142,17 @@ public struct RecordSink {
     }
 
     /// A gait analysis's step (initial contact) at `uptime`, taken with the foot `side` when known.
-    public mutating func appendStep(uptime: Double, side: FootSide? = nil) {
+    public mutating func appendStep(uptime: Double, side: FootSide? = nil, strideLength: Double? = nil) {
         beforeRecord(at: uptime)
-        encoder.appendStep(uptime: uptime, timestamp: uptime - startUptime, stepPath: stepPath, side: side)
+        encoder.appendStep(uptime: uptime, timestamp: uptime - startUptime, stepPath: stepPath, side: side, strideLength: strideLength)
         counts.samples += 1
     }
 
     /// A walking bout from `start` to `end` (its first and last step).
-    public mutating func appendBout(start: Double, end: Double, steps: Int, cadence: Double?) {
+    public mutating func appendBout(start: Double, end: Double, steps: Int, cadence: Double?, spatial: BoutSpatialMeasures? = nil) {
         beforeRecord(at: end)
         encoder.appendBout(uptime: end, timestamp: end - startUptime, stepPath: stepPath, startUptime: start, steps: steps,
-                           cadence: cadence)
+                           cadence: cadence, spatial: spatial)
         counts.samples += 1
     }
 

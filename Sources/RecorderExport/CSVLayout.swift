@@ -63,7 +63,7 @@ struct CSVLayout {
             return [("timeInterval", "s"), ("average", "dBFS"), ("peak", "dBFS")]
         case .gait:
             return [("event", "step|bout"), ("side", "left|right"), ("startUptime", "s"), ("duration", "s"), ("steps", ""),
-                    ("cadence", "steps/min")]
+                    ("cadence", "steps/min"), ("distance", "m"), ("walkingSpeed", "m/s"), ("strideLength", "m")]
         case .other:
             return [("sensorType", ""), ("x", ""), ("y", ""), ("z", "")]
         }

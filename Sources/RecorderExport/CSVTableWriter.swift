@@ -45,7 +45,8 @@ struct CSVTableWriter {
         case .soundLevel:
             try row(r, [r.timeInterval, r.average, r.peak].map(Cell.number))
         case .gait:
-            try row(r, [.text(r.event), .text(r.side), .number(r.startUptime), .number(r.duration), .integer(r.steps), .number(r.cadence)])
+            try row(r, [.text(r.event), .text(r.side), .number(r.startUptime), .number(r.duration), .integer(r.steps), .number(r.cadence),
+                        .number(r.distance), .number(r.walkingSpeed), .number(r.strideLength)])
         case .other:
             try row(r, [.text(r.sensorType), .number(r.x), .number(r.y), .number(r.z)])
         }

@@ -3,7 +3,7 @@ import RecorderModel
 /// One measure of a gait step summary, as the clinical exports carry it (FHIR Observations, MORK
 /// field data): its key, value and UCUM unit.
 struct GaitMeasure: Equatable {
-    /// `stepCount`, `cadence`, `walkingDuration`, `stepTimeMean`, `swayRMSAP`, `swayRMSML`, `swayPathLength`.
+    /// `stepCount`, `cadence`, `walkingDuration`, `stepTimeMean`, `distance`, `walkingSpeed`, `strideLength`, `swayRMSAP`, `swayRMSML`, `swayPathLength`.
     var key: String
     var display: String
     var value: Double
@@ -25,6 +25,9 @@ struct GaitMeasure: Equatable {
             if let c = w.cadence { list.append(GaitMeasure(key: "cadence", display: "Cadence", value: c, ucum: "/min", unit: "steps/min", summary: s)) }
             list.append(GaitMeasure(key: "walkingDuration", display: "Walking duration", value: w.walkingDuration, ucum: "s", unit: "s", summary: s))
             if let t = w.stepTimeMean { list.append(GaitMeasure(key: "stepTimeMean", display: "Mean step time", value: t, ucum: "s", unit: "s", summary: s)) }
+            if let d = w.distance { list.append(GaitMeasure(key: "distance", display: "Distance walked", value: d, ucum: "m", unit: "m", summary: s)) }
+            if let v = w.walkingSpeed { list.append(GaitMeasure(key: "walkingSpeed", display: "Walking speed", value: v, ucum: "m/s", unit: "m/s", summary: s)) }
+            if let l = w.strideLength { list.append(GaitMeasure(key: "strideLength", display: "Mean stride length", value: l, ucum: "m", unit: "m", summary: s)) }
         }
         if let sway = s.sway {
             list.append(GaitMeasure(key: "swayRMSAP", display: "Sway RMS acceleration, anterior-posterior", value: sway.rmsAP, ucum: "[g]", unit: "g", summary: s))

@@ -29,7 +29,7 @@ enum MCAPSchemas {
         case .soundLevel?: fields = [("timeInterval", "number"), ("average", "number"), ("peak", "number"), ("unit", "string")]
         case .step?:
             fields = [("event", "string"), ("side", "string"), ("startUptime", "number"), ("duration", "number"), ("steps", "integer"),
-                      ("cadence", "number")]
+                      ("cadence", "number"), ("distance", "number"), ("walkingSpeed", "number"), ("strideLength", "number")]
         default: fields = [("x", "number"), ("y", "number"), ("z", "number")]
         }
         return Schema(name: "recorderd.\(sensorType)", json: object("recorderd \(sensorType) record", common + fields, required: ["uptime"]))

@@ -10,7 +10,7 @@ extension AsyncActionConfiguration {
         case .motion: return [.recorderTypes, .frequency, .shouldDeletePrevious, .preRollSeconds]
         case .distance: return [.saveCoordinates, .motionStepIdentifier, .horizontalAccuracyThreshold]
         case .microphone: return [.saveAudioFile, .levelInterval, .sampleRate, .channels]
-        case .gait: return [.sensorLocation]
+        case .gait: return [.sensorLocation, .bodyHeight, .sensorHeight]
         }
     }
 
@@ -29,7 +29,7 @@ extension AsyncActionConfiguration: Codable {
         case recorderTypes, frequency, shouldDeletePrevious, preRollSeconds
         case saveCoordinates, motionStepIdentifier, horizontalAccuracyThreshold
         case saveAudioFile, levelInterval, sampleRate, channels
-        case sensorLocation
+        case sensorLocation, bodyHeight, sensorHeight
     }
 
     public init(from decoder: any Decoder) throws {
@@ -100,6 +100,8 @@ extension AsyncActionConfiguration: Codable {
                 }
                 o.sensorLocation = location
             }
+            o.bodyHeight = try c.decodeIfPresent(Double.self, forKey: .bodyHeight, in: GaitOptions.bodyHeightRange)
+            o.sensorHeight = try c.decodeIfPresent(Double.self, forKey: .sensorHeight, in: GaitOptions.sensorHeightRange)
             options = .gait(o)
         }
     }
@@ -129,6 +131,8 @@ extension AsyncActionConfiguration: Codable {
             try c.encodeIfPresent(o.channels, forKey: .channels)
         case .gait(let o):
             try c.encode(o.sensorLocation.rawValue, forKey: .sensorLocation)
+            try c.encodeIfPresent(o.bodyHeight, forKey: .bodyHeight)
+            try c.encodeIfPresent(o.sensorHeight, forKey: .sensorHeight)
         }
     }
 }

@@ -1,3 +1,5 @@
+import RecorderJSON
+
 /// What a `gait` analysis found in one step of a task run (one stretch of one step path): in the
 /// gait file's result (`stepSummaries`) and in the `step.finish` response of that step. Which
 /// measures it carries is decided by the data: walking measures when the step held a walking
@@ -23,7 +25,8 @@ public struct GaitStepSummary: Sendable, Equatable, Codable {
     public var startUptime: Double
     public var endUptime: Double
     public var activity: Activity
-    /// Why the activity is `neither`, or which first part of a `standing` step held steps.
+    /// Why the activity is `neither`, which first part of a `standing` step held steps, or why a
+    /// walk has no speed or distance (no height in the gait action).
     public var note: String?
     /// Gaps within the stretch (samples lost, each reported by a gap record in the motion data):
     /// the analysis went on around them.
@@ -51,6 +54,8 @@ public struct GaitStepSummary: Sendable, Equatable, Codable {
             let w = walking ?? WalkingMeasures()
             var s = "\(stepPath): \(w.stepCount) steps"
             if let c = w.cadence { s += ", \(Int(c.rounded())) steps/min" }
+            if let d = w.distance { s += ", " + FixedDecimal.text(d, decimals: 1) + " m" }
+            if let v = w.walkingSpeed { s += " at " + FixedDecimal.text(v, decimals: 2) + " m/s" }
             if w.bouts.count > 1 { s += " in \(w.bouts.count) bouts" }
             if let t = turns, !t.isEmpty { s += ", \(t.count) turn\(t.count == 1 ? "" : "s")" }
             return s + gapSuffix

@@ -150,12 +150,13 @@ public enum JSONLinesDecoder {
         return Int(number)
     }
 
-    /// The bits of the decoder's seen-mask: the 26 numeric fields take 0…25 (uptime 0, timestamp
+    /// The bits of the decoder's seen-mask: the 29 numeric fields take 0…28 (uptime 0, timestamp
     /// 1, x…w 2…5, heading 6, duration 7, latitude 8, longitude 9, horizontalAccuracy 10,
     /// verticalAccuracy 11, altitude 12, course 13, speed 14, relativeDistance 15, totalDistance
     /// 16, startUptime 17, cadence 18, timeInterval 19, average 20, peak 21, droppedSamples 22,
-    /// eventAccuracy 23, satellitesUsed 24, steps 25), the 9 string fields follow from here.
-    private static let stringFields = 26
+    /// eventAccuracy 23, satellitesUsed 24, steps 25, distance 26, walkingSpeed 27, strideLength
+    /// 28), the 9 string fields follow from here.
+    private static let stringFields = 29
 
     /// The bit of `key` in the seen-mask, or nil for a key that is no field of `Record`: by the
     /// key's length first (one or two comparisons instead of thirty-five).
@@ -178,11 +179,11 @@ public enum JSONLinesDecoder {
         case 5: return pick(("event", n + 3), ("speed", 14), ("steps", 25))
         case 6: return pick(("uptime", 0), ("course", 13))
         case 7: return pick(("heading", 6), ("average", 20), ("cadence", 18))
-        case 8: return pick(("stepPath", n + 1), ("duration", 7), ("latitude", 8), ("altitude", 12))
+        case 8: return pick(("stepPath", n + 1), ("duration", 7), ("latitude", 8), ("altitude", 12), ("distance", 26))
         case 9: return pick(("timestamp", 1), ("longitude", 9))
         case 10: return pick(("sensorType", n))
         case 11: return pick(("startUptime", 17))
-        case 12: return pick(("timeInterval", 19))
+        case 12: return pick(("timeInterval", 19), ("walkingSpeed", 27), ("strideLength", 28))
         case 13: return pick(("timestampDate", n + 2), ("totalDistance", 16), ("eventAccuracy", 23))
         case 14: return pick(("droppedSamples", 22), ("satellitesUsed", 24))
         case 16: return pick(("verticalAccuracy", 11), ("relativeDistance", 15), ("errorDescription", n + 5))
@@ -221,6 +222,9 @@ public enum JSONLinesDecoder {
         case 23: guard let v = integer(number) else { return false }; r.eventAccuracy = v
         case 24: guard let v = integer(number) else { return false }; r.satellitesUsed = v
         case 25: guard let v = integer(number) else { return false }; r.steps = v
+        case 26: r.distance = number
+        case 27: r.walkingSpeed = number
+        case 28: r.strideLength = number
         default: return false
         }
         return true

@@ -212,19 +212,24 @@ public struct JSONLinesEncoder: Sendable {
     }
 
     /// A gait analysis's initial contact (a step) measured at `uptime`, with its foot when known.
-    public mutating func appendStep(uptime: Double, timestamp: Double, stepPath: JSONString?, side: FootSide? = nil) {
+    /// `strideLength`: of the stride that ends at this contact (m), when known.
+    public mutating func appendStep(uptime: Double, timestamp: Double, stepPath: JSONString?, side: FootSide? = nil,
+                                    strideLength: Double? = nil) {
         appendPrefix(uptime: uptime, timestamp: timestamp, stepPath: stepPath)
         switch side {
-        case .left?: appendStatic(",\"event\":\"step\",\"sensorType\":\"step\",\"side\":\"left\"}\n")
-        case .right?: appendStatic(",\"event\":\"step\",\"sensorType\":\"step\",\"side\":\"right\"}\n")
-        case nil: appendStatic(",\"event\":\"step\",\"sensorType\":\"step\"}\n")
+        case .left?: appendStatic(",\"event\":\"step\",\"sensorType\":\"step\",\"side\":\"left\"")
+        case .right?: appendStatic(",\"event\":\"step\",\"sensorType\":\"step\",\"side\":\"right\"")
+        case nil: appendStatic(",\"event\":\"step\",\"sensorType\":\"step\"")
         }
+        appendOptional(",\"strideLength\":", strideLength)
+        appendStatic("}\n")
     }
 
     /// A walking bout that ended with its last step at `uptime`: its first step at `startUptime`,
-    /// `steps` in all, `cadence` steps per minute.
+    /// `steps` in all, `cadence` steps per minute; when the participant's height is known, the
+    /// `spatial` measures (m, m/s, m).
     public mutating func appendBout(uptime: Double, timestamp: Double, stepPath: JSONString?, startUptime: Double, steps: Int,
-                                    cadence: Double?) {
+                                    cadence: Double?, spatial: BoutSpatialMeasures? = nil) {
         appendPrefix(uptime: uptime, timestamp: timestamp, stepPath: stepPath)
         appendStatic(",\"event\":\"bout\",\"sensorType\":\"step\",\"startUptime\":")
         appendNumber(startUptime)
@@ -233,6 +238,11 @@ public struct JSONLinesEncoder: Sendable {
         appendStatic(",\"steps\":")
         appendInteger(steps)
         appendOptional(",\"cadence\":", cadence)
+        if let spatial {
+            appendOptional(",\"distance\":", spatial.distance)
+            appendOptional(",\"walkingSpeed\":", spatial.walkingSpeed)
+            appendOptional(",\"strideLength\":", spatial.strideLength)
+        }
         appendStatic("}\n")
     }
 
@@ -450,6 +460,9 @@ extension JSONLinesEncoder {
         number("startUptime", r.startUptime)
         integer("steps", r.steps)
         number("cadence", r.cadence)
+        number("distance", r.distance)
+        number("walkingSpeed", r.walkingSpeed)
+        number("strideLength", r.strideLength)
         number("timeInterval", r.timeInterval)
         number("average", r.average)
         number("peak", r.peak)

@@ -35,6 +35,11 @@ public struct Record: Sendable, Equatable, Codable {
     public var startUptime: Double?
     public var steps: Int?
     public var cadence: Double?
+    /// Bout records (gait, when the participant's height is known): metres walked, metres per
+    /// second, the mean stride length (m). Step records: the stride ending at the step (m).
+    public var distance: Double?
+    public var walkingSpeed: Double?
+    public var strideLength: Double?
     /// Step records (gait): the foot, `left` or `right`, where the analysis tells it.
     public var side: String?
     public var timeInterval: Double?

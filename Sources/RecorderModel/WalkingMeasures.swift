@@ -5,6 +5,11 @@ public struct WalkingMeasures: Sendable, Equatable, Codable {
         public var start: Double
         public var end: Double
         public var steps: Int
+        /// Metres walked, metres per second and the mean stride length (m), when the
+        /// participant's height is known.
+        public var distance: Double?
+        public var walkingSpeed: Double?
+        public var strideLength: Double?
 
         public init(start: Double, end: Double, steps: Int) {
             self.start = start
@@ -28,6 +33,14 @@ public struct WalkingMeasures: Sendable, Equatable, Codable {
     public var stepRegularity: Double?
     public var strideRegularity: Double?
     public var symmetry: Double?
+    /// Metres walked in the bouts (each bout's mean step length times its intervals), when the
+    /// participant's height is known (the gait action's `bodyHeight` or `sensorHeight`).
+    public var distance: Double?
+    /// Metres per second over the bouts: `distance` over `walkingDuration`.
+    public var walkingSpeed: Double?
+    /// Mean stride length (two steps), m, and the coefficient of variation of the strides'.
+    public var strideLength: Double?
+    public var strideLengthCV: Double?
 
     public init() {}
 }

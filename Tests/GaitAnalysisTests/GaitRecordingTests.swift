@@ -74,8 +74,9 @@ struct GaitRecordingTests {
         let device = try s.devices.device(named: "imu0")
         let start = try await s.runs.start(TaskStartParams(taskIdentifier: "walk", asyncActions: [
             .motion("motion", startStepIdentifier: "standing", stopStepIdentifier: "walking"),
+            // The participant's sensor height (the reference's): stride length, speed, distance.
             AsyncActionConfiguration(identifier: "gait", startStepIdentifier: "standing", stopStepIdentifier: "walking",
-                                     options: .gait(GaitOptions())),
+                                     options: .gait(GaitOptions(sensorHeight: 0.964))),
         ]))
         let run = start.taskRunUUID
         let standing = try await s.runs.startStep(StepParams(taskRunUUID: run, stepPath: "walk/standing"))
@@ -120,6 +121,11 @@ struct GaitRecordingTests {
         #expect(abs(try #require(measures.cadence) - 100.5) < 8, "\(measures)")
         #expect(try #require(measures.stepRegularity) > 0.3 && (try #require(measures.strideRegularity)) > 0.3, "\(measures)")
         #expect(try #require(measures.stepTimeCV) < 0.2)
+        // INDIP: 1.06 m/s, strides of 1.26 m, 5.0 m over its bout (the walk goes on a step or two
+        // beyond it on each side, slower).
+        let speed = try #require(measures.walkingSpeed), stride = try #require(measures.strideLength)
+        #expect(speed > 0.8 && speed < 1.3 && stride > 0.9 && stride < 1.5 && (measures.distance ?? 0) > 3, "\(measures)")
+        #expect(walkingSummary.headline.contains(" m at "), "\(walkingSummary.headline)")
         print("gait summary: \(walkingSummary.headline); \(standingSummary.headline)")
 
         // The final summary of the walking step: the same steps as step.finish gave, which saw the
@@ -141,6 +147,13 @@ struct GaitRecordingTests {
         #expect(bouts.count == 1 && bouts.first?.steps ?? 0 >= summarised && bouts.first?.steps ?? 0 <= summarised + inBetween,
                 "\(bouts), \(summarised) summarised, \(inBetween) between the steps")
         #expect(file.sampleCount == steps.count + bouts.count)
+        // The bout's spatial measures, and the strides on its steps (all but the first two: a
+        // stride is two measured steps).
+        let bout = try #require(bouts.first)
+        #expect((bout.walkingSpeed ?? 0) > 0.8 && (bout.walkingSpeed ?? 0) < 1.3 && (bout.strideLength ?? 0) > 0.9
+                && (bout.strideLength ?? 0) < 1.5 && (bout.distance ?? 0) > 3, "\(bout)")
+        let strides = steps.filter { ($0.uptime ?? 0) >= bout.startUptime! - 1e-9 && ($0.uptime ?? 0) <= bout.uptime! + 1e-9 }.map(\.strideLength)
+        #expect(strides.dropFirst(2).allSatisfy { ($0 ?? 0) > 0.5 && ($0 ?? 0) < 2 }, "\(strides)")
         let reference = try #require(try GaitReference.load()["HA/001/TimeMeasure1_Test5_Trial1"])
         let boutSteps = steps.compactMap(\.uptime).filter { $0 >= bouts[0].startUptime! - 1e-9 && $0 <= bouts[0].uptime! + 1e-9 }
         // Each step with its foot (the replay device has a gyroscope); a straight walk's feet alternate.

@@ -34,7 +34,7 @@ struct GaitTrackerTests {
             let vertical = walking ? Self.walkSignal(t, strikesFrom: 4.5, to: 12) : 0
             let ap = walking ? 0.1 * sin(2 * Double.pi * t / 1.1) : 0.01 * sin(Double.pi * t)
             tracker.add(uptime: t, stepPath: path, vertical: vertical, ap: ap, ml: 0, yawRate: 0, events: &events)
-            for case .step(let contact, _) in events[before...] { latencies.append(t - contact) }
+            for case .step(let contact, _, _) in events[before...] { latencies.append(t - contact) }
         }
         // The analysis's latency in data time: each contact is found within 0.8 s of samples
         // after it (a live subscriber gets it then).
@@ -52,12 +52,12 @@ struct GaitTrackerTests {
         #expect(abs((sway?.rmsAP ?? 0) - 0.01 / 2.0.squareRoot()) < 0.001, "\(String(describing: sway))")
         #expect(s.allSatisfy { $0.turns == [] && $0.gapCount == 0 })
         // One bout across the boundary; a step record for every contact, bouts after their steps.
-        let bouts = events.compactMap { if case .bout(let a, let b, let n, _) = $0 { return (a, b, n) } else { return nil } }
+        let bouts = events.compactMap { if case .bout(let a, let b, let n, _, _) = $0 { return (a, b, n) } else { return nil } }
         #expect(bouts.count == 1 && bouts.first?.2 == out + back)
         let times = events.map { e -> Double in
             switch e {
-            case .step(let t, _): return t
-            case .bout(_, let end, _, _): return end
+            case .step(let t, _, _): return t
+            case .bout(_, let end, _, _, _): return end
             }
         }
         #expect(times == times.sorted(), "records in time order")
@@ -123,7 +123,7 @@ struct GaitTrackerTests {
             tracker.add(uptime: t, stepPath: "walk", vertical: v, ap: 0, ml: 0, yawRate: nil, events: &events)
         }
         tracker.finish(events: &events)
-        let bouts = events.compactMap { if case .bout(_, _, let n, let c) = $0 { return (n, c) } else { return nil } }
+        let bouts = events.compactMap { if case .bout(_, _, let n, let c, _) = $0 { return (n, c) } else { return nil } }
         #expect(bouts.count == 1, "\(bouts)")
         let walking = try #require(tracker.summaries.first?.walking)
         let cadence = try #require(bouts.first?.1)

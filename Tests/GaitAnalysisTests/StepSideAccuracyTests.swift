@@ -41,7 +41,7 @@ struct StepSideAccuracyTests {
                         events: &events)
         }
         tracker.finish(events: &events)
-        return events.compactMap { if case .step(let t, let side) = $0 { return (t, side) } else { return nil } }
+        return events.compactMap { if case .step(let t, let side, _) = $0 { return (t, side) } else { return nil } }
     }
 
     /// Steps matched to reference contacts (nearest within 0.25 s), and how many have the

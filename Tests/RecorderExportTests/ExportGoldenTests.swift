@@ -41,8 +41,9 @@ struct ExportGoldenTests {
         e.removeAll()
         e.appendMarker(uptime: t0, timestamp: 0, timestampDate: ISO8601Timestamp.string(from: start), stepPath: out)
         e.appendStep(uptime: t0 + 0.02, timestamp: 0.02, stepPath: out, side: .left)
-        e.appendStep(uptime: t0 + 0.07, timestamp: 0.07, stepPath: out, side: .right)
-        e.appendBout(uptime: t0 + 0.08, timestamp: 0.08, stepPath: out, startUptime: t0 + 0.02, steps: 2, cadence: 1200)
+        e.appendStep(uptime: t0 + 0.07, timestamp: 0.07, stepPath: out, side: .right, strideLength: 1.234)
+        e.appendBout(uptime: t0 + 0.08, timestamp: 0.08, stepPath: out, startUptime: t0 + 0.02, steps: 2, cadence: 1200,
+                     spatial: BoutSpatialMeasures(distance: 0.617, walkingSpeed: 12.34, strideLength: 1.234))
         try Data(e.bytes).write(to: URL(fileURLWithPath: directory + "/gait.jsonl"))
 
         e.removeAll()
@@ -95,6 +96,9 @@ struct ExportGoldenTests {
             walking.stepCount = 2
             walking.cadence = 1200
             walking.walkingDuration = 0.05
+            walking.distance = 0.617
+            walking.walkingSpeed = 12.34
+            walking.strideLength = 1.234
             summary.walking = walking
             gait.stepSummaries = [summary]
             location.totalDistance = 1.25
@@ -167,7 +171,8 @@ struct ExportGoldenTests {
         #expect(check.answers.map(\.type) == ["valueBoolean", "valueCoding", "valueInteger", "valueDecimal", "valueDate", "valueString"])
         #expect(check.questionnaire == ["http://recorderd.example/fhir/Questionnaire/gait-balance|2"] && check.responseStatus == ["completed"])
         #expect(check.subjects == ["Patient/example"])
-        #expect(check.observations.map(\.code) == ["accelerometer", "gyro", "distance-walked", "location", "55423-8", "cadence", "walkingDuration"])
+        #expect(check.observations.map(\.code) == ["accelerometer", "gyro", "distance-walked", "location", "55423-8", "cadence", "walkingDuration",
+                                                        "distance", "walkingSpeed", "strideLength"])
     }
 
     @Test(.timeLimit(.minutes(1)))
@@ -186,8 +191,10 @@ struct ExportGoldenTests {
         try Self.compare(try Data(contentsOf: URL(fileURLWithPath: output)), golden: "run.mork.json")
         let fields = try await MORKCheck.run(output)
         #expect(fields.map(\.item) == ["medication", "mood", "PAIN_LEVEL", "temperature", "since", "where",
-                                        "WALKING_OUTBOUND_STEPCOUNT", "WALKING_OUTBOUND_CADENCE", "WALKING_OUTBOUND_WALKINGDURATION"])
-        #expect(fields.map(\.value) == ["1", "LA6569-3", "4", "36.6", "2026-11-17T00:00:00", "left \"knee\"\nand hip", "2", "1200", "0.05"])
+                                        "WALKING_OUTBOUND_STEPCOUNT", "WALKING_OUTBOUND_CADENCE", "WALKING_OUTBOUND_WALKINGDURATION",
+                                        "WALKING_OUTBOUND_DISTANCE", "WALKING_OUTBOUND_WALKINGSPEED", "WALKING_OUTBOUND_STRIDELENGTH"])
+        #expect(fields.map(\.value) == ["1", "LA6569-3", "4", "36.6", "2026-11-17T00:00:00", "left \"knee\"\nand hip", "2", "1200", "0.05",
+                                         "0.617", "12.34", "1.234"])
         // Without the form's identifiers: an error naming them, and no file.
         let missing = output + ".2"
         #expect(throws: ExportError.option("MORK needs subject_name, study_uuid, folder_oid, form_oid, site_oid: give --subject-name or put them in --mapping FILE")) {

@@ -102,6 +102,23 @@ struct AsyncActionConfigurationTests {
             .hasPrefix("asyncActions[0].sensorLocation: expected a string"))
     }
 
+    /// The participant's heights: decoded, round-tripped, and refused past their ranges (and for
+    /// numbers that are not finite or not numbers) with the key's path.
+    @Test func gaitHeightsAreDecodedAndRangeChecked() throws {
+        let json = #"{"taskIdentifier": "t", "asyncActions": [{"identifier": "g", "type": "gait", "bodyHeight": 1.75, "sensorHeight": 1.08}]}"#
+        let params = try JSONDecoder().decode(TaskStartParams.self, from: Data(json.utf8))
+        #expect(params.asyncActions[0].options == .gait(GaitOptions(bodyHeight: 1.75, sensorHeight: 1.08)))
+        let again = try JSONDecoder().decode(AsyncActionConfiguration.self, from: JSONEncoder().encode(params.asyncActions[0]))
+        #expect(again == params.asyncActions[0])
+        for (key, value, range) in [("bodyHeight", "0.49", "0.5 and <= 2.75"), ("bodyHeight", "175", "0.5 and <= 2.75"),
+                                    ("sensorHeight", "-1", "0.25 and <= 1.75"), ("sensorHeight", "1e308", "0.25 and <= 1.75")] {
+            #expect(message(#"{"taskIdentifier": "t", "asyncActions": [{"identifier": "g", "type": "gait", ""# + key + #"": "# + value + "}]}")
+                == "asyncActions[0].\(key): expected a height in metres >= \(range)")
+        }
+        #expect(message(#"{"taskIdentifier": "t", "asyncActions": [{"identifier": "g", "type": "gait", "bodyHeight": "tall"}]}"#)
+            .hasPrefix("asyncActions[0].bodyHeight: expected a number"))
+    }
+
     @Test(arguments: ["../escape", "a/b", "", ".", "..", String(repeating: "x", count: 65), "caf\u{e9}", "a b", "x\u{0}"])
     func identifiersThatCouldEscapeAreRejected(_ identifier: String) throws {
         let json = try JSONEncoder().encode(["identifier": identifier, "type": "motion"])
