@@ -120,6 +120,8 @@ for part in "${parts[@]}"; do
     echo "gait recorderd: $(( inside / 200000 )) instructions per sample in the contact detector and bout rules"
     tracked=$(instructions --toggle-collect='*track*' "$out/gait" "$walk" 200000)
     echo "gait recorderd: $(( tracked / 200000 )) instructions per sample in the whole tracker (detector, bouts, regularity, sway, turns)"
+    spatial=$(instructions --toggle-collect='*track*' "$out/gait" "$walk" 200000 0.964)
+    echo "gait recorderd: $(( spatial / 200000 )) instructions per sample in the whole tracker with step lengths (stride length, speed, distance)"
     ;;
   iio)
     # recorderd's side: one scan's accelerometer and gyroscope records written as JSON lines,

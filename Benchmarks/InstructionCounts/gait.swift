@@ -2,13 +2,15 @@
 // RecorderModel sources, MotionFusion's pure files and GaitAnalysis, and runs it under callgrind):
 // a real walk fused to its vertical acceleration first, then the contact detector and the
 // walking-bout rules over it, counted inside `analyse`, and the whole tracker, counted inside
-// `track`. Usage: gait WALK.csv N
+// `track` (with step lengths when a third argument gives the sensor height, m). Usage:
+// gait WALK.csv N [SENSOR_HEIGHT]
 import Foundation
 
 let rows = try! String(contentsOfFile: CommandLine.arguments[1], encoding: .utf8).split(separator: "\n").dropFirst().map { line in
     line.split(separator: ",").map { Double($0)! }
 }
 let n = Int(CommandLine.arguments[2])!
+let pendulumLength = CommandLine.arguments.count > 3 ? Double(CommandLine.arguments[3]) : nil
 var fuser = DeviceMotionFuser(usesMagnetometer: false)
 let signals: [(vertical: Double, ap: Double, ml: Double, yaw: Double)] = rows.enumerated().map { i, r in
     let frame = MotionFrame(uptime: Double(i) / 100, accelerometer: Vector3(x: r[1], y: r[2], z: r[3]),
@@ -37,7 +39,7 @@ func analyse(_ values: [Double], count: Int) -> Int {
 /// step path changing every 30 s).
 @inline(never)
 func track(_ signals: [(vertical: Double, ap: Double, ml: Double, yaw: Double)], count: Int) -> Int {
-    var tracker = GaitTracker(identifier: "gait", rate: 100, measuresSway: true)
+    var tracker = GaitTracker(identifier: "gait", rate: 100, measuresSway: true, pendulumLength: pendulumLength)
     var events: [GaitTracker.Event] = []
     var total = 0
     let paths = ["task/walk", "task/stand"]

@@ -9,9 +9,9 @@ import Glibc
 ///
 /// The correction: the pendulum alone leaves out the double-support phase, and Zijlstra & Hof
 /// multiplied it by a constant, 1.25 for their excursion. With the excursion taken within each
-/// step as here, 1.25 overestimates every straight walk of the INDIP reference bouts (by 8–12 %
-/// in distance); the constant here, 1.1, is fitted on those bouts (BENCHMARKS.md has the errors
-/// beside mobgap's). A factor growing with the cadence fitted the reference's own contacts
+/// step as here, 1.25 overestimates the INDIP reference bouts (two of the four straight walks'
+/// distances by 12 %, the slow bouts of daily living by more); the constant here, 1.1, is fitted
+/// on those bouts (BENCHMARKS.md has the errors beside mobgap's). A factor growing with the cadence fitted the reference's own contacts
 /// better, but not recorderd's: its contacts in the shuffling of daily living give cadences far
 /// above the reference's (122 against 76 steps/min in one bout), so it was left out.
 ///
