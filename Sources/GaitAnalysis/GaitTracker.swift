@@ -49,6 +49,8 @@ public struct GaitTracker: Sendable {
     /// Final summaries, in order.
     public private(set) var summaries: [GaitStepSummary] = []
     private var lastUptime = -Double.infinity
+    /// The latest contact the detector reported.
+    private var lastContact = -Double.infinity
 
     /// `identifier`: the action's; `rate`: samples per second; `measuresSway`: the sensor is
     /// where sway means postural sway (the lower back); `pendulumLength`: the sensor's height
@@ -112,16 +114,29 @@ public struct GaitTracker: Sendable {
     }
 
     /// The summary of the latest stretch of `stepPath` as the data stand now (what is in flight
-    /// is not waited for: the detectors are run out on a copy).
+    /// is not waited for: the detectors are run out on a copy): the final one when it is final,
+    /// else `provisional` when the analysis could still change it (`couldStillChange`).
     public func summary(ofStep stepPath: String) -> GaitStepSummary? {
+        let isOpen = current?.stepPath == stepPath || closing.contains { $0.stepPath == stepPath }
+        guard isOpen else { return summaries.last { $0.stepPath == stepPath } }
         var copy = self
         var ignored: [Event] = []
         copy.finish(events: &ignored)
-        return copy.summaries.last { $0.stepPath == stepPath }
+        var summary = copy.summaries.last { $0.stepPath == stepPath }
+        if couldStillChange { summary?.provisional = true }
+        return summary
+    }
+
+    /// True while steps may still be found or confirmed in what was just recorded: the latest
+    /// contact is recent enough for the detector's look-ahead to hold the next, or for a run of
+    /// contacts to still become (or continue) a bout — what `settle` waits for.
+    var couldStillChange: Bool {
+        lastUptime - lastContact <= boutRules.settings.longestStep + Self.settleTime
     }
 
     private mutating func take(_ contact: Double, events: inout [Event]) {
         // A bout this contact ends is recorded before it (records stay in time order).
+        lastContact = contact
         apply(boutRules.add(contact), events: &events)
         let stride = stepLengths?.contact(contact)
         events.append(.step(contact, side: sides.side(at: contact), strideLength: stride))

@@ -36,6 +36,11 @@ public struct GaitStepSummary: Sendable, Equatable, Codable {
     public var sway: SwayMeasures?
     /// Turns the gyroscope showed (devices without one: nil).
     public var turns: [Turn]?
+    /// True in a `step.finish` answer given while the analysis could still change it: the step
+    /// ended mid-walk, with contacts in the detector's look-ahead or a run of steps not yet
+    /// confirmed as a bout (the participant walked on into the next step). The task result's
+    /// summary of the step is the final one; `recorderctl run` prints both. Absent otherwise.
+    public var provisional: Bool?
 
     public init(identifier: String, stepPath: String, startUptime: Double, endUptime: Double, activity: Activity) {
         self.identifier = identifier
@@ -47,8 +52,13 @@ public struct GaitStepSummary: Sendable, Equatable, Codable {
         droppedSamples = 0
     }
 
-    /// One line for people: "walking.outbound: 22 steps, 104 steps/min".
+    /// One line for people: "walking.outbound: 22 steps, 104 steps/min" (with
+    /// " (provisional)" when it is).
     public var headline: String {
+        measuresLine + (provisional == true ? " (provisional)" : "")
+    }
+
+    private var measuresLine: String {
         switch activity {
         case .walking:
             let w = walking ?? WalkingMeasures()

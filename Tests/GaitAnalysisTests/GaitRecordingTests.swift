@@ -131,6 +131,10 @@ struct GaitRecordingTests {
         // The final summary of the walking step: the same steps as step.finish gave, which saw the
         // frames read when the step finished; the last ones may have been in flight (a loaded
         // machine): at most one contact more.
+        // One answer per step: the standing step's was final when given (no walking near its
+        // end) and agrees with the task result's; the task result's are all final.
+        #expect(standingSummary.provisional == nil && summaries.first { $0.stepPath == "walk/standing" }?.activity == standingSummary.activity)
+        #expect(summaries.allSatisfy { $0.provisional == nil })
         let finalCount = summaries.first { $0.stepPath == "walk/walking" }?.walking?.stepCount ?? 0
         #expect(finalCount >= measures.stepCount && finalCount <= measures.stepCount + 1, "\(finalCount) vs \(measures.stepCount)")
         #expect(file.units == ["step": "event"])

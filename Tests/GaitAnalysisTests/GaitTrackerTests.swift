@@ -63,6 +63,41 @@ struct GaitTrackerTests {
         #expect(times == times.sorted(), "records in time order")
     }
 
+    /// One answer per step: a summary asked for as a step finishes (`step.finish`) is final when
+    /// nothing can change it, and says `provisional` when the analysis could still find or confirm
+    /// steps in it. The outbound walk of the demo's kind: five strikes (4.5 … 6.7 s) when it
+    /// finishes at 7 s, too few for a bout yet, so "neither" — provisional; the final summary,
+    /// once the walk went on into the next step, counts its steps. The standing before it is
+    /// final at once and stays as it was given.
+    @Test func aSummaryGivenMidWalkIsProvisionalAndTheFinalOneCountsItsSteps() {
+        var tracker = GaitTracker(identifier: "gait", rate: 100, measuresSway: true)
+        var events: [GaitTracker.Event] = []
+        var asked: [String: GaitStepSummary] = [:]
+        for i in 0..<2000 {
+            let t = Double(i) / 100
+            let path = t < 4 ? "task/stand" : t < 7 ? "task/walk.out" : t < 13 ? "task/walk.back" : "task/rest"
+            // The step.finish of a step: asked after its last sample, before the next step's first.
+            if i > 0, path != (t - 0.01 < 4 ? "task/stand" : t - 0.01 < 7 ? "task/walk.out" : t - 0.01 < 13 ? "task/walk.back" : "task/rest") {
+                let finished = t <= 4 ? "task/stand" : t <= 7 ? "task/walk.out" : "task/walk.back"
+                asked[finished] = tracker.summary(ofStep: finished)
+            }
+            let walking = t >= 4 && t < 12.2
+            let vertical = walking ? Self.walkSignal(t, strikesFrom: 4.5, to: 12) : 0
+            let ap = walking ? 0.1 * sin(2 * Double.pi * t / 1.1) : 0.01 * sin(Double.pi * t)
+            tracker.add(uptime: t, stepPath: path, vertical: vertical, ap: ap, ml: 0, yawRate: 0, events: &events)
+        }
+        tracker.finish(events: &events)
+        let final = Dictionary(tracker.summaries.map { ($0.stepPath, $0) }, uniquingKeysWith: { a, _ in a })
+        let stand = asked["task/stand"], out = asked["task/walk.out"]
+        #expect(stand?.provisional == nil && stand == final["task/stand"], "\(String(describing: stand))")
+        #expect(out?.provisional == true && out?.headline.hasSuffix("(provisional)") == true, "\(String(describing: out))")
+        #expect(out?.activity == .neither, "\(String(describing: out))")
+        #expect(final["task/walk.out"]?.activity == .walking && (final["task/walk.out"]?.walking?.stepCount ?? 0) >= 4)
+        #expect(tracker.summaries.allSatisfy { $0.provisional == nil })
+        // Asked again once final, the answer is the final one.
+        #expect(tracker.summary(ofStep: "task/walk.out") == final["task/walk.out"])
+    }
+
     /// The step changes to the rest while the walk's last step is taken (11.65 s, the step at
     /// 11.5 s): the rest is standing, its sway measured after that step (the walk's 0.1 g of AP
     /// acceleration kept out of it), and the step still counted in it. The walk itself, mostly
