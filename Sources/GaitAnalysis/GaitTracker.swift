@@ -137,8 +137,9 @@ public struct GaitTracker: Sendable {
     private mutating func take(_ contact: Double, events: inout [Event]) {
         // A bout this contact ends is recorded before it (records stay in time order).
         lastContact = contact
-        apply(boutRules.add(contact), events: &events)
+        // The step's length first: the bout rules may take the contact as a step at once.
         let stride = stepLengths?.contact(contact)
+        apply(boutRules.add(contact), events: &events)
         events.append(.step(contact, side: sides.side(at: contact), strideLength: stride))
     }
 

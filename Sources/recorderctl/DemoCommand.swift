@@ -54,6 +54,8 @@ struct DemoCommand: AsyncParsableCommand {
             let client = try await DemoResources.connect(socketPath: socketPath, daemon: pid)
             for d in try await client.devices() { print("device " + DevicesCommand.line(d)) }
             var definition = try TaskFile.load(taskFile, verbose: false)
+            // The replayed participant's sensor height: the walks' distance and speed.
+            definition.setParticipant(bodyHeight: nil, sensorHeight: DemoResources.sensorHeight)
             if stepSeconds == nil {
                 for i in definition.steps.indices {
                     if let seconds = DemoResources.stepSeconds[definition.steps[i].identifier] { definition.steps[i].duration = seconds }
@@ -78,6 +80,8 @@ struct DemoCommand: AsyncParsableCommand {
 /// Finds the demo's bundled data and the daemon executable.
 enum DemoResources {
     static let walkFile = "Tests/Fixtures/imu/mobgap/MS/001/TimeMeasure1_Test11_Trial1.csv"
+    /// MS/001's lower-back sensor height, m (`participant_metadata.json`).
+    static let sensorHeight = 0.975
     /// Seconds into `walkFile` the demo's replay starts: six seconds of walking (the end of a
     /// 34-step bout of the INDIP reference, and the two steps of stopping after it, the last at
     /// 147.5 s), then standing.

@@ -105,9 +105,20 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Pass untimed steps at once.") var auto = false
     @Option(name: .customLong("step-seconds"), help: "Make every timed step this long.") var stepSeconds: Double?
     @Flag(help: "List the keys recorderd ignores in the task file.") var verbose = false
+    @Option(name: .customLong("body-height"), help: "The participant's height in metres, for the gait actions' walking speed and distance.")
+    var bodyHeight: Double?
+    @Option(name: .customLong("sensor-height"), help: "The lower-back sensor's height above the ground in metres (better than --body-height).")
+    var sensorHeight: Double?
+
+    func validate() throws {
+        for (name, value, range) in [("--body-height", bodyHeight, GaitOptions.bodyHeightRange), ("--sensor-height", sensorHeight, GaitOptions.sensorHeightRange)] {
+            if let value, !range.contains(value) { throw ValidationError("\(name): \(range.description)") }
+        }
+    }
 
     func run() async throws {
-        let definition = try TaskFile.load(taskFile, verbose: verbose)
+        var definition = try TaskFile.load(taskFile, verbose: verbose)
+        definition.setParticipant(bodyHeight: bodyHeight, sensorHeight: sensorHeight)
         let client = try await socket.connect()
         let runner = TaskDefinitionRunner(client: client, definition: definition, automatic: auto, stepSeconds: stepSeconds)
         let (directory, result) = try await runner.run(presenter: TerminalPresenter())

@@ -124,6 +124,9 @@ struct WalkingSpeedAccuracyTests {
         let score = try #require(try Self.scores(trial, reference).first)
         print("gait speed \(trial): \(score); the whole walk: \(walking.distance ?? .nan) m at \(walking.walkingSpeed ?? .nan) m/s")
         #expect(walking.distance != nil && walking.walkingSpeed != nil && walking.strideLength != nil)
+        // The summary measures every step of its bouts: its mean stride is the step records' (a
+        // step or two more at the walk's ends, outside INDIP's bout).
+        #expect(abs((walking.strideLength ?? 0) - (score.strideLength ?? 0)) <= 0.1, "summary \(walking), \(score)")
         let distance = try #require(score.distance)
         #expect(abs(distance - bout.lengthMeters) <= distanceTolerance * bout.lengthMeters, "\(score)")
         let speed = try #require(score.walkingSpeed)

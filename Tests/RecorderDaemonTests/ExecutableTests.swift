@@ -165,5 +165,19 @@ struct ExecutableTests {
         #expect(walked >= 8 && summaries[1].activity == .walking, "\(summaries)")
         #expect(abs((summaries[1].walking?.cadence ?? 0) - 100) < 15, "\(summaries)")
         #expect(summaries[2].activity == .standing && summaries[2].sway != nil, "\(summaries)")
+        // The replayed participant's sensor height: the walking steps' distance and speed.
+        #expect(summaries[1].walking?.walkingSpeed != nil && summaries[1].walking?.distance != nil, "\(summaries)")
+        #expect(printed.contains(" m at "), "\(printed)")
+    }
+
+    /// `recorderctl run --body-height/--sensor-height`: out of range, a usage error naming the
+    /// range before anything is started.
+    @Test func recorderctlRunRefusesHeightsOutOfRange() async throws {
+        let task = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../config/tasks/gait-balance.json").path
+        for (flag, value) in [("--body-height", "175"), ("--sensor-height", "-1"), ("--body-height", "nan")] {
+            let ctl = try await ChildProcess(ChildProcess.executable("recorderctl"), ["run", task, "\(flag)=\(value)", "--socket", "/nonexistent/control.sock"])
+            #expect(try await ctl.wait(timeout: 20) == 64, "\(flag) \(value): \(ctl.printed)")
+            #expect(ctl.printed.contains("\(flag): expected a height in metres"), "\(ctl.printed)")
+        }
     }
 }
