@@ -44,10 +44,13 @@ extension RecorderClient {
     }
 
     /// `stream.subscribe`: live records of `device` until the stream is cancelled or the
-    /// connection closes. Each element is one notification's records.
-    public func subscribe(device: String, sensorTypes: [SensorType]? = nil, rate: Double? = nil) async throws(RecorderClientError) -> AsyncThrowingStream<[Record], any Error> {
+    /// connection closes. Each element is one notification's records. `gait`: the participant's
+    /// heights for the `step` stream's stride lengths.
+    public func subscribe(device: String, sensorTypes: [SensorType]? = nil, rate: Double? = nil,
+                          gait: GaitOptions? = nil) async throws(RecorderClientError) -> AsyncThrowingStream<[Record], any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: [Record].self, throwing: (any Error).self, bufferingPolicy: .bufferingNewest(4096))
-        try await subscribe(device: device, sensorTypes: sensorTypes, rate: rate, to: LiveSink(continuation) { $0.records })
+        let params = SubscribeParams(device: device, sensorTypes: sensorTypes, rate: rate, bodyHeight: gait?.bodyHeight, sensorHeight: gait?.sensorHeight)
+        try await subscribe(params, to: LiveSink(continuation) { $0.records })
         return stream
     }
 
@@ -55,12 +58,12 @@ extension RecorderClient {
     /// JSON text as the daemon wrote it (to pass on without writing it again).
     public func subscribeBatches(device: String, sensorTypes: [SensorType]? = nil, rate: Double? = nil) async throws(RecorderClientError) -> AsyncThrowingStream<LiveBatch, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: LiveBatch.self, throwing: (any Error).self, bufferingPolicy: .bufferingNewest(4096))
-        try await subscribe(device: device, sensorTypes: sensorTypes, rate: rate, to: LiveSink(continuation) { $0 })
+        try await subscribe(SubscribeParams(device: device, sensorTypes: sensorTypes, rate: rate), to: LiveSink(continuation) { $0 })
         return stream
     }
 
-    private func subscribe(device: String, sensorTypes: [SensorType]?, rate: Double?, to sink: LiveSink) async throws(RecorderClientError) {
-        let result: SubscribeResult = try await call(.streamSubscribe, SubscribeParams(device: device, sensorTypes: sensorTypes, rate: rate)) { [weak self] message in
+    private func subscribe(_ params: SubscribeParams, to sink: LiveSink) async throws(RecorderClientError) {
+        let result: SubscribeResult = try await call(.streamSubscribe, params) { [weak self] message in
             // On the reader thread, before any notification of this subscription is read.
             if let id = message.result?["subscription"]?.numberValue { self?.register(subscription: Int(saturating: id), sink: sink) }
         }

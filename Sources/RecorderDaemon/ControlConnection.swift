@@ -155,7 +155,8 @@ final class ControlConnection: Sendable {
         // Starting a device may block briefly: never on the cooperative pool.
         let outcome: Result<LiveStream, DeviceError> = await QueueHandOff.blocking {
             do throws(DeviceError) {
-                return .success(try LiveStream(subscription: id, device: device, types: params.sensorTypes, rate: params.rate, clock: clock) { [weak self] in
+                return .success(try LiveStream(subscription: id, device: device, types: params.sensorTypes, rate: params.rate,
+                                                     analysisConfiguration: params.analysisConfiguration, clock: clock) { [weak self] in
                     guard let self, let stream = holder.stream.withLock({ $0 }), stream.claimDrain() else { return }
                     gate.execute(on: eventLoop) { self.drain(stream) }
                 })

@@ -33,9 +33,10 @@ public final class LiveStream: Sendable {
 
     /// Subscribes to `device` (starting it if idle). `notify` is called from the sampler thread
     /// when frames arrive: it should schedule `drain` on the owner's context. `rate` must lie in
-    /// `SubscribeParams.rateRange` (the protocol decoder checks it).
-    public init(subscription: Int, device: Device, types: [SensorType]?, rate: Double?, clock: any RecorderClock,
-                notify: @escaping @Sendable () -> Void) throws(DeviceError) {
+    /// `SubscribeParams.rateRange` (the protocol decoder checks it). `analysisConfiguration`: what
+    /// a streamed analysis is made with (the participant's heights for `step`).
+    public init(subscription: Int, device: Device, types: [SensorType]?, rate: Double?, analysisConfiguration: AsyncActionConfiguration? = nil,
+                clock: any RecorderClock, notify: @escaping @Sendable () -> Void) throws(DeviceError) {
         self.subscription = subscription
         // The reader is attached before the device starts, so the first frames are not missed.
         guard device.probe(), let caps = device.capabilities, let ring = device.ring else {
@@ -54,7 +55,7 @@ public final class LiveStream: Sendable {
                 throw .analysisRefused(device.name, provider.actionType, reason: error.description)
             }
             leased.removeAll { $0 == t }
-            analysis = provider.makeProducer(configuration: nil, capabilities: caps)
+            analysis = provider.makeProducer(configuration: analysisConfiguration, capabilities: caps)
         }
         let reader = ring.addReader(fromUptime: nil, notify: notify)
         let lease: DeviceLease

@@ -119,23 +119,37 @@ public struct SubscribeParams: Sendable, Codable, Equatable {
     public var sensorTypes: [SensorType]?
     /// Records per second per sensor type (`rateRange`); absent: every sample.
     public var rate: Double?
+    /// The participant's heights (m), for the `step` stream's stride lengths (as the gait
+    /// action's: `GaitOptions`).
+    public var bodyHeight: Double?
+    public var sensorHeight: Double?
 
     /// Live rates a subscriber may ask for.
     public static let rateRange = NumberRange(atLeast: 0.001, atMost: 100_000, "a rate in Hz")
 
-    public init(device: String, sensorTypes: [SensorType]? = nil, rate: Double? = nil) {
+    public init(device: String, sensorTypes: [SensorType]? = nil, rate: Double? = nil, bodyHeight: Double? = nil, sensorHeight: Double? = nil) {
         self.device = device
         self.sensorTypes = sensorTypes
         self.rate = rate
+        self.bodyHeight = bodyHeight
+        self.sensorHeight = sensorHeight
     }
 
-    enum CodingKeys: String, CodingKey { case device, sensorTypes, rate }
+    enum CodingKeys: String, CodingKey { case device, sensorTypes, rate, bodyHeight, sensorHeight }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         device = try c.decode(String.self, forKey: .device)
         sensorTypes = try c.decodeIfPresent([SensorType].self, forKey: .sensorTypes)
         rate = try c.decodeIfPresent(Double.self, forKey: .rate, in: Self.rateRange)
+        bodyHeight = try c.decodeIfPresent(Double.self, forKey: .bodyHeight, in: GaitOptions.bodyHeightRange)
+        sensorHeight = try c.decodeIfPresent(Double.self, forKey: .sensorHeight, in: GaitOptions.sensorHeightRange)
+    }
+
+    /// The configuration a streamed analysis is made with: the gait options of the heights given.
+    public var analysisConfiguration: AsyncActionConfiguration? {
+        guard bodyHeight != nil || sensorHeight != nil else { return nil }
+        return AsyncActionConfiguration(identifier: "", options: .gait(GaitOptions(bodyHeight: bodyHeight, sensorHeight: sensorHeight)))
     }
 }
 

@@ -4,6 +4,7 @@ import MotionFusion
 import RecorderConfiguration
 import RecorderEngine
 import RecorderModel
+import RecorderProtocol
 import RecorderRuntime
 import RecorderTestSupport
 import ReplaySensors
@@ -52,5 +53,37 @@ struct GaitLiveStreamTests {
         #expect(delays.count >= 9, "\(delays)")
         #expect(delays.allSatisfy { $0 >= 0 }, "\(delays)")
         print("gait live step delays: \(delays.map { ($0 * 1000).rounded() / 1000 })")
+    }
+
+    /// With the participant's sensor height (`stream.subscribe`'s `sensorHeight`), the live step
+    /// records carry the stride ending at them: every step of the walk's bout after its first two
+    /// (a stride is two measured steps), within a walker's range.
+    @Test(.timeLimit(.minutes(1)))
+    func liveStepsCarryTheirStrideWithAHeight() async throws {
+        var configuration = DaemonConfiguration()
+        configuration.devices = [Fixtures.replayDevice(file: Fixtures.shortWalk, loop: true)]
+        let devices = DeviceRegistry(configuration: configuration, backends: [ReplayBackend()], stageProviders: [DeviceMotionFusion()],
+                                     analysisProviders: [GaitAnalysisProvider()], baseDirectory: "/", logger: Fixtures.logger)
+        #expect(devices.probeAll() == 1)
+        let params = try JSONDecoder().decode(SubscribeParams.self, from: Data(#"{"device": "imu0", "sensorTypes": ["step"], "sensorHeight": 0.964}"#.utf8))
+        let (signals, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let stream = try LiveStream(subscription: 1, device: try devices.device(named: "imu0"), types: params.sensorTypes, rate: nil,
+                                    analysisConfiguration: params.analysisConfiguration, clock: SystemClock()) { continuation.yield() }
+        defer { stream.close() }
+        var strides: [Double?] = []
+        for await _ in signals {
+            let bytes = stream.drain(maximumRecords: 4096)
+            guard !bytes.isEmpty else { continue }
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+            let records = try #require((object["params"] as? [String: Any])?["records"] as? [[String: Any]])
+            for r in records where r["event"] as? String == "step" { strides.append(r["strideLength"] as? Double) }
+            if strides.count >= 9 { break }
+        }
+        let measured = strides.compactMap { $0 }
+        #expect(measured.count >= 6 && measured.allSatisfy { $0 > 0.5 && $0 < 2 }, "\(strides)")
+        // Out of range, the subscription is refused with the key's path.
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(SubscribeParams.self, from: Data(#"{"device": "imu0", "sensorHeight": 9}"#.utf8))
+        }
     }
 }
