@@ -18,15 +18,21 @@ import Testing
 /// measure the load.
 @Suite("Gait events on live streams")
 struct GaitLiveStreamTests {
-    @Test(.timeLimit(.minutes(1)))
-    func stepsReachALiveSubscriberAsTheyAreFound() async throws {
+    /// A replay device playing the short walk, looped (notifications keep coming, so a test's
+    /// deadline is always looked at), with the gait analysis; and its registry, which keeps it.
+    static func walkingDevice() throws -> (Device, DeviceRegistry) {
         var configuration = DaemonConfiguration()
-        // Looped: notifications keep coming, so the deadline below is always looked at.
         configuration.devices = [Fixtures.replayDevice(file: Fixtures.shortWalk, loop: true)]
         let devices = DeviceRegistry(configuration: configuration, backends: [ReplayBackend()], stageProviders: [DeviceMotionFusion()],
                                      analysisProviders: [GaitAnalysisProvider()], baseDirectory: "/", logger: Fixtures.logger)
         #expect(devices.probeAll() == 1)
-        let device = try devices.device(named: "imu0")
+        return (try devices.device(named: "imu0"), devices)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func stepsReachALiveSubscriberAsTheyAreFound() async throws {
+        let (device, devices) = try Self.walkingDevice()
+        defer { withExtendedLifetime(devices) {} }
         let clock = SystemClock()
         let (signals, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         // A rate of 1 Hz: the analysis still sees every sample (only sampled records are thinned).
@@ -60,14 +66,11 @@ struct GaitLiveStreamTests {
     /// (a stride is two measured steps), within a walker's range.
     @Test(.timeLimit(.minutes(1)))
     func liveStepsCarryTheirStrideWithAHeight() async throws {
-        var configuration = DaemonConfiguration()
-        configuration.devices = [Fixtures.replayDevice(file: Fixtures.shortWalk, loop: true)]
-        let devices = DeviceRegistry(configuration: configuration, backends: [ReplayBackend()], stageProviders: [DeviceMotionFusion()],
-                                     analysisProviders: [GaitAnalysisProvider()], baseDirectory: "/", logger: Fixtures.logger)
-        #expect(devices.probeAll() == 1)
+        let (device, devices) = try Self.walkingDevice()
+        defer { withExtendedLifetime(devices) {} }
         let params = try JSONDecoder().decode(SubscribeParams.self, from: Data(#"{"device": "imu0", "sensorTypes": ["step"], "sensorHeight": 0.964}"#.utf8))
         let (signals, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let stream = try LiveStream(subscription: 1, device: try devices.device(named: "imu0"), types: params.sensorTypes, rate: nil,
+        let stream = try LiveStream(subscription: 1, device: device, types: params.sensorTypes, rate: nil,
                                     analysisConfiguration: params.analysisConfiguration, clock: SystemClock()) { continuation.yield() }
         defer { stream.close() }
         var strides: [Double?] = []
