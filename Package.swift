@@ -232,7 +232,10 @@ let package = Package(
         .testTarget(name: "RecorderFHIRTests", dependencies: bottom + ["RecorderFHIR", "RecorderClient", "RecorderTestSupport"]),
         .testTarget(name: "MotionFusionTests", dependencies: bottom + ["MotionFusion", "RecorderEngine", "ReplaySensors", "RecorderTestSupport", "FakeIIO"]),
         .testTarget(name: "RecorderExportTests", dependencies: bottom + ["RecorderExport", "RecorderPlot", "RecorderClient", "RecorderEngine", "RecorderTestSupport"]),
-        .testTarget(name: "GaitAnalysisTests", dependencies: bottom + ["GaitAnalysis", "MotionFusion", "RecorderEngine", "ReplaySensors", "RecorderTestSupport"]),
+        .testTarget(
+            name: "GaitAnalysisTests",
+            dependencies: bottom + ["GaitAnalysis", "MotionFusion", "RecorderEngine", "RecorderFHIR", "ReplaySensors", "RecorderTestSupport", "recorderd", "recorderctl"]
+        ),
         .testTarget(name: "RecorderEngineTests", dependencies: bottom + ["RecorderEngine", "ReplaySensors", "RecorderTestSupport"]),
         .testTarget(name: "GPSSensorsTests", dependencies: bottom + ["GPSSensors", "RecorderEngine", "RecorderExport", "RecorderTestSupport"]),
         .testTarget(

@@ -94,8 +94,8 @@ install -D -m 0644 Tests/Fixtures/imu/mobgap/HA/001/TimeMeasure1_Test11_Trial1.c
 install -D -m 0644 Tests/Fixtures/imu/mobgap/MS/001/TimeMeasure1_Test11_Trial1.csv \
   "$root$share/Tests/Fixtures/imu/mobgap/MS/001/TimeMeasure1_Test11_Trial1.csv"
 install -m 0644 Tests/Fixtures/imu/mobgap/LICENSE Tests/Fixtures/imu/mobgap/PROVENANCE.md "$root$share/Tests/Fixtures/imu/mobgap/"
-install -D -m 0644 config/tasks/gait-balance.json "$root$share/config/tasks/gait-balance.json"
-install -D -m 0644 config/tasks/voice.json "$root$share/config/tasks/voice.json"
+install -d "$root$share/config/tasks"
+install -m 0644 config/tasks/*.json "$root$share/config/tasks/"
 sed -e "s|/usr/local/share/recorderd|$share|g" config/recorderd.json > "$root/etc/recorderd/recorderd.json.example"
 chmod 0644 "$root/etc/recorderd/recorderd.json.example"
 # Shell completions, from the binaries themselves (swift-argument-parser).

@@ -34,11 +34,13 @@ public struct GaitAnalysisProvider: AnalysisProvider {
     public func makeProducer(configuration: AsyncActionConfiguration?, capabilities: DeviceCapabilities) -> any RecordProducer {
         var location = SensorLocation.lowerBack
         var pendulumLength: Double?
+        var walkingTest: WalkingTest?
         if case .gait(let o) = configuration?.options {
             location = o.sensorLocation
-            pendulumLength = o.sensorHeight ?? o.bodyHeight.map { $0 * PendulumStepLength.sensorHeightPerBodyHeight }
+            pendulumLength = o.pendulumLength
+            walkingTest = o.walkingTest
         }
         return GaitRecords(identifier: configuration?.identifier ?? "", rate: capabilities.rate, sensorLocation: location,
-                           pendulumLength: pendulumLength)
+                           pendulumLength: pendulumLength, walkingTest: walkingTest)
     }
 }

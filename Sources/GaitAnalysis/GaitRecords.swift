@@ -28,10 +28,12 @@ public struct GaitRecords: RecordProducer {
 
     /// `identifier`: the action's (empty in live streams); `rate`: the device's samples per
     /// second; `pendulumLength`: the lower-back sensor's height above the ground (m), for stride
-    /// length, walking speed and distance (nil: steps only).
-    public init(identifier: String, rate: Double, sensorLocation: SensorLocation, pendulumLength: Double? = nil) {
+    /// length, walking speed and distance (nil: steps only); `walkingTest`: a clinical walking test
+    /// scored over its step (`summary(ofStep:)`, `stepSummaries`).
+    public init(identifier: String, rate: Double, sensorLocation: SensorLocation, pendulumLength: Double? = nil,
+                walkingTest: WalkingTest? = nil) {
         tracker = GaitTracker(identifier: identifier, rate: rate, measuresSway: sensorLocation == .lowerBack,
-                              pendulumLength: sensorLocation == .lowerBack ? pendulumLength : nil)
+                              pendulumLength: sensorLocation == .lowerBack ? pendulumLength : nil, walkingTest: walkingTest)
     }
 
     public var seesEveryFrame: Bool { true }
@@ -78,7 +80,7 @@ public struct GaitRecords: RecordProducer {
                 lastUptime = m.uptime
                 return
             }
-            tracker.add(uptime: m.uptime, stepPath: sink.stepPath(at: m.uptime)?.value ?? "", vertical: vertical, ap: ap, ml: ml, yawRate: yawRate, events: &events)
+            tracker.add(uptime: m.uptime, stepPath: sink.stepPath(at: m.uptime)?.value ?? "", vertical: vertical, ap: ap, ml: ml, yawRate: yawRate, up: up, events: &events)
             lastUptime = m.uptime
             write(to: &sink)
         case .gap(_, let types, let dropped) where types.contains(.accelerometer):
@@ -129,7 +131,8 @@ public struct GaitRecords: RecordProducer {
                 + "tells it; event bout: a walking bout of steps from startUptime to uptime (its first and last step). "
                 + "Summaries count the steps of bouts. With the participant's bodyHeight or sensorHeight: strideLength (m) on a "
                 + "step is the stride ending at it; distance (m), walkingSpeed (m/s) and strideLength (m, mean) on a bout, from "
-                + "each step's trunk excursion through an inverted pendulum (Zijlstra & Hof, with a cadence-dependent correction).",
+                + "each step's trunk excursion through an inverted pendulum (Zijlstra & Hof, with a constant correction of 1.1). "
+                + "A walkingTest's outcome (six-minute walk, timed walk, Timed Up and Go) is in its step's summary (walkingTest).",
             "sway": "the accelerometer along the horizontal directions of the posture held (up averaged over 10 s), as ISway: "
                 + "AP along the device's z axis laid horizontal (x when z is near vertical), ML perpendicular; g",
         ]

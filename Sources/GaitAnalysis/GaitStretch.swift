@@ -32,6 +32,8 @@ struct GaitStretch: Sendable {
     private(set) var quietFrom = -Double.infinity
     var turns: [Turn] = []
     var hasYawRate = false
+    /// The clinical walking test scored over this stretch, when it is the test's step.
+    var walkingTest: (any WalkingTestScoring)?
     /// Sums and sums of squares of the AP, ML and vertical acceleration of the quiet part (for
     /// their spread about its mean: a posture held at a slight lean is still standing), and its
     /// samples.
@@ -51,8 +53,10 @@ struct GaitStretch: Sendable {
     }
 
     /// One sample's horizontal (AP, ML) and vertical acceleration, g: into sway and the
-    /// movement sums when it lies in the quiet part.
-    mutating func addMotion(uptime: Double, ap: Double, ml: Double, vertical: Double) {
+    /// movement sums when it lies in the quiet part; its up direction (device frame, unit) into
+    /// the walking test.
+    mutating func addMotion(uptime: Double, ap: Double, ml: Double, vertical: Double, up: Vector3? = nil) {
+        if let up { walkingTest?.add(uptime: uptime, up: up) }
         guard uptime >= quietFrom else { return }
         quietSamples += 1
         sums.ap += ap
@@ -87,6 +91,17 @@ struct GaitStretch: Sendable {
     /// `GaitTracker.shortestSummary`.
     func summary(identifier: String) -> GaitStepSummary? {
         guard end - start >= GaitTracker.shortestSummary else { return nil }
+        var s = measures(identifier: identifier)
+        if let walkingTest {
+            let bouts = boutSteps.filter { !$0.steps.isEmpty }.map { (steps: $0.steps, lengths: $0.lengths) }
+            s.walkingTest = walkingTest.outcome(of: WalkingTestStretch(start: start, end: end, bouts: bouts, turns: turns,
+                                                                       walking: s.walking, measuresLength: measuresLength))
+        }
+        return s
+    }
+
+    /// The summary's measures.
+    private func measures(identifier: String) -> GaitStepSummary {
         var s = GaitStepSummary(identifier: identifier, stepPath: stepPath, startUptime: start, endUptime: end, activity: .neither)
         s.gapCount = gapCount
         s.droppedSamples = droppedSamples

@@ -38,6 +38,8 @@ public struct GaitTracker: Sendable {
     private var sides = StepSideClassifier()
     /// Step lengths, when the participant's height is known.
     private var stepLengths: StepLengthTracker?
+    /// The clinical walking test scored over its step's stretches.
+    private let walkingTest: WalkingTest?
     private var boutNumber = 0
     /// The steps of the bout under way and the lengths of the steps ending at them (its record's
     /// measures are computed as the summaries' are).
@@ -54,9 +56,11 @@ public struct GaitTracker: Sendable {
 
     /// `identifier`: the action's; `rate`: samples per second; `measuresSway`: the sensor is
     /// where sway means postural sway (the lower back); `pendulumLength`: the sensor's height
-    /// above the ground (m), for step lengths (nil: none).
-    public init(identifier: String, rate: Double, measuresSway: Bool, pendulumLength: Double? = nil) {
+    /// above the ground (m), for step lengths (nil: none); `walkingTest`: a clinical test scored
+    /// over its step.
+    public init(identifier: String, rate: Double, measuresSway: Bool, pendulumLength: Double? = nil, walkingTest: WalkingTest? = nil) {
         self.identifier = identifier
+        self.walkingTest = walkingTest
         self.rate = rate
         self.measuresSway = measuresSway
         turns = TurnDetector(rate: rate)
@@ -65,18 +69,20 @@ public struct GaitTracker: Sendable {
 
     /// One sample measured at `uptime` in the step `stepPath`: the vertical acceleration (up
     /// positive, gravity removed; g), the acceleration along the horizontal AP and ML directions
-    /// (g; a constant offset does not matter), and the rate of turn about the vertical (rad/s)
-    /// when there is a gyroscope.
+    /// (g; a constant offset does not matter), the rate of turn about the vertical (rad/s)
+    /// when there is a gyroscope, and the up direction in the device's frame (unit; for a walking
+    /// test's trunk inclination).
     public mutating func add(uptime: Double, stepPath: String, vertical: Double, ap: Double, ml: Double, yawRate: Double?,
-                             events: inout [Event]) {
+                             up: Vector3? = nil, events: inout [Event]) {
         if current?.stepPath != stepPath {
             if let ended = current { closing.append(ended) }
             current = GaitStretch(stepPath: stepPath, start: uptime, rate: rate, measuresSway: measuresSway,
                                   measuresLength: stepLengths != nil)
+            if let walkingTest, walkingTest.isScored(stepPath: stepPath) { current!.walkingTest = walkingTest.makeScoring() }
         }
         lastUptime = uptime
         current!.end = uptime
-        current!.addMotion(uptime: uptime, ap: ap, ml: ml, vertical: vertical)
+        current!.addMotion(uptime: uptime, ap: ap, ml: ml, vertical: vertical, up: up)
         if let yawRate {
             current!.hasYawRate = true
             sides.add(uptime: uptime, yawRate: yawRate)

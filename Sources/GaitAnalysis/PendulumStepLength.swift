@@ -19,11 +19,6 @@ import Glibc
 public struct PendulumStepLength: Sendable {
     /// The correction factor.
     public static let correction = 1.1
-    /// The sensor's height above the ground per metre of body height, when only the body height
-    /// is known: the mean of the three reference participants' (0.58, 0.58 and 0.62: a sensor over
-    /// L4–L5 sits a little above the greater trochanter, which anthropometric tables put at
-    /// 0.53 of the height).
-    public static let sensorHeightPerBodyHeight = 0.6
     static let standardGravity = 9.80665
 
     /// The pendulum's length: the sensor's height above the ground, m.

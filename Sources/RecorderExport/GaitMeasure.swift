@@ -3,7 +3,8 @@ import RecorderModel
 /// One measure of a gait step summary, as the clinical exports carry it (FHIR Observations, MORK
 /// field data): its key, value and UCUM unit.
 struct GaitMeasure: Equatable {
-    /// `stepCount`, `cadence`, `walkingDuration`, `stepTimeMean`, `distance`, `walkingSpeed`, `strideLength`, `swayRMSAP`, `swayRMSML`, `swayPathLength`.
+    /// `stepCount`, `cadence`, `walkingDuration`, `stepTimeMean`, `distance`, `walkingSpeed`, `strideLength`, `swayRMSAP`, `swayRMSML`,
+    /// `swayPathLength`; a walking test's `sixMinuteWalkDistance`, `timedWalkTime`, `timedWalkSpeed`, `timedUpAndGoTime`.
     var key: String
     var display: String
     var value: Double
@@ -34,7 +35,24 @@ struct GaitMeasure: Equatable {
             list.append(GaitMeasure(key: "swayRMSML", display: "Sway RMS acceleration, medio-lateral", value: sway.rmsML, ucum: "[g]", unit: "g", summary: s))
             list.append(GaitMeasure(key: "swayPathLength", display: "Sway path length", value: sway.pathLength, ucum: "[g]", unit: "g", summary: s))
         }
+        if let test = s.walkingTest { list += measures(of: test, in: s) }
         return list
+    }
+
+    /// A walking test's clinical outcome.
+    static func measures(of test: WalkingTestOutcome, in s: GaitStepSummary) -> [GaitMeasure] {
+        switch test.kind {
+        case .sixMinuteWalk:
+            return test.distance.map { [GaitMeasure(key: "sixMinuteWalkDistance", display: "Six-minute walk distance", value: $0, ucum: "m", unit: "m", summary: s)] } ?? []
+        case .timedWalk:
+            var list: [GaitMeasure] = []
+            let over = test.distance.map { " over " + WalkingTestOutcome.metres($0) + " m" } ?? ""
+            if let t = test.duration { list.append(GaitMeasure(key: "timedWalkTime", display: "Timed walk time" + over, value: t, ucum: "s", unit: "s", summary: s)) }
+            if let v = test.walkingSpeed { list.append(GaitMeasure(key: "timedWalkSpeed", display: "Timed walk speed" + over, value: v, ucum: "m/s", unit: "m/s", summary: s)) }
+            return list
+        case .timedUpAndGo:
+            return test.duration.map { [GaitMeasure(key: "timedUpAndGoTime", display: "Timed Up and Go time", value: $0, ucum: "s", unit: "s", summary: s)] } ?? []
+        }
     }
 
     /// The step identifier the measure belongs to: the step path's last component.

@@ -10,7 +10,7 @@ extension AsyncActionConfiguration {
         case .motion: return [.recorderTypes, .frequency, .shouldDeletePrevious, .preRollSeconds]
         case .distance: return [.saveCoordinates, .motionStepIdentifier, .horizontalAccuracyThreshold]
         case .microphone: return [.saveAudioFile, .levelInterval, .sampleRate, .channels]
-        case .gait: return [.sensorLocation, .bodyHeight, .sensorHeight]
+        case .gait: return [.sensorLocation, .bodyHeight, .sensorHeight, .walkingTest]
         }
     }
 
@@ -29,7 +29,7 @@ extension AsyncActionConfiguration: Codable {
         case recorderTypes, frequency, shouldDeletePrevious, preRollSeconds
         case saveCoordinates, motionStepIdentifier, horizontalAccuracyThreshold
         case saveAudioFile, levelInterval, sampleRate, channels
-        case sensorLocation, bodyHeight, sensorHeight
+        case sensorLocation, bodyHeight, sensorHeight, walkingTest
     }
 
     public init(from decoder: any Decoder) throws {
@@ -102,6 +102,7 @@ extension AsyncActionConfiguration: Codable {
             }
             o.bodyHeight = try c.decodeIfPresent(Double.self, forKey: .bodyHeight, in: GaitOptions.bodyHeightRange)
             o.sensorHeight = try c.decodeIfPresent(Double.self, forKey: .sensorHeight, in: GaitOptions.sensorHeightRange)
+            o.walkingTest = try c.decodeIfPresent(WalkingTest.self, forKey: .walkingTest)
             options = .gait(o)
         }
     }
@@ -133,6 +134,7 @@ extension AsyncActionConfiguration: Codable {
             try c.encode(o.sensorLocation.rawValue, forKey: .sensorLocation)
             try c.encodeIfPresent(o.bodyHeight, forKey: .bodyHeight)
             try c.encodeIfPresent(o.sensorHeight, forKey: .sensorHeight)
+            try c.encodeIfPresent(o.walkingTest, forKey: .walkingTest)
         }
     }
 }

@@ -36,6 +36,8 @@ public struct GaitStepSummary: Sendable, Equatable, Codable {
     public var sway: SwayMeasures?
     /// Turns the gyroscope showed (devices without one: nil).
     public var turns: [Turn]?
+    /// The clinical walking test's outcome, when the gait action scores one over this step.
+    public var walkingTest: WalkingTestOutcome?
     /// True in a `step.finish` answer given while the analysis could still change it: the step
     /// ended mid-walk, with contacts in the detector's look-ahead or a run of steps not yet
     /// confirmed as a bout (the participant walked on into the next step). The task result's
@@ -55,7 +57,7 @@ public struct GaitStepSummary: Sendable, Equatable, Codable {
     /// One line for people: "walking.outbound: 22 steps, 104 steps/min" (with
     /// " (provisional)" when it is).
     public var headline: String {
-        measuresLine + (provisional == true ? " (provisional)" : "")
+        measuresLine + (walkingTest.map { "; " + $0.headline } ?? "") + (provisional == true ? " (provisional)" : "")
     }
 
     private var measuresLine: String {

@@ -39,8 +39,9 @@ import Testing
             ("/opt/recorderd/share/recorderd/Tests/Fixtures/imu/mobgap/HA/001/TimeMeasure1_Test11_Trial1.csv", 0o644),
             ("/opt/recorderd/share/recorderd/Tests/Fixtures/imu/mobgap/MS/001/TimeMeasure1_Test11_Trial1.csv", 0o644),
             ("/opt/recorderd/share/recorderd/Tests/Fixtures/imu/mobgap/LICENSE", 0o644),
-            ("/opt/recorderd/share/recorderd/config/tasks/gait-balance.json", 0o644), ("/opt/recorderd/share/recorderd/config/tasks/voice.json", 0o644),
-        ] + ["recorderd", "recorderctl"].flatMap { b in
+        ] + ["gait-balance", "voice", "six-minute-walk", "timed-walk-10m", "timed-walk-25ft", "timed-up-and-go"].map {
+            ("/opt/recorderd/share/recorderd/config/tasks/\($0).json", 0o644)
+        } + ["recorderd", "recorderctl"].flatMap { b in
             [("/opt/recorderd/share/bash-completion/completions/\(b)", 0o644), ("/opt/recorderd/share/zsh/site-functions/_\(b)", 0o644),
              ("/opt/recorderd/share/fish/vendor_completions.d/\(b).fish", 0o644), ("/opt/recorderd/share/man/man1/\(b).1", 0o644)]
         }

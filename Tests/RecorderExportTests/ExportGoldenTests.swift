@@ -100,6 +100,12 @@ struct ExportGoldenTests {
             walking.walkingSpeed = 12.34
             walking.strideLength = 1.234
             summary.walking = walking
+            var timed = WalkingTestOutcome(kind: .timedWalk)
+            timed.distance = 10
+            timed.courseLength = 10
+            timed.duration = 8.104
+            timed.walkingSpeed = 1.234
+            summary.walkingTest = timed
             gait.stepSummaries = [summary]
             location.totalDistance = 1.25
             location.distanceByStep = ["gait-balance/rest": 1.25, "gait-balance/walking.outbound": 0]
@@ -172,7 +178,7 @@ struct ExportGoldenTests {
         #expect(check.questionnaire == ["http://recorderd.example/fhir/Questionnaire/gait-balance|2"] && check.responseStatus == ["completed"])
         #expect(check.subjects == ["Patient/example"])
         #expect(check.observations.map(\.code) == ["accelerometer", "gyro", "distance-walked", "location", "55423-8", "cadence", "walkingDuration",
-                                                        "distance", "walkingSpeed", "strideLength"])
+                                                        "distance", "walkingSpeed", "strideLength", "timedWalkTime", "timedWalkSpeed"])
     }
 
     @Test(.timeLimit(.minutes(1)))
@@ -192,9 +198,10 @@ struct ExportGoldenTests {
         let fields = try await MORKCheck.run(output)
         #expect(fields.map(\.item) == ["medication", "mood", "PAIN_LEVEL", "temperature", "since", "where",
                                         "WALKING_OUTBOUND_STEPCOUNT", "WALKING_OUTBOUND_CADENCE", "WALKING_OUTBOUND_WALKINGDURATION",
-                                        "WALKING_OUTBOUND_DISTANCE", "WALKING_OUTBOUND_WALKINGSPEED", "WALKING_OUTBOUND_STRIDELENGTH"])
+                                        "WALKING_OUTBOUND_DISTANCE", "WALKING_OUTBOUND_WALKINGSPEED", "WALKING_OUTBOUND_STRIDELENGTH",
+                                        "WALKING_OUTBOUND_TIMEDWALKTIME", "WALKING_OUTBOUND_TIMEDWALKSPEED"])
         #expect(fields.map(\.value) == ["1", "LA6569-3", "4", "36.6", "2026-11-17T00:00:00", "left \"knee\"\nand hip", "2", "1200", "0.05",
-                                         "0.617", "12.34", "1.234"])
+                                         "0.617", "12.34", "1.234", "8.104", "1.234"])
         // Without the form's identifiers: an error naming them, and no file.
         let missing = output + ".2"
         #expect(throws: ExportError.option("MORK needs subject_name, study_uuid, folder_oid, form_oid, site_oid: give --subject-name or put them in --mapping FILE")) {

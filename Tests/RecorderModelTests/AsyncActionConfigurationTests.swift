@@ -119,6 +119,29 @@ struct AsyncActionConfigurationTests {
             .hasPrefix("asyncActions[0].bodyHeight: expected a number"))
     }
 
+    /// A walking test: decoded, round-tripped, and refused with the key's path when its kind is
+    /// unknown, its step missing or empty, or its course out of range.
+    @Test func aWalkingTestIsDecodedAndChecked() throws {
+        let json = #"{"taskIdentifier": "t", "asyncActions": [{"identifier": "g", "type": "gait", "walkingTest": {"kind": "sixMinuteWalk", "stepIdentifier": "walk", "courseLength": 30}}]}"#
+        let params = try JSONDecoder().decode(TaskStartParams.self, from: Data(json.utf8))
+        #expect(params.asyncActions[0].options == .gait(GaitOptions(walkingTest: WalkingTest(kind: .sixMinuteWalk, stepIdentifier: "walk", courseLength: 30))))
+        let again = try JSONDecoder().decode(AsyncActionConfiguration.self, from: JSONEncoder().encode(params.asyncActions[0]))
+        #expect(again == params.asyncActions[0])
+        func walkingTest(_ body: String) -> String {
+            message(#"{"taskIdentifier": "t", "asyncActions": [{"identifier": "g", "type": "gait", "walkingTest": "# + body + "}]}")
+        }
+        #expect(walkingTest(#"{"kind": "marathon", "stepIdentifier": "walk"}"#)
+            == "asyncActions[0].walkingTest.kind: unknown walking test \"marathon\": expected one of sixMinuteWalk, timedWalk, timedUpAndGo")
+        #expect(walkingTest(#"{"kind": "timedWalk"}"#).contains("stepIdentifier"))
+        #expect(walkingTest(#"{"kind": "timedWalk", "stepIdentifier": ""}"#) == "asyncActions[0].walkingTest.stepIdentifier: a step identifier")
+        for course in ["0", "-3", "1e9", "\"far\""] {
+            #expect(walkingTest(#"{"kind": "timedWalk", "stepIdentifier": "w", "courseLength": "# + course + "}").hasPrefix("asyncActions[0].walkingTest.courseLength: expected"),
+                    "\(course)")
+        }
+        #expect(WalkingTest(kind: .timedWalk, stepIdentifier: "walk").isScored(stepPath: "task/walk"))
+        #expect(!WalkingTest(kind: .timedWalk, stepIdentifier: "walk").isScored(stepPath: "task/walking"))
+    }
+
     @Test(arguments: ["../escape", "a/b", "", ".", "..", String(repeating: "x", count: 65), "caf\u{e9}", "a b", "x\u{0}"])
     func identifiersThatCouldEscapeAreRejected(_ identifier: String) throws {
         let json = try JSONEncoder().encode(["identifier": identifier, "type": "motion"])
