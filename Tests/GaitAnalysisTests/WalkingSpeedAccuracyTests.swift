@@ -41,6 +41,13 @@ struct WalkingSpeedAccuracyTests {
         }
     }
 
+    /// Seconds: a contact this close to a reference bout's first or last is inside it — the
+    /// contact-matching tolerance of `Benchmarks/gait/score.py` (was 0.05 s here until the
+    /// walk–turn–walk-back test found the first contact of a walk 70 ms before INDIP's; with 0.05
+    /// the walking-speed MAE is 0.115 m/s, with 0.25 it is 0.124: daily living's bouts take in
+    /// the slower steps at their edges).
+    static let matchTolerance = 0.25
+
     static func reference() throws -> [String: ReferenceTrial] {
         let data = try Data(contentsOf: URL(fileURLWithPath: Fixtures.root + "/imu/mobgap/reference_walking_bouts.json"))
         return try JSONDecoder().decode([String: ReferenceTrial].self, from: data)
@@ -73,7 +80,7 @@ struct WalkingSpeedAccuracyTests {
             if case .step(let t, _, let stride) = event, bouts.contains(where: { $0.contains(t) }) { return (t, stride) } else { return nil }
         }
         return reference.bouts.map { bout in
-            let start = Double(bout.start) / 100 - 0.05, end = Double(bout.end) / 100 + 0.05
+            let start = Double(bout.start) / 100 - WalkingSpeedAccuracyTests.matchTolerance, end = Double(bout.end) / 100 + WalkingSpeedAccuracyTests.matchTolerance
             let inside = steps.filter { $0.time >= start && $0.time <= end }
             let strides = inside.compactMap(\.stride)
             var score = BoutScore(trial: trial, reference: bout)
@@ -89,7 +96,7 @@ struct WalkingSpeedAccuracyTests {
 
     /// Over every reference bout (19, straight walks and daily living): stride length mean
     /// absolute error at most mobgap's (0.157 m here, measured by `Benchmarks/gait/mobgap_speed.py`;
-    /// 0.162 m in the issue). Walking speed: 0.115 m/s, not yet at mobgap's 0.107 (the issue's
+    /// 0.162 m in the issue). Walking speed: 0.124 m/s, not yet at mobgap's 0.107 (the issue's
     /// bar, not met: in the shuffling of daily living recorderd's steps are too many and too
     /// long); the floor asserted keeps it from getting worse. One bout (HA/001's 2864…3325, four
     /// strides) is in no bout of recorderd's.
@@ -107,15 +114,15 @@ struct WalkingSpeedAccuracyTests {
         print("gait speed: stride length MAE \(String(format: "%.3f", strideError)) m (mobgap 0.157), "
             + "walking speed MAE \(String(format: "%.3f", speedError)) m/s (mobgap 0.107), \(measured.count) bouts")
         #expect(strideError <= 0.157)
-        #expect(speedError <= 0.12)
+        #expect(speedError <= 0.125)
     }
 
     /// The straight walks, inside INDIP's bout: distance and speed against INDIP's. The issue's
-    /// bar is 10 % and 0.05 m/s on every walk; two of the four meet both, HA/001's first is 0.118
-    /// m/s slow (its strides 10 % short) and MS/001's second 12.5 % short in distance (a step at
-    /// the bout's edge not counted). The tolerances asserted are those measured, rounded up.
-    @Test(arguments: [("HA/001/TimeMeasure1_Test5_Trial1", 0.13, 0.11), ("HA/001/TimeMeasure1_Test5_Trial2", 0.05, 0.1),
-                      ("MS/001/TimeMeasure1_Test5_Trial1", 0.05, 0.1), ("MS/001/TimeMeasure1_Test5_Trial2", 0.05, 0.14)])
+    /// bar is 10 % and 0.05 m/s on every walk; three of the four meet both, HA/001's first is
+    /// 0.118 m/s slow (its strides 10 % short, distance −9.4 %). The tolerances asserted are the
+    /// bar, and for that walk those measured, rounded up.
+    @Test(arguments: [("HA/001/TimeMeasure1_Test5_Trial1", 0.13, 0.1), ("HA/001/TimeMeasure1_Test5_Trial2", 0.05, 0.1),
+                      ("MS/001/TimeMeasure1_Test5_Trial1", 0.05, 0.1), ("MS/001/TimeMeasure1_Test5_Trial2", 0.05, 0.1)])
     func aStraightWalksDistanceAndSpeedAgainstINDIP(trial: String, speedTolerance: Double, distanceTolerance: Double) throws {
         let reference = try #require(try Self.reference()[trial])
         let bout = try #require(reference.bouts.first)
