@@ -141,14 +141,23 @@ struct WalkingSpeedAccuracyTests {
     }
 
     /// Any orientation: vertical is what fused gravity says, so the sensor turned by 90° or
-    /// upside down gives the same stride lengths (mean within 2 %).
-    @Test(arguments: [Quaternion(axis: Vector3(x: 0, y: 1, z: 0), angle: .pi), Quaternion(axis: Vector3(x: 1, y: 0, z: 0), angle: .pi / 2)])
-    func aTurnedSensorGivesTheSameStrides(rotation: Quaternion) throws {
-        let trial = "HA/001/TimeMeasure1_Test5_Trial1"
-        let reference = try #require(try Self.reference()[trial])
-        let upright = try #require(try Self.scores(trial, reference).first?.strideLength)
-        let turned = try #require(try Self.scores(trial, reference, rotation: rotation).first?.strideLength)
-        #expect(abs(turned - upright) <= 0.02 * upright, "upright \(upright) m, turned \(turned) m")
+    /// upside down gives the same stride lengths and walking speed (the reference bout's and the
+    /// whole walk's summary, each within 2 %), on every straight walk.
+    @Test(arguments: [Quaternion(axis: Vector3(x: 0, y: 1, z: 0), angle: .pi), Quaternion(axis: Vector3(x: 1, y: 0, z: 0), angle: .pi / 2),
+                      Quaternion(axis: Vector3(x: 0, y: 0, z: 1), angle: .pi / 2)])
+    func aTurnedSensorGivesTheSameStridesAndSpeed(rotation: Quaternion) throws {
+        for trial in InitialContactAccuracyTests.straightWalks {
+            let reference = try #require(try Self.reference()[trial])
+            let upright = try #require(try Self.scores(trial, reference).first)
+            let turned = try #require(try Self.scores(trial, reference, rotation: rotation).first)
+            for (name, a, b) in [("stride", upright.strideLength, turned.strideLength), ("speed", upright.walkingSpeed, turned.walkingSpeed)] {
+                let a = try #require(a), b = try #require(b)
+                #expect(abs(b - a) <= 0.02 * a, "\(trial) \(name): upright \(a), turned \(b)")
+            }
+            let whole = try #require(try Self.track(trial, pendulumLength: reference.sensorHeightMeters).summary?.walking?.walkingSpeed)
+            let wholeTurned = try #require(try Self.track(trial, pendulumLength: reference.sensorHeightMeters, rotation: rotation).summary?.walking?.walkingSpeed)
+            #expect(abs(wholeTurned - whole) <= 0.02 * whole, "\(trial) summary speed: upright \(whole), turned \(wholeTurned)")
+        }
     }
 
     /// Without the participant's height: steps and cadence as before, no spatial measure, and the
