@@ -21,6 +21,10 @@ fi
 fixtures=Tests/Fixtures/imu/mobgap
 "$venv/bin/python" Benchmarks/gait/mobgap_pipeline.py "$fixtures" "$out/mobgap.json"
 "$venv/bin/python" Benchmarks/gait/mobgap_speed.py "$fixtures" "$out/mobgap-speed.json"
+# mobgap's turns: kept as Tests/Fixtures/imu/mobgap/mobgap_turns.json (TurnAgreementTests); a
+# difference here means mobgap changed.
+"$venv/bin/python" Benchmarks/gait/mobgap_turns.py "$fixtures" "$out/mobgap_turns.json"
+diff -q "$out/mobgap_turns.json" "$fixtures/mobgap_turns.json" || echo "mobgap's turns differ from the fixture's"
 swift build -c release --product RecorderBenchmarks >/dev/null
 BENCH_ONLY=gait BENCH_GAIT_OUTPUT="$out/recorderd.json" .build/release/RecorderBenchmarks | grep '^gait'
 python3 Benchmarks/gait/score.py "$fixtures/reference_initial_contacts.json" --sides "$fixtures/reference_sides.json" \
