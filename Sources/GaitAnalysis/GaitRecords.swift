@@ -141,4 +141,8 @@ public struct GaitRecords: RecordProducer {
     public func summary(ofStep path: String) -> GaitStepSummary? {
         tracker.summary(ofStep: path)
     }
+
+    public func finalSummary(ofStep path: String) -> GaitStepSummary? {
+        tracker.finalSummary(ofStep: path)
+    }
 }

@@ -133,6 +133,13 @@ public struct GaitTracker: Sendable {
         return summary
     }
 
+    /// The summary of the latest stretch of `stepPath` once it is final (nothing more can fall in
+    /// it); nil while it is open.
+    public func finalSummary(ofStep stepPath: String) -> GaitStepSummary? {
+        let isOpen = current?.stepPath == stepPath || closing.contains { $0.stepPath == stepPath }
+        return isOpen ? nil : summaries.last { $0.stepPath == stepPath }
+    }
+
     /// True while steps may still be found or confirmed in what was just recorded: the latest
     /// contact is recent enough for the detector's look-ahead to hold the next, or for a run of
     /// contacts to still become (or continue) a bout — what `settle` waits for.

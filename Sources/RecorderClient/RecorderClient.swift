@@ -30,7 +30,12 @@ public final class RecorderClient: Sendable {
         /// The daemon's refusal of the connection (an error with a null id, before it closes):
         /// what the calls then still waiting fail with, instead of `connectionClosed`.
         var refusal: RPCError?
+        /// The `step.summary` notifications received, oldest first (at most `keptFinalSummaries`).
+        var finalSummaries: [StepSummaryParams] = []
     }
+
+    /// How many final summaries the client keeps (`finalSummaries(of:)`).
+    public static let keptFinalSummaries = 256
 
     let socket: ClientSocket
     /// The reader thread as a task executor: see `withReaderExecutor`.
@@ -262,6 +267,15 @@ public final class RecorderClient: Sendable {
             if let params = message.params, let batch = LiveBatch(params: params) { deliver(batch) }
             return
         }
+        if message.method == ControlMethod.stepSummaryNotification {
+            if let params = message.params, let summary = try? JSONValueDecoder().decode(StepSummaryParams.self, from: params) {
+                state.withLock { s in
+                    s.finalSummaries.append(summary)
+                    if s.finalSummaries.count > Self.keptFinalSummaries { s.finalSummaries.removeFirst() }
+                }
+            }
+            return
+        }
         let pending: Pending?
         if let id = message.id?.integerValue {
             pending = state.withLock { $0.pending.removeValue(forKey: id) }
@@ -290,6 +304,13 @@ public final class RecorderClient: Sendable {
             s.refusal = s.refusal ?? error
             return nil
         }
+    }
+
+    /// The final summaries received for the steps of the run `taskRunUUID` whose `step.finish`
+    /// answered with provisional ones (`step.summary` notifications), in the order received.
+    /// Each arrives once its analysis settles, and before the response of the run's `task.finish`.
+    public func finalSummaries(of taskRunUUID: UUID) -> [StepSummaryParams] {
+        state.withLock { $0.finalSummaries.filter { $0.taskRunUUID == taskRunUUID } }
     }
 
     /// Hands a notification's records to their subscription's stream.

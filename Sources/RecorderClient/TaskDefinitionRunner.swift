@@ -19,12 +19,16 @@ public protocol TaskRunPresenter: Sendable {
     func stepFinished(_ step: TaskDefinition.Step, result: StepResult) async
     /// A step is skipped: its conditions on earlier answers are not met.
     func stepSkipped(_ step: TaskDefinition.Step) async
+    /// The final summary of a step whose `stepFinished` summary was provisional (the analysis
+    /// settled: the walk's last steps confirmed, or its recorder stopped).
+    func summaryFinal(_ summary: GaitStepSummary) async
 }
 
 extension TaskRunPresenter {
     public func taskStarted(_ run: TaskRunHandle, definition: TaskDefinition) async {}
     public func stepFinished(_ step: TaskDefinition.Step, result: StepResult) async {}
     public func stepSkipped(_ step: TaskDefinition.Step) async {}
+    public func summaryFinal(_ summary: GaitStepSummary) async {}
 }
 
 /// Why a task run walked by `TaskDefinitionRunner` stopped (the run is cancelled, its files kept).
@@ -67,6 +71,9 @@ public struct TaskDefinitionRunner: Sendable {
         let run = try await client.startTask(identifier: definition.identifier, asyncActions: definition.asyncActions,
                                              questionnaire: definition.questionnaire)
         var answers: [String: AnswerResult] = [:]
+        // Final summaries of steps answered provisionally, handed to the presenter as they come
+        // (checked every second of a timed step and at each boundary).
+        var finalsReported = 0
         do {
             await presenter.taskStarted(run, definition: definition)
             for (index, step) in definition.steps.enumerated() {
@@ -91,6 +98,7 @@ public struct TaskDefinitionRunner: Sendable {
                     let end = clock.now.advanced(by: .seconds(seconds))
                     var left = Int(saturating: seconds.rounded(.up))
                     while clock.now < end {
+                        await reportFinalSummaries(of: run, to: presenter, reported: &finalsReported)
                         await presenter.countdown(left, step: step)
                         let next = min(end, clock.now.advanced(by: .seconds(1)))
                         try await Task.sleep(until: next, clock: clock)
@@ -102,12 +110,24 @@ public struct TaskDefinitionRunner: Sendable {
                 }
                 let finished = try await run.finishStep(path)
                 await presenter.stepFinished(step, result: finished)
+                await reportFinalSummaries(of: run, to: presenter, reported: &finalsReported)
             }
         } catch {
             _ = try? await run.cancel(keepFiles: true)
             throw error
         }
-        return (run.runDirectory, try await run.finish())
+        let result = try await run.finish()
+        // The last ones arrive before the finish's response.
+        await reportFinalSummaries(of: run, to: presenter, reported: &finalsReported)
+        return (run.runDirectory, result)
+    }
+
+    /// Hands the presenter the final summaries received for `run` since the `reported` first.
+    func reportFinalSummaries(of run: TaskRunHandle, to presenter: some TaskRunPresenter, reported: inout Int) async {
+        let finals = client.finalSummaries(of: run.taskRunUUID)
+        guard finals.count > reported else { return }
+        for final in finals[reported...] { await presenter.summaryFinal(final.summary) }
+        reported = finals.count
     }
 
     /// Asks until the text is an answer (nil: an optional question left empty).

@@ -75,7 +75,15 @@ struct RequestRouter: Sendable {
             let result = try await mapped { () async throws(TaskRunError) in
                 method == .stepStart ? try await runs.startStep(params) : try await runs.finishStep(params)
             }
-            return try ResponseEncoding.success(id: id, result: result)
+            let bytes = try ResponseEncoding.success(id: id, result: result)
+            if method == .stepFinish {
+                // After the response (a request's, not a notification's): the final summaries
+                // follow it.
+                if requestID != nil { connection.send(bytes) }
+                notifyFinalSummaries(of: params, result, connection: connection)
+                return nil
+            }
+            return bytes
         case .taskFinish:
             let params = try Self.params(TaskRunParams.self, request.params)
             return try ResponseEncoding.success(id: id, result: try await mapped { () async throws(TaskRunError) in try await runs.finish(params.taskRunUUID) })
@@ -121,7 +129,22 @@ struct RequestRouter: Sendable {
                 }
                 connection.send(bytes)
             }
+            if method == .stepFinish, case .success(let r) = result { notifyFinalSummaries(of: params, r, connection: connection) }
             connection.requestAnswered()
+        }
+    }
+
+    /// A `step.finish` answered with provisional summaries: each final one follows as a
+    /// `step.summary` notification on the same connection (after the response).
+    func notifyFinalSummaries(of params: StepParams, _ result: StepResult, connection: ControlConnection) {
+        let provisional = (result.summaries ?? []).filter { $0.provisional == true }.map(\.identifier)
+        guard !provisional.isEmpty else { return }
+        let uuid = params.taskRunUUID, path = params.stepPath
+        runs.whenSummariesFinal(uuid, stepPath: path, identifiers: provisional) { summary in
+            let notification = StepSummaryParams(taskRunUUID: uuid, stepPath: path, summary: summary)
+            if let bytes = try? ResponseEncoding.notification(method: ControlMethod.stepSummaryNotification, params: notification) {
+                connection.send(bytes)
+            }
         }
     }
 

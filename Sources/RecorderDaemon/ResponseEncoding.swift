@@ -18,6 +18,16 @@ enum ResponseEncoding {
         return bytes
     }
 
+    /// A notification of `method` carrying `params`.
+    static func notification<T: Encodable>(method: String, params: T) throws -> [UInt8] {
+        var bytes = Array("{\"jsonrpc\":\"2.0\",\"method\":".utf8)
+        try JSONTextEncoder().encode(method, into: &bytes)
+        bytes += ",\"params\":".utf8
+        try JSONTextEncoder().encode(params, into: &bytes)
+        bytes += "}\n".utf8
+        return bytes
+    }
+
     /// An error response.
     static func failure(id: JSONRPCID, error: RPCError) -> [UInt8] {
         var bytes = Array("{\"jsonrpc\":\"2.0\",\"id\":".utf8)

@@ -155,6 +155,11 @@ struct RecordPipeline {
         producers.compactMap { $0.summary(ofStep: path) }
     }
 
+    /// The analyses' final summaries of the step at `path` (those that are final now).
+    func finalSummaries(ofStep path: String) -> [GaitStepSummary] {
+        producers.compactMap { $0.finalSummary(ofStep: path) }
+    }
+
     /// Results of the producers' own files.
     var fileResults: [FileResult] { producers.flatMap(\.fileResults) }
 }

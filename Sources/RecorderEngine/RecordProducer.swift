@@ -36,6 +36,9 @@ public protocol RecordProducer {
     /// An analysis's summary of the step at `path` from the frames read so far (`step.finish`
     /// answers with it while the step's last frames may still be in flight).
     func summary(ofStep path: String) -> GaitStepSummary?
+    /// An analysis's summary of the step at `path` once nothing more can change it; nil before
+    /// (and for recorders without one).
+    func finalSummary(ofStep path: String) -> GaitStepSummary?
 }
 
 extension RecordProducer {
@@ -53,4 +56,5 @@ extension RecordProducer {
     public mutating func abandon() {}
     public var seesEveryFrame: Bool { false }
     public func summary(ofStep path: String) -> GaitStepSummary? { nil }
+    public func finalSummary(ofStep path: String) -> GaitStepSummary? { nil }
 }

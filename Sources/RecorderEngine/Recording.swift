@@ -45,6 +45,8 @@ final class Recording: @unchecked Sendable {
 
     /// Called (on the queue) when the recording stops on a write failure.
     var onFailure: (() -> Void)?
+    /// Who waits for an analysis's final summary of a step (`whenFinal`), confined to `queue`.
+    private var finalWaiters: [(path: String, deliver: @Sendable (GaitStepSummary) -> Void)] = []
     private let drainScheduled = Atomic<Bool>(false)
     /// CLOCK_MONOTONIC seconds (bit pattern) of the last drain a delivery scheduled.
     private let lastDeliveryDrain = Atomic<UInt64>(0)
@@ -300,6 +302,7 @@ final class Recording: @unchecked Sendable {
         pipeline?.flush(now: now)
         flushEncoder()
         writer?.syncIfDue(now: now)
+        if !finalWaiters.isEmpty { deliverFinalSummaries() }
         return more && !reachedStop
     }
 
@@ -371,6 +374,9 @@ final class Recording: @unchecked Sendable {
             fileResult?.endUptime = end
             fileResult?.endDate = date.addingTimeInterval(end - clock.uptime())
         }
+        // Every summary is final now (or the recording failed: no summary comes).
+        if !finalWaiters.isEmpty { deliverFinalSummaries() }
+        finalWaiters = []
         detach()
     }
 
@@ -391,6 +397,29 @@ final class Recording: @unchecked Sendable {
         guard analysis != nil, pipeline != nil else { return nil }
         while drain(budget: Self.drainBudget) {}
         return pipeline?.summaries(ofStep: path).first
+    }
+
+    /// Calls `deliver` once with the analysis's final summary of the step at `path`: at once when
+    /// it is final already, else after the drain that makes it so, or when the recording ends
+    /// (a recording that fails never calls it).
+    func whenFinal(ofStep path: String, deliver: @escaping @Sendable (GaitStepSummary) -> Void) {
+        queue.precondition()
+        guard analysis != nil, pipeline != nil, failure == nil else { return }
+        finalWaiters.append((path, deliver))
+        deliverFinalSummaries()
+    }
+
+    /// Hands the final summaries that are ready to their waiters.
+    private func deliverFinalSummaries() {
+        guard failure == nil, let pipeline else {
+            finalWaiters = []
+            return
+        }
+        finalWaiters.removeAll { waiter in
+            guard let summary = pipeline.finalSummaries(ofStep: waiter.path).first else { return false }
+            waiter.deliver(summary)
+            return true
+        }
     }
 
     /// The file results as of now: the JSON-lines file, and the producers' own (a WAV).

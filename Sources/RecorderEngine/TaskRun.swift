@@ -244,6 +244,13 @@ public final class TaskRun: @unchecked Sendable {
                           summaries: summaries.isEmpty ? nil : summaries)
     }
 
+    /// Calls `deliver` with each final summary of the step at `path` by the analyses
+    /// `identifiers` (see `Recording.whenFinal`).
+    func whenSummariesFinal(ofStep path: String, identifiers: [String], deliver: @escaping @Sendable (GaitStepSummary) -> Void) {
+        queue.precondition()
+        for identifier in identifiers { recording(identifier)?.whenFinal(ofStep: path, deliver: deliver) }
+    }
+
     /// Stops every recorder and closes the run with `status`; calls `completion` on the queue with
     /// the final result once the files are closed and the manifest is durable — or with why the
     /// manifest could not be written.

@@ -177,6 +177,15 @@ public final class TaskRunRegistry: Sendable {
         return true
     }
 
+    /// Calls `deliver` with each final summary of the step at `stepPath` by the analyses
+    /// `identifiers` of the run `uuid` (a `step.finish` answered with provisional ones): once the
+    /// analysis settles, or its recorder stops. Nothing when the run is gone.
+    public func whenSummariesFinal(_ uuid: UUID, stepPath: String, identifiers: [String],
+                                   deliver: @escaping @Sendable (GaitStepSummary) -> Void) {
+        guard let run = runs.withLock({ $0[uuid] }) else { return }
+        run.queue.async { run.whenSummariesFinal(ofStep: stepPath, identifiers: identifiers, deliver: deliver) }
+    }
+
     /// Ends a run with `status` and removes it; returns its final result and, when its manifest
     /// could not be written, why (the run is over either way; its files stay).
     func close(_ run: TaskRun, status: TaskRunStatus) async -> (TaskResult, StorageError?) {

@@ -15,4 +15,7 @@ public enum ControlMethod: String, Sendable, CaseIterable {
 
     /// The notification method carrying live records.
     public static let streamRecordsNotification = "stream.records"
+    /// The notification carrying an analysis's final summary of a step whose `step.finish`
+    /// answered with a provisional one (`StepSummaryParams`), sent to that connection.
+    public static let stepSummaryNotification = "step.summary"
 }

@@ -57,6 +57,10 @@ struct WebPresenter: TaskRunPresenter {
                     "summaries": .array((result.summaries ?? []).map { .string("\($0.identifier): \($0.headline)") })])
     }
 
+    func summaryFinal(_ summary: GaitStepSummary) async {
+        await send(["type": .string("final"), "summary": .string("\(summary.identifier) (final): \(summary.headline)")])
+    }
+
     func stepSkipped(_ step: TaskDefinition.Step) async {
         await send(["type": .string("skipped"), "identifier": .string(step.identifier), "title": .string(step.title ?? step.identifier)])
     }

@@ -71,6 +71,13 @@ struct TerminalPresenter: TaskRunPresenter {
     func stepSkipped(_ step: TaskDefinition.Step) async {
         print("\n(skipped \(step.title ?? step.identifier))")
     }
+
+    /// Comes during a later step's countdown: on a terminal it takes the countdown's line (which
+    /// the next second writes again below it); elsewhere it starts a line of its own.
+    func summaryFinal(_ summary: GaitStepSummary) async {
+        let start = isatty(STDOUT_FILENO) != 0 ? "\r\u{1B}[2K" : "\n"
+        print(start + "    \(summary.identifier) (final): \(summary.headline)")
+    }
 }
 
 /// Prints a task result's summary.

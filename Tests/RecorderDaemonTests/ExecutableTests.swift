@@ -168,6 +168,23 @@ struct ExecutableTests {
         // The replayed participant's sensor height: the walking steps' distance and speed.
         #expect(summaries[1].walking?.walkingSpeed != nil && summaries[1].walking?.distance != nil, "\(summaries)")
         #expect(printed.contains(" m at "), "\(printed)")
+        // One answer per step: a step.finish answered provisionally (the walk went on into the
+        // next step) is followed by its final summary (a step.summary notification), printed
+        // as "(final)", which is the task result's summary of that step.
+        // Lines end in "\n" or, a countdown's, in "\r" ("\r\n" is one Character).
+        let provisional = printed.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("    gait: ") && $0.hasSuffix(" (provisional)") }
+        let finals = printed.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("    gait (final): ") }.map { String($0.dropFirst("    gait (final): ".count)) }
+        #expect(finals.count == provisional.count, "\(printed)")
+        for final in finals {
+            #expect(summaries.map(\.headline).contains(final), "\(final) is not among \(summaries.map(\.headline))")
+        }
+        // Sent when the analysis settles, not at the run's end: the outbound walk's final summary
+        // comes during the return step (2.5 s of data after its last contact), before that
+        // step's own summary.
+        let lines = printed.split(whereSeparator: \.isNewline).map(String.init)
+        let outboundFinal = lines.firstIndex { $0.hasPrefix("    gait (final): gait-balance/walking.outbound") }
+        let returnSummary = lines.firstIndex { $0.hasPrefix("    gait: gait-balance/walking.return") }
+        #expect(outboundFinal != nil && returnSummary != nil && outboundFinal! < returnSummary!, "\(printed)")
     }
 
     /// `recorderctl run --body-height/--sensor-height`: out of range, a usage error naming the

@@ -156,6 +156,7 @@ if (screen) {
       case "wait": $("next").textContent = screen.dataset.last === "1" ? "Done" : "Next"; show($("next"), true); break;
       case "ask": ask(m.question, m.problem); break;
       case "finished": for (const s of m.summaries) { const li = document.createElement("li"); li.textContent = s; $("summaries").appendChild(li); } break;
+      case "final": { const li = document.createElement("li"); li.textContent = m.summary; li.className = "final"; $("summaries").appendChild(li); break; }
       case "done":
         finished = true; show($("cancel"), false); show($("next"), false); show($("timer"), false);
         screen.dataset.run = m.taskRunUUID;
