@@ -11,28 +11,36 @@ extension WalkingMeasures {
                 longestStep: Double = WalkingBoutRules.Settings().longestStep) {
         self.init()
         var intervals: [Double] = []
+        // Each bout's spatial measures, computed once: its own and the step's sums.
+        var measuredBouts: [(steps: [Double], lengths: [Double?], spatial: BoutSpatialMeasures)] = []
         for (b, steps) in stepsOfBouts.enumerated() where !steps.isEmpty {
             var bout = Bout(start: steps.first!, end: steps.last!, steps: steps.count)
             if let lengths, b < lengths.count, let spatial = Self.spatial(steps: steps, lengths: lengths[b]) {
                 bout.distance = spatial.distance
                 bout.walkingSpeed = spatial.walkingSpeed
                 bout.strideLength = spatial.strideLength
+                measuredBouts.append((steps, lengths[b], spatial))
             }
             bouts.append(bout)
             stepCount += steps.count
             walkingDuration += steps.last! - steps.first!
             for (a, b) in zip(steps, steps.dropFirst()) where b - a <= longestStep { intervals.append(b - a) }
         }
-        if let lengths { addSpatial(stepsOfBouts: stepsOfBouts, lengths: lengths) }
+        addSpatial(measuredBouts)
         guard !intervals.isEmpty, walkingDuration > 0 else { return }
         let stepped = intervals.reduce(0, +)
         cadence = 60 * Double(intervals.count) / stepped
-        let mean = stepped / Double(intervals.count)
-        stepTimeMean = mean
-        if intervals.count >= 2 {
-            let variance = intervals.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(intervals.count - 1)
-            stepTimeCV = variance.squareRoot() / mean
-        }
+        stepTimeMean = stepped / Double(intervals.count)
+        stepTimeCV = Self.coefficientOfVariation(intervals)
+    }
+
+    /// Standard deviation (n − 1) over mean; nil for fewer than two values or a zero mean.
+    static func coefficientOfVariation(_ values: [Double]) -> Double? {
+        guard values.count >= 2 else { return nil }
+        let mean = values.reduce(0, +) / Double(values.count)
+        guard mean != 0 else { return nil }
+        let variance = values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(values.count - 1)
+        return variance.squareRoot() / mean
     }
 
     /// A bout's distance, speed and stride length from its contacts `steps` and the lengths of
@@ -51,14 +59,13 @@ extension WalkingMeasures {
                                    strideLength: millimetres(2 * meanStep))
     }
 
-    /// The step's spatial measures over all its bouts.
-    private mutating func addSpatial(stepsOfBouts: [[Double]], lengths: [[Double?]]) {
+    /// The step's spatial measures over all its measured bouts (each with its own measures).
+    private mutating func addSpatial(_ measuredBouts: [(steps: [Double], lengths: [Double?], spatial: BoutSpatialMeasures)]) {
         var total = 0.0
         var duration = 0.0
         var measured: [Double] = []
         var strides: [Double] = []
-        for (steps, bout) in zip(stepsOfBouts, lengths) {
-            guard let spatial = Self.spatial(steps: steps, lengths: bout) else { continue }
+        for (steps, bout, spatial) in measuredBouts {
             total += spatial.distance
             duration += steps.last! - steps.first!
             let own = Array(bout.dropFirst())
@@ -71,11 +78,7 @@ extension WalkingMeasures {
         distance = Self.millimetres(total)
         if duration > 0 { walkingSpeed = Self.millimetres(total / duration) }
         strideLength = Self.millimetres(2 * measured.reduce(0, +) / Double(measured.count))
-        if strides.count >= 2 {
-            let mean = strides.reduce(0, +) / Double(strides.count)
-            let variance = strides.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(strides.count - 1)
-            strideLengthCV = (variance.squareRoot() / mean * 1000).rounded() / 1000
-        }
+        strideLengthCV = Self.coefficientOfVariation(strides).map { ($0 * 1000).rounded() / 1000 }
     }
 
     static func millimetres(_ metres: Double) -> Double { (metres * 1000).rounded() / 1000 }
