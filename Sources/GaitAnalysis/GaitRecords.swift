@@ -131,7 +131,7 @@ public struct GaitRecords: RecordProducer {
                 + "tells it; event bout: a walking bout of steps from startUptime to uptime (its first and last step). "
                 + "Summaries count the steps of bouts. With the participant's bodyHeight or sensorHeight: strideLength (m) on a "
                 + "step is the stride ending at it; distance (m), walkingSpeed (m/s) and strideLength (m, mean) on a bout, from "
-                + "each step's trunk excursion through an inverted pendulum (Zijlstra & Hof, with a constant correction of 1.1). "
+                + "each step's trunk excursion through an inverted pendulum (Zijlstra & Hof with their correction of 1.25, after a 6.5 mm excursion floor). "
                 + "A walkingTest's outcome (six-minute walk, timed walk, Timed Up and Go) is in its step's summary (walkingTest).",
             "sway": "the accelerometer along the horizontal directions of the posture held (up averaged over 10 s), as ISway: "
                 + "AP along the device's z axis laid horizontal (x when z is near vertical), ML perpendicular; g",

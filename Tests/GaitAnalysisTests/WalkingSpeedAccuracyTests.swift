@@ -44,7 +44,7 @@ struct WalkingSpeedAccuracyTests {
     /// Seconds: a contact this close to a reference bout's first or last is inside it — the
     /// contact-matching tolerance of `Benchmarks/gait/score.py` (was 0.05 s here until the
     /// walk–turn–walk-back test found the first contact of a walk 70 ms before INDIP's; with 0.05
-    /// the walking-speed MAE is 0.115 m/s, with 0.25 it is 0.124: daily living's bouts take in
+    /// the walking-speed MAE is 0.077 m/s, with 0.25 it is 0.085: daily living's bouts take in
     /// the slower steps at their edges).
     static let matchTolerance = 0.25
 
@@ -94,12 +94,10 @@ struct WalkingSpeedAccuracyTests {
         }
     }
 
-    /// Over every reference bout (19, straight walks and daily living): stride length mean
-    /// absolute error at most mobgap's (0.157 m here, measured by `Benchmarks/gait/mobgap_speed.py`;
-    /// 0.162 m in the issue). Walking speed: 0.124 m/s, not yet at mobgap's 0.107 (the issue's
-    /// bar, not met: in the shuffling of daily living recorderd's steps are too many and too
-    /// long); the floor asserted keeps it from getting worse. One bout (HA/001's 2864…3325, four
-    /// strides) is in no bout of recorderd's.
+    /// Over every reference bout (19, straight walks and daily living): stride length and walking
+    /// speed mean absolute errors at most mobgap's (0.157 m and 0.107 m/s here, measured by
+    /// `Benchmarks/gait/mobgap_speed.py`; 0.162 m and 0.106 m/s in the issue). recorderd's: 0.109 m
+    /// and 0.085 m/s. One bout (HA/001's 2864…3325, four strides) is in no bout of recorderd's.
     @Test func meanErrorsAgainstINDIP() throws {
         var all: [BoutScore] = []
         for (trial, reference) in try Self.reference().sorted(by: { $0.key < $1.key }) where !reference.bouts.isEmpty {
@@ -114,14 +112,14 @@ struct WalkingSpeedAccuracyTests {
         print("gait speed: stride length MAE \(String(format: "%.3f", strideError)) m (mobgap 0.157), "
             + "walking speed MAE \(String(format: "%.3f", speedError)) m/s (mobgap 0.107), \(measured.count) bouts")
         #expect(strideError <= 0.157)
-        #expect(speedError <= 0.125)
+        #expect(speedError <= 0.106)
     }
 
     /// The straight walks, inside INDIP's bout: distance and speed against INDIP's. The issue's
     /// bar is 10 % and 0.05 m/s on every walk; three of the four meet both, HA/001's first is
-    /// 0.118 m/s slow (its strides 10 % short, distance −9.4 %). The tolerances asserted are the
-    /// bar, and for that walk those measured, rounded up.
-    @Test(arguments: [("HA/001/TimeMeasure1_Test5_Trial1", 0.13, 0.1), ("HA/001/TimeMeasure1_Test5_Trial2", 0.05, 0.1),
+    /// 0.092 m/s slow (its strides 8 % short, distance −6.8 %). The tolerances asserted are the
+    /// bar, and for that walk's speed the figure measured, rounded up.
+    @Test(arguments: [("HA/001/TimeMeasure1_Test5_Trial1", 0.1, 0.1), ("HA/001/TimeMeasure1_Test5_Trial2", 0.05, 0.1),
                       ("MS/001/TimeMeasure1_Test5_Trial1", 0.05, 0.1), ("MS/001/TimeMeasure1_Test5_Trial2", 0.05, 0.1)])
     func aStraightWalksDistanceAndSpeedAgainstINDIP(trial: String, speedTolerance: Double, distanceTolerance: Double) throws {
         let reference = try #require(try Self.reference()[trial])
