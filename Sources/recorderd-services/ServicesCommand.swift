@@ -38,6 +38,7 @@ struct ServicesCommand: AsyncParsableCommand {
         if let parent {
             let now = SystemCall.signalOnParentDeath(SIGKILL)
             if now != parent { throw ExitCode(0) }  // already gone
+            ParentWatch.exitWhenEnded(parent)
         }
         // A reload is the daemon's; http and mqtt take effect on restart.
         signal(SIGHUP, SIG_IGN)

@@ -190,11 +190,17 @@ public final class ChildProcess: Sendable {
         }
     }
 
-    /// Everything the process printed (after it exited: reads to the end).
+    /// Everything the process printed (after it exited: reads to the end). A process it started
+    /// that still holds the output (a services process outliving its daemon) cannot keep this
+    /// waiting: after 5 s without output it returns what it has.
     public var printed: String {
         captured.withLock { c in
             var buffer = [UInt8](repeating: 0, count: 1 << 16)
             while true {
+                var p = pollfd(fd: outputDescriptor, events: Int16(POLLIN), revents: 0)
+                let ready = poll(&p, 1, 5000)
+                if ready < 0, errno == EINTR { continue }
+                guard ready > 0 else { break }
                 let n = read(outputDescriptor, &buffer, buffer.count)
                 if n < 0, errno == EINTR { continue }
                 guard n > 0 else { break }
