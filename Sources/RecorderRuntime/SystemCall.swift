@@ -32,7 +32,8 @@ public enum SystemCall {
 
     /// Asks for `signal` when the thread that started this process ends (PR_SET_PDEATHSIG), and
     /// returns the parent's id as it is now (1, or a subreaper's, when the parent is gone already);
-    /// -1 with `errno` when the request fails.
+    /// -1 with `errno` when the request fails. The kernel keeps the request with the *calling*
+    /// thread: call it from one that lives as long as the process (`ParentWatch`).
     public static func signalOnParentDeath(_ signal: Int32) -> pid_t {
         recorderd_signal_on_parent_death(signal)
     }

@@ -29,17 +29,11 @@ struct ServicesCommand: AsyncParsableCommand {
     var parent: Int32?
 
     func run() async throws {
-        // Ends with the daemon that started it, also when the daemon is killed: by SIGKILL, which
-        // depends on nothing in this process. (A SIGTERM depends on the service group's graceful
-        // shutdown and on the signal reaching its signal source; a CI rehearsal once saw the page
-        // outlive its killed daemon by over 20 s.) Nothing here needs a graceful end once the
-        // daemon is gone: the broker publishes the fleet link's Will, and the page has nothing
-        // left to show.
-        if let parent {
-            let now = SystemCall.signalOnParentDeath(SIGKILL)
-            if now != parent { throw ExitCode(0) }  // already gone
-            ParentWatch.exitWhenEnded(parent)
-        }
+        // Ends with the daemon that started it, also when the daemon is killed: by SIGKILL on its
+        // death, asked for from a thread that lives as long as this process, and by a watch of its
+        // pidfd (`ParentWatch`). Nothing here needs a graceful end once the daemon is gone: the
+        // broker publishes the fleet link's Will, and the page has nothing left to show.
+        if let parent { ParentWatch.exitWhenEnded(parent) }
         // A reload is the daemon's; http and mqtt take effect on restart.
         signal(SIGHUP, SIG_IGN)
         JournalLogHandler.bootstrap(level: Logger.Level(rawValue: options.logLevel) ?? .info)

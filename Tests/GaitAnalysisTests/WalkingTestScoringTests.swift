@@ -13,8 +13,8 @@ import Testing
 @Suite("Walking tests: six-minute walk, timed walk, Timed Up and Go")
 struct WalkingTestScoringTests {
     /// The course through the tracker as one step "test" (the whole course), with `test` scored
-    /// over it and the participant's sensor height.
-    static func score(_ course: WalkingCourse, test: WalkingTest?, sensorHeight: Double?) -> GaitStepSummary? {
+    /// over it and the participant's sensor height: its events and the step's summary.
+    static func track(_ course: WalkingCourse, test: WalkingTest? = nil, sensorHeight: Double?) -> (events: [GaitTracker.Event], summary: GaitStepSummary?) {
         var tracker = GaitTracker(identifier: "gait", rate: WalkingCourse.rate, measuresSway: true, pendulumLength: sensorHeight,
                                   walkingTest: test)
         var events: [GaitTracker.Event] = []
@@ -22,23 +22,16 @@ struct WalkingTestScoringTests {
             tracker.add(uptime: s.uptime, stepPath: "test", vertical: s.vertical, ap: 0, ml: 0, yawRate: s.yawRate, up: s.up, events: &events)
         }
         tracker.finish(events: &events)
-        return tracker.summaries.last
+        return (events, tracker.summaries.last)
+    }
+
+    static func score(_ course: WalkingCourse, test: WalkingTest?, sensorHeight: Double?) -> GaitStepSummary? {
+        track(course, test: test, sensorHeight: sensorHeight).summary
     }
 
     static func lengths(_ trials: [String]) throws -> Double {
         let reference = try WalkingSpeedAccuracyTests.reference()
         return try trials.map { try #require(reference[$0]?.bouts.first?.lengthMeters) }.reduce(0, +)
-    }
-
-    /// The course through the tracker with its step events.
-    static func track(_ course: WalkingCourse, sensorHeight: Double) -> (events: [GaitTracker.Event], summary: GaitStepSummary?) {
-        var tracker = GaitTracker(identifier: "gait", rate: WalkingCourse.rate, measuresSway: true, pendulumLength: sensorHeight)
-        var events: [GaitTracker.Event] = []
-        for s in course.fused() {
-            tracker.add(uptime: s.uptime, stepPath: "test", vertical: s.vertical, ap: 0, ml: 0, yawRate: s.yawRate, up: s.up, events: &events)
-        }
-        tracker.finish(events: &events)
-        return (events, tracker.summaries.last)
     }
 
     /// Walk, turn, walk back (two real straight walks of one participant with a turn on the
