@@ -20,19 +20,18 @@ struct SixMinuteWalkScoring: WalkingTestScoring {
             let ends = stretch.turns.filter { abs($0.angle) >= WalkingTest.courseEndTurn }
             o.lengths = ends.count
             o.stepDistance = stepDistance
-            guard stretch.measuresLength || ends.isEmpty == false else {
-                o.note = "no distance: no turn at the corridor's ends was found and " + WalkingTest.noHeight
+            if let last = ends.last {
+                // Without a height the part after the last turn is unknown (0 from the steps).
+                o.distance = WalkingMeasures.millimetres(Double(ends.count) * courseLength + min(courseLength, stretch.distance(after: last.end)))
+                if !stretch.measuresLength { o.note = "the last length's part after the last turn is not counted: " + WalkingTest.noHeight }
+            } else if let stepDistance {
+                o.distance = stepDistance
+                o.note = "no turn at the corridor's ends was found: the distance is the steps'"
+            } else {
+                o.note = "no distance: no turn at the corridor's ends was found"
+                    + (stretch.measuresLength ? "" : " and " + WalkingTest.noHeight)
                 return o
             }
-            var distance = Double(ends.count) * courseLength
-            if let last = ends.last {
-                distance += min(courseLength, stretch.distance(after: last.end))
-            } else if let stepDistance {
-                distance = stepDistance
-                o.note = "no turn at the corridor's ends was found: the distance is the steps'"
-            }
-            if !stretch.measuresLength { o.note = "the last length's part after the last turn is not counted: " + WalkingTest.noHeight }
-            o.distance = WalkingMeasures.millimetres(distance)
         } else {
             guard let stepDistance else {
                 o.note = stretch.measuresLength ? "no walking was found" : "no distance: " + WalkingTest.noHeight

@@ -152,7 +152,7 @@ struct TimedUpAndGoScoring: WalkingTestScoring {
         var best: (index: Int, angle: Double)?
         for i in times.indices where times[i] >= start && times[i] <= end {
             let a = angle(ups[i], posture)
-            if best == nil || a > best!.angle || (latest && a == best!.angle) { best = (i, a) }
+            if best == nil || (latest ? a >= best!.angle : a > best!.angle) { best = (i, a) }
         }
         guard let best, best.angle >= Self.leastLean else { return nil }
         return best.index

@@ -54,9 +54,9 @@ public struct TaskRunRules: Sendable {
     /// Identifiers of recorders still waiting for their start step.
     public var pendingIdentifiers: [String] { recorders.filter { $0.phase == .pending }.map(\.identifier) }
 
-    /// The last component of a step path.
+    /// The last component of a step path (`StepPath.identifier(of:)`).
     public static func stepIdentifier(of path: String) -> Substring {
-        path.split(separator: "/", omittingEmptySubsequences: true).last ?? Substring(path)
+        StepPath.identifier(of: path)
     }
 
     /// The run starts.

@@ -57,6 +57,6 @@ struct GaitMeasure: Equatable {
 
     /// The step identifier the measure belongs to: the step path's last component.
     var stepIdentifier: String {
-        summary.stepPath.split(separator: "/").last.map(String.init) ?? summary.stepPath
+        String(StepPath.identifier(of: summary.stepPath))
     }
 }

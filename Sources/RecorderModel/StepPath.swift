@@ -13,4 +13,10 @@ public enum StepPath {
         if length > maximumLength { return "expected a step path of at most \(maximumLength) bytes, found \(length)" }
         return ControlCharacters.problem(in: path, place: "the step path")
     }
+
+    /// The step identifier a path names: its last `/`-separated component ("c" for "a/b/c"). A
+    /// task's `startStepIdentifier`, `stopStepIdentifier` and a walking test's step match it.
+    public static func identifier(of path: String) -> Substring {
+        path.split(separator: "/", omittingEmptySubsequences: true).last ?? Substring(path)
+    }
 }

@@ -47,10 +47,10 @@ public struct WalkingTest: Sendable, Equatable {
         self.courseLength = courseLength
     }
 
-    /// True when the step path `stepPath` is the test's step: its identifier, or a path ending in
-    /// it ("tug/walk" for "walk").
+    /// True when the step path `stepPath` is the test's step: its last component is the test's
+    /// identifier ("tug/walk" for "walk"), as a recorder's start and stop steps match.
     public func isScored(stepPath: String) -> Bool {
-        stepPath == stepIdentifier || stepPath.hasSuffix("/" + stepIdentifier)
+        StepPath.identifier(of: stepPath) == stepIdentifier
     }
 }
 

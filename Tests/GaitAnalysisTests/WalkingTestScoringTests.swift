@@ -112,6 +112,12 @@ struct WalkingTestScoringTests {
         #expect(open.distance == stepDistance && open.lengths == nil)
         let noHeight = try #require(Self.score(course, test: WalkingTest(kind: .sixMinuteWalk, stepIdentifier: "test"), sensorHeight: nil)?.walkingTest)
         #expect(noHeight.distance == nil && noHeight.note?.contains("bodyHeight") == true)
+        // In a corridor without a height: the lengths still count, the part after the last turn
+        // does not, and the note says so.
+        let corridorNoHeight = try #require(Self.score(course, test: WalkingTest(kind: .sixMinuteWalk, stepIdentifier: "test", courseLength: corridor),
+                                                       sensorHeight: nil)?.walkingTest)
+        #expect(corridorNoHeight.lengths == 4 && corridorNoHeight.distance == 4 * corridor && corridorNoHeight.note?.contains("bodyHeight") == true,
+                "\(corridorNoHeight)")
     }
 
     /// A timed walk over each straight walk's INDIP length: the speed of the steady steps within
