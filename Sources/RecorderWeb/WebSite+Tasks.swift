@@ -1,4 +1,5 @@
 import Foundation
+import RecorderJSON
 import Hummingbird
 import HummingbirdWebSocket
 import RecorderClient
@@ -31,8 +32,10 @@ extension WebSite {
             let (name, definition) = try await task(context)
             return page(title: definition.steps.first?.title ?? definition.identifier, section: "tasks", template: "task", TaskView(name: name, definition))
         }
-        router.post("/api/tasks/:name/sessions") { _, context in
-            let (_, definition) = try await task(context)
+        router.post("/api/tasks/:name/sessions") { request, context in
+            var (_, definition) = try await task(context)
+            let participant = try Self.participant(request.uri.queryParameters)
+            definition.setParticipant(bodyHeight: participant.bodyHeight, sensorHeight: participant.sensorHeight)
             guard let id = await sessions.create(definition) else { throw WebError(.tooManyRequests, "too many task screens are starting at once") }
             return try Self.json(["session": id])
         }
@@ -49,6 +52,19 @@ extension WebSite {
                 await TaskSession(site: self, definition: definition).run(inbound: inbound, outbound: outbound)
             }
         }
+    }
+
+    /// The participant's heights a task screen sends with its start (`bodyHeight`, `sensorHeight`,
+    /// metres; each optional, empty as absent), range-checked as a task file's gait options are.
+    static func participant(_ query: Parameters) throws(WebError) -> (bodyHeight: Double?, sensorHeight: Double?) {
+        func height(_ key: String, _ range: NumberRange) throws(WebError) -> Double? {
+            guard let text = query[Substring(key)].map(String.init), !text.isEmpty else { return nil }
+            guard text.utf8.count <= 12, let value = Double(text), range.contains(value) else {
+                throw WebError(.badRequest, "\(key): \(range)")
+            }
+            return value
+        }
+        return (try height("bodyHeight", GaitOptions.bodyHeightRange), try height("sensorHeight", GaitOptions.sensorHeightRange))
     }
 
     /// True for a task name: a file name of letters, digits, `.`, `_`, `-`, not starting with `.`.

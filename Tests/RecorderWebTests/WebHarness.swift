@@ -1,5 +1,6 @@
 import Foundation
 import RecorderClient
+import RecorderConfiguration
 import RecorderModel
 import RecorderTestSupport
 import Testing
@@ -17,9 +18,14 @@ struct WebHarness: RecorderdHarness {
     /// Starts recorderd listening on `host` (a free port) with `token`; returns once it is ready
     /// and the page (recorderd's services process) accepts connections.
     /// `awaitingPage` false: returns once recorderd is ready (a test whose port is taken).
-    static func start(host: String = "127.0.0.1", token: String? = nil, port chosen: Int? = nil, awaitingPage: Bool = true) async throws -> WebHarness {
-        var configuration = try TestConfiguration(devices: [Fixtures.replayDevice(file: Fixtures.root + "/imu/mobgap/MS/001/TimeMeasure1_Test11_Trial1.csv")])
+    /// `device`: the replay device (by default a daily-living recording, looped); `tasks`: files
+    /// added to the task folder (name without `.json`, contents).
+    static func start(host: String = "127.0.0.1", token: String? = nil, port chosen: Int? = nil, awaitingPage: Bool = true,
+                      device: DeviceConfiguration = Fixtures.replayDevice(file: Fixtures.root + "/imu/mobgap/MS/001/TimeMeasure1_Test11_Trial1.csv"),
+                      tasks: [String: Data] = [:]) async throws -> WebHarness {
+        var configuration = try TestConfiguration(devices: [device])
         try writeTasks(in: configuration.directory + "/tasks")
+        for (name, contents) in tasks { try contents.write(to: URL(fileURLWithPath: configuration.directory + "/tasks/\(name).json")) }
         let port = chosen ?? LoopbackTCP.freePort()
         try configuration.page(listen: "\(host):\(port)", token: token)
         // At notice, the services process says when the page listens: the event waited for.

@@ -1,4 +1,5 @@
 import Foundation
+import RecorderJSON
 import RecorderClient
 import RecorderConfiguration
 import RecorderModel
@@ -235,5 +236,53 @@ struct WebPageTests {
         let motion = try #require(run.taskResult.asyncResults.compactMap(\.file).first { $0.identifier == "motion" })
         #expect(motion.sampleCount > 0 && FileManager.default.fileExists(atPath: run.summary.runDirectory + "/" + motion.relativePath))
         #expect(try await web.stop() == 0)
+    }
+
+    /// A clinical walking test's task file (the timed 10-metre walk, its steps shortened) walked
+    /// from its screen over a replayed straight walk (HA/001's first, INDIP's reference speed
+    /// 1.06 m/s), with the sensor height typed in: a height out of range is refused with its
+    /// range; the page prints the test's outcome, the same as the task result's; the speed
+    /// within 15 % of INDIP's.
+    @Test(.enabled { await Browser.testsEnabled("WebPageTests") }, .timeLimit(.minutes(3)))
+    func aWalkingTestRunFromThePagePrintsItsOutcomeWithTheHeightTypedIn() async throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../config/tasks/timed-walk-10m.json").standardized.path
+        var task = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        var steps = try #require(task["steps"] as? [[String: Any]])
+        for i in steps.indices where steps[i]["duration"] != nil {
+            // The recording is 12.5 s long and replayed from the walk's start.
+            steps[i]["duration"] = steps[i]["identifier"] as? String == "walk" ? 13 : 1
+        }
+        task["steps"] = steps
+        let trial = "HA/001/TimeMeasure1_Test5_Trial1"
+        let web = try await WebHarness.start(device: Fixtures.replayDevice(file: Fixtures.root + "/imu/mobgap/\(trial).csv", loop: false),
+                                             tasks: ["timed-walk": try JSONSerialization.data(withJSONObject: task)])
+        let found = try await web.check(["participant", web.base, "timed-walk", "0.964"])
+        #expect(found["fields"] as? [String] == ["body-height", "sensor-height"], "\(found)")
+        #expect(found["refused"] as? String == "Cannot start: bodyHeight: expected a height in metres >= 0.5 and <= 2.75", "\(found)")
+        let run = try #require(found["run"] as? [String: Any])
+        #expect(run["steps"] as? [String] == ["instruction", "countdown", "walk", "conclusion"], "\(run)")
+        #expect((run["outcome"] as? String)?.hasPrefix("Saved (finished)") == true, "\(run)")
+        // The browser logs the refused start (a 400), and nothing else.
+        let errors = try #require(found["consoleErrors"] as? [String])
+        #expect(errors.count == 1 && errors[0].contains("sessions?bodyHeight=9 - Failed to load resource: the server responded with a status of 400"), "\(errors)")
+
+        // The page's last word on the walk is the task result's.
+        let summaries = try #require(run["summaries"] as? [String])
+        let printed = try #require(summaries.last { $0.hasPrefix("gait") && $0.contains("timed walk: ") }, "\(summaries)")
+        let client = try await RecorderClient.connect(socketPath: web.socket)
+        defer { client.close() }
+        let result = try await client.run(try #require(run["run"] as? String)).taskResult
+        let gait = try #require(result.asyncResults.compactMap(\.file).first { $0.identifier == "gait" })
+        let summary = try #require(gait.stepSummaries?.first { $0.stepPath.hasSuffix("/walk") })
+        print("page: \(printed)")
+        #expect(printed.hasSuffix(": " + summary.headline), "page: \(printed); task result: \(summary.headline)")
+        let outcome = try #require(summary.walkingTest)
+        #expect(outcome.distance == 10)
+        let speed = try #require(outcome.walkingSpeed)
+        let bouts = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Fixtures.root + "/imu/mobgap/reference_walking_bouts.json")))
+        let reference = try #require((((bouts as? [String: Any])?[trial] as? [String: Any])?["bouts"] as? [[String: Any]])?.first?["walkingSpeed"] as? Double)
+        #expect(abs(speed - reference) <= 0.15 * reference, "\(speed) m/s against INDIP's \(reference)")
+        #expect(printed.contains(FixedDecimal.text(speed, decimals: 2) + " m/s"), "\(printed)")
+        #expect(try await web.stop() == 0, "\(web.daemon.printed)")
     }
 }

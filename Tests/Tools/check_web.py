@@ -7,6 +7,8 @@ HTTP requests, and prints what it found as one JSON line for the Swift tests to 
   check_web.py security BASE TOKEN OTHER_PORT       token, CSRF, cross-site POST and WebSocket, path tricks
   check_web.py live     BASE READYFILE SECONDS      a live plot left open while its device goes: what it says
   check_web.py abandon  BASE TASK                   a task screen closed mid-task, the run cancelled from Tasks
+  check_web.py participant BASE TASK SENSOR_HEIGHT  a gait task's screen: a height out of range refused, then
+                                                    the task walked with the sensor height entered
 
 Every wait has a deadline; the browser is always quit."""
 import http.client
@@ -115,8 +117,10 @@ def live_plot(driver):
     return {"first": first, "second": second, "status": status}
 
 
-def walk_task(driver, base, task, shots):
+def walk_task(driver, base, task, shots, prepare=None):
     driver.get(base + "/tasks/" + task)
+    if prepare:
+        prepare()
     driver.find_element(By.ID, "start").click()
     seen, answered = [], []
     screen = driver.find_element(By.ID, "task-screen")
@@ -359,6 +363,32 @@ def abandon(base, task):
     print(json.dumps(found))
 
 
+def participant(base, task, sensor_height):
+    """A gait task's screen: its participant fields; a body height out of range refused with the
+    reason (and the start button back); then the task walked with SENSOR_HEIGHT entered."""
+    wait_for_server(base)
+    found = {}
+    driver = browser()
+    try:
+        driver.set_window_size(*PHONE)
+
+        def prepare():
+            found["fields"] = [e.get_attribute("id") for e in driver.find_elements(By.CSS_SELECTOR, "#participant input")]
+            body = driver.find_element(By.ID, "body-height")
+            body.send_keys("9")
+            driver.find_element(By.ID, "start").click()
+            box = driver.find_element(By.ID, "outcome")
+            found["refused"] = until(lambda: box.is_displayed() and box.text, 15, "the refusal")
+            until(lambda: driver.find_element(By.ID, "start").is_enabled(), 15, "the start button back")
+            body.clear()
+            driver.find_element(By.ID, "sensor-height").send_keys(sensor_height)
+        found["run"] = walk_task(driver, base, task, None, prepare)
+        found["consoleErrors"] = severe_logs(driver)
+    finally:
+        driver.quit()
+    print(json.dumps(found))
+
+
 if __name__ == "__main__":
     command = sys.argv[1]
     if command == "browse":
@@ -369,5 +399,7 @@ if __name__ == "__main__":
         live(*sys.argv[2:5])
     elif command == "abandon":
         abandon(*sys.argv[2:4])
+    elif command == "participant":
+        participant(*sys.argv[2:5])
     else:
         sys.exit("unknown command " + command)

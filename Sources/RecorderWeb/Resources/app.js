@@ -113,6 +113,7 @@ if (screen) {
   const show = (el, on) => { el.hidden = !on; };
   const send = (m) => socket && socket.readyState === 1 && socket.send(JSON.stringify(m));
   function outcome(html, bad) { const o = $("outcome"); o.innerHTML = html; o.className = bad ? "error" : ""; show(o, true); }
+  function failed(text) { const o = $("outcome"); o.textContent = text; o.className = "error"; show(o, true); }
   function ask(q, problem) {
     const box = $("question"); box.innerHTML = ""; show(box, true);
     show($("problem"), !!problem); $("problem").textContent = problem || "";
@@ -162,19 +163,26 @@ if (screen) {
         screen.dataset.run = m.taskRunUUID;
         outcome('Saved (' + m.status + '). <a id="run-link" href="/runs/' + encodeURIComponent(m.taskRunUUID) + '">See the run</a>');
         break;
-      case "cancelled": finished = true; show($("cancel"), false); outcome(m.message.replace(/[<&]/g, ""), true); break;
-      case "error": finished = true; show($("cancel"), false); outcome(m.message.replace(/[<&]/g, ""), true); break;
+      case "cancelled": finished = true; show($("cancel"), false); failed(m.message); break;
+      case "error": finished = true; show($("cancel"), false); failed(m.message); break;
     }
   }
   $("start").onclick = async () => {
-    $("start").disabled = true;
+    $("start").disabled = true; show($("outcome"), false);
     try {
-      const { session } = await post("/api/tasks/" + encodeURIComponent(screen.dataset.task) + "/sessions");
+      const query = new URLSearchParams();
+      for (const [id, key] of [["body-height", "bodyHeight"], ["sensor-height", "sensorHeight"]]) {
+        const field = $(id);
+        if (field && field.value.trim() !== "") query.set(key, field.value.trim());
+      }
+      const q = query.toString();
+      const { session } = await post("/api/tasks/" + encodeURIComponent(screen.dataset.task) + "/sessions" + (q ? "?" + q : ""));
       socket = new WebSocket(wsURL("/ws/sessions/" + session));
       socket.onmessage = (e) => handle(JSON.parse(e.data));
       socket.onclose = () => { if (!finished) outcome("The connection to recorderd was lost. The run is left as it was: cancel it from Tasks, or it ends as abandoned.", true); };
       show($("start"), false);
-    } catch (err) { $("start").disabled = false; outcome("Cannot start: " + String(err.message).replace(/[<&]/g, ""), true); }
+      if ($("participant")) $("participant").disabled = true;
+    } catch (err) { $("start").disabled = false; failed("Cannot start: " + String(err.message)); }
   };
   $("next").onclick = () => { show($("next"), false); send({ type: "next" }); };
   $("cancel").onclick = () => { if (confirm("Cancel this task? The files recorded so far are kept.")) send({ type: "cancel" }); };
