@@ -48,6 +48,7 @@ for b in recorderd recorderctl; do
   files+=("$prefix/share/bash-completion/completions/$b" "$prefix/share/zsh/site-functions/_$b"
           "$prefix/share/fish/vendor_completions.d/$b.fish" "$prefix/share/man/man1/$b.1")
 done
+files+=("$prefix/share/man/man1/recorderd-services.1")
 share="$prefix/share/recorderd"
 
 if [ "$uninstall" = 1 ]; then
@@ -111,11 +112,11 @@ done
 # Man pages: swift-argument-parser's generate-manual (the tool behind its GenerateManual plugin),
 # built from the package's own checkout in a scratch directory of its own (so that it works while
 # another build or `swift test` holds .build), run on the installed binaries.
-sap=.build/checkouts/swift-argument-parser
+sap=${SWIFTPM_CHECKOUTS:-.build/checkouts}/swift-argument-parser
 if [ -d "$sap/Tools/generate-manual" ] && command -v swift >/dev/null; then
-  swift build --package-path "$sap" --scratch-path .build/generate-manual --product generate-manual -c release >/dev/null
-  manual=.build/generate-manual/release/generate-manual
-  for b in recorderd recorderctl; do
+  swift build --package-path "$sap" --scratch-path "$sap/../../generate-manual" --product generate-manual -c release >/dev/null
+  manual="$sap/../../generate-manual/release/generate-manual"
+  for b in recorderd recorderctl recorderd-services; do
     "$manual" "$bindir/$b" --output-directory "$root$prefix/share/man/man1"
     chmod 0644 "$root$prefix/share/man/man1/$b.1"
   done

@@ -30,5 +30,10 @@ if ! python_requirements; then
     python3 -m pip install -q --disable-pip-version-check --break-system-packages -r scripts/python-requirements.txt
   python_requirements
 fi
+# The guest tests' rig (Debian's kernel unpacked, not installed; a debootstrapped guest image)
+# in .build-vm: under CI, or when asked (`scripts/setup.sh --vm`); it needs root.
+if [ -n "${CI:-}" ] || [ "${1:-}" = --vm ]; then
+  $SUDO ./scripts/vm/prepare.sh > /dev/null
+fi
 command -v swift >/dev/null || { echo "setup: swift is not on PATH; install the Swift 6 toolchain (swift.org)" >&2; exit 1; }
 echo "setup: system packages present ($count); $(swift --version 2>&1 | head -1)"

@@ -12,7 +12,7 @@ struct IIOUdevRulesTests {
     @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason)) func rulesLoadWithoutErrors() async throws {
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let groups = try String(contentsOfFile: "/etc/group", encoding: .utf8) + "recorderd:x:64999:\n"
+        let groups = try String(contentsOfFile: "/etc/group", encoding: .utf8) + "recorderd:x:64999:\niio:x:64998:\n"
         try groups.write(toFile: dir + "/group", atomically: true, encoding: .utf8)
         let script = """
         set -e

@@ -1,0 +1,69 @@
+import Foundation
+
+/// A fresh Debian guest under `qemu-system-x86_64 -accel tcg` for one test: Debian's own kernel
+/// (`linux-image-amd64`, unpacked by `scripts/vm/prepare.sh` into `.build-vm`, never installed on
+/// the host) with its modules, a minimal Debian 12 root (debootstrapped once into an ext4 image;
+/// qemu discards each guest's writes to it), and systemd as PID 1 (`scripts/vm/init`).
+/// The guest runs `script` as root from a folder shared with the host (`/vmtest` inside, with
+/// the test's files beside it), writes what it printed and its exit status there, and powers
+/// off. Every guest has a wall-clock limit and is killed by its PID past it.
+public struct VMGuest: Sendable {
+    /// What a guest left: its script's exit status and output, the console (kernel and systemd).
+    public struct Outcome: Sendable {
+        public var status: Int32?
+        public var output: String
+        public var console: String
+        public var share: String
+    }
+
+    public static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../..").standardized.path
+    public static let rig = ProcessInfo.processInfo.environment["RECORDERD_VM_RIG"] ?? packageRoot + "/.build-vm"
+    public static let qemu = "/usr/bin/qemu-system-x86_64"
+
+    /// True when guest tests run here: always under CI (where they fail if the rig is missing);
+    /// elsewhere with root, qemu and the prepared rig, or skipped with the reason printed.
+    public static func testsEnabled(_ name: String) -> Bool {
+        if Privileges.isCI { return true }
+        guard Privileges.isRoot else {
+            print("SKIP \(name): needs root (the rig's debootstrap and the 9p shares); runs under CI")
+            return false
+        }
+        guard FileManager.default.isExecutableFile(atPath: qemu), FileManager.default.fileExists(atPath: rig + "/initramfs.cpio.gz"),
+              FileManager.default.fileExists(atPath: rig + "/root.ext4") else {
+            print("SKIP \(name): needs qemu-system-x86 and scripts/vm/prepare.sh (scripts/setup.sh does both); runs under CI")
+            return false
+        }
+        return true
+    }
+
+    /// Boots a guest that runs `script` (a shell script, run as root by `/bin/sh`) with `files`
+    /// (name → host path, copied) beside it in `/vmtest`; returns once the guest powered off,
+    /// or kills it after `timeout` s (a test issue).
+    public static func run(_ script: String, files: [String: String] = [:], memory: Int = 1024, timeout: Double = 240) async throws -> Outcome {
+        let share = try Fixtures.temporaryDirectory()
+        for (name, path) in files {
+            try FileManager.default.copyItem(atPath: path, toPath: share + "/" + name)
+        }
+        try ("#!/bin/sh\n" + script).write(toFile: share + "/script", atomically: true, encoding: .utf8)
+        chmod(share + "/script", 0o755)
+        let console = share + "/console.log"
+        let kernel = rig + "/kernel"
+        let arguments = [
+            "-accel", "tcg", "-m", String(memory), "-smp", "2", "-no-reboot", "-display", "none", "-monitor", "none",
+            "-serial", "file:" + console,
+            "-kernel", kernel + "/vmlinuz", "-initrd", rig + "/initramfs.cpio.gz",
+            "-append", "console=ttyS0 rdinit=/init panic=-1 loglevel=4 systemd.show_status=0",
+            "-drive", "file=\(rig)/root.ext4,if=virtio,format=raw,snapshot=on",
+            "-virtfs", "local,path=\(kernel)/lib/modules,mount_tag=modules,security_model=none,readonly=on",
+            "-virtfs", "local,path=\(share),mount_tag=vmtest,security_model=none",
+        ]
+        let guest = try await ChildProcess(qemu, arguments)
+        let exit = try await guest.wait(timeout: timeout)
+        let read = { (name: String) in (try? String(contentsOfFile: share + "/" + name, encoding: .utf8)) ?? "" }
+        let outcome = Outcome(status: Int32(read("status").trimmingCharacters(in: .whitespacesAndNewlines)), output: read("output"),
+                              console: read("console.log"), share: share)
+        if exit != 0 { print("qemu exited with \(exit): \(guest.printed)") }
+        return outcome
+    }
+}

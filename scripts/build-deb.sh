@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Builds the Debian package recorderd_<version>_<arch>.deb from this tree, for the build
+# machine's architecture (on a Raspberry Pi: arm64): release binaries with the Swift runtime
+# linked in (--static-swift-stdlib: the package depends on Debian's libraries only), staged by
+# scripts/install.sh into /usr, the configuration as a conffile, maintainer scripts from
+# debian/ (what install.sh does as root: the user, the directories, the socket enabled; the
+# data kept on remove and removed on purge), dependencies from dpkg-shlibdeps.
+#
+#   scripts/build-deb.sh [--out DIR] [--no-build] [--bin-dir DIR]
+#
+# Prints the package's path on its last line. Needs dpkg-dev and fakeroot (scripts/setup.sh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+out=.build-deb
+build=1
+bindir=.build-deb/release
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --out) out=$2; shift 2 ;;
+    --no-build) build=0; shift ;;
+    --bin-dir) bindir=$2; build=0; shift 2 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    *) echo "build-deb.sh: unknown argument $1" >&2; exit 64 ;;
+  esac
+done
+
+version=$(sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/RecorderModel/RecorderVersion.swift)
+arch=$(dpkg --print-architecture)
+[ -n "$version" ] || { echo "build-deb.sh: no version in RecorderVersion.swift" >&2; exit 1; }
+
+if [ "$build" = 1 ]; then
+  # A scratch path of its own: the release build with the static runtime does not disturb the
+  # debug build of the tests in .build.
+  for product in recorderd recorderd-services recorderctl; do
+    swift build -c release --static-swift-stdlib --scratch-path .build-deb --product "$product"
+  done
+fi
+
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+root="$stage/root"
+# install.sh builds the man-page generator from the argument parser's checkout: this scratch path's.
+SWIFTPM_CHECKOUTS=.build-deb/checkouts ./scripts/install.sh --prefix /usr --destdir "$root" --bin-dir "$bindir" > /dev/null
+
+# Debian's places: udev rules under /usr/lib, the configuration as the conffile (dpkg keeps a
+# changed one), no example copy, manual pages compressed, the binaries stripped.
+install -d "$root/usr/lib/udev/rules.d"
+mv "$root/etc/udev/rules.d/"*.rules "$root/usr/lib/udev/rules.d/"
+rm -rf "$root/etc/udev" "$root/etc/recorderd/recorderd.json.example"
+sed -i 's|file:///usr/share/doc/recorderd/README.md|file:///usr/share/doc/recorderd/README.md.gz|' "$root/usr/lib/systemd/system/recorderd.service"
+# Completions are sourced, not run: no interpreter line.
+sed -i '1{/^#!/d}' "$root/usr/share/bash-completion/completions/"*
+gzip -9n "$root/usr/share/man/man1/"*.1 "$root/usr/share/doc/recorderd/README.md"
+strip --strip-unneeded --remove-section=.comment --remove-section=.note "$root/usr/bin/"*
+install -m 0644 debian/copyright "$root/usr/share/doc/recorderd/copyright"
+gzip -9n -c debian/changelog > "$root/usr/share/doc/recorderd/changelog.gz"
+chmod 0644 "$root/usr/share/doc/recorderd/changelog.gz"
+find "$root" -type d -exec chmod 0755 {} +
+
+install -d "$root/DEBIAN"
+for script in postinst prerm postrm; do install -m 0755 "debian/$script" "$root/DEBIAN/$script"; done
+echo /etc/recorderd/recorderd.json > "$root/DEBIAN/conffiles"
+
+# Dependencies: the shared libraries the binaries link, as dpkg-shlibdeps finds their packages.
+install -d "$stage/debian"
+cp debian/control "$stage/debian/control"
+depends=$(cd "$stage" && dpkg-shlibdeps -O -e"root/usr/bin/recorderd" -e"root/usr/bin/recorderd-services" -e"root/usr/bin/recorderctl" 2>/dev/null \
+  | sed -n 's/^shlibs:Depends=//p')
+size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
+sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@DEPENDS@|$depends|" -e "s|@SIZE@|$size|" debian/control.binary > "$root/DEBIAN/control"
+
+mkdir -p "$out"
+deb="$out/recorderd_${version}_${arch}.deb"
+fakeroot dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" > /dev/null
+echo "$deb"
