@@ -29,11 +29,11 @@ struct PackageInGuestTests {
     /// cannot write outside its directories; a BMI160 bound by `bmi160_i2c` on `i2c-stub` gets
     /// an IIO node of group `iio` that recorderd lists; `systemctl reload` applies a changed
     /// configuration; remove keeps the recordings and the configuration, purge removes them.
-    @Test(.enabled(if: enabled("PackageInGuestTests")), .timeLimit(.minutes(6)))
+    @Test(.enabled(if: enabled("PackageInGuestTests")), .timeLimit(.minutes(8)))
     func installedPackageRunsBySocketActivationUnderItsHardening() async throws {
         let deb = try #require(Self.package, "no .build-deb/recorderd_*.deb: run scripts/build-deb.sh")
         let name = URL(fileURLWithPath: deb).lastPathComponent
-        let outcome = try await VMGuest.run(Self.installScript.replacingOccurrences(of: "@DEB@", with: name), files: [name: deb], timeout: 300)
+        let outcome = try await VMGuest.run(Self.installScript.replacingOccurrences(of: "@DEB@", with: name), files: [name: deb], timeout: 420)
         let facts = Self.facts(outcome.output)
         print("guest uptime at each stage: " + outcome.output.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("at ") }.joined(separator: "; "))
         #expect(outcome.status == 0, "\(outcome.output.suffix(3000))\n--- console:\n\(outcome.console.suffix(3000))")
