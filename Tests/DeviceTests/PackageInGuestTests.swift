@@ -67,7 +67,7 @@ struct PackageInGuestTests {
         for part in ["conffiles", "postinst", "prerm", "postrm", "Depends: libasound2", "libiio0", "libgps"] {
             #expect(control.contains(part), "\(part) missing: \(control)")
         }
-        let listing = try await ChildProcess("/bin/sh", ["-c", "dpkg-deb --info '\(deb)' conffiles"])
+        let listing = try await ChildProcess("/usr/bin/dpkg-deb", ["--info", deb, "conffiles"])
         #expect(try await listing.wait(timeout: 30) == 0)
         #expect(listing.printed.trimmingCharacters(in: .whitespacesAndNewlines) == "/etc/recorderd/recorderd.json")
     }

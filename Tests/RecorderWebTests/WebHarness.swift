@@ -13,7 +13,11 @@ struct WebHarness: RecorderdHarness {
     var base: String { "http://127.0.0.1:\(port)" }
 
     static let checker = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Tools/check_web.py").standardized.path
-    static let gaitTask = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../config/tasks/gait-balance.json").standardized.path
+    /// A task file of `config/tasks/` (`name` without `.json`).
+    static func taskFile(_ name: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../config/tasks/\(name).json").standardized.path
+    }
+    static let gaitTask = taskFile("gait-balance")
 
     /// Starts recorderd listening on `host` (a free port) with `token`; returns once it is ready
     /// and the page (recorderd's services process) accepts connections.

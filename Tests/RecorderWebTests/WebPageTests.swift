@@ -245,7 +245,7 @@ struct WebPageTests {
     /// within 15 % of INDIP's.
     @Test(.enabled { await Browser.testsEnabled("WebPageTests") }, .timeLimit(.minutes(3)))
     func aWalkingTestRunFromThePagePrintsItsOutcomeWithTheHeightTypedIn() async throws {
-        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../config/tasks/timed-walk-10m.json").standardized.path
+        let path = WebHarness.taskFile("timed-walk-10m")
         var task = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
         var steps = try #require(task["steps"] as? [[String: Any]])
         for i in steps.indices where steps[i]["duration"] != nil {
