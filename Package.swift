@@ -217,8 +217,7 @@ let package = Package(
         .target(
             name: "RecorderTestSupport",
             dependencies: bottom + ["RecorderEngine", "RecorderClient", "RecorderDaemon", "ReplaySensors", "GPSSensors", "IIOSensors", "AudioSensors",
-                                    "MotionFusion", "GaitAnalysis", "CRecorderRuntime", .product(name: "Logging", package: "swift-log"),
-                                    .product(name: "Subprocess", package: "swift-subprocess"), .product(name: "SystemPackage", package: "swift-system")],
+                                    "MotionFusion", "GaitAnalysis", "CRecorderRuntime", .product(name: "Logging", package: "swift-log")],
             path: "Tests/RecorderTestSupport"
         ),
         .target(name: "FakeIIO", dependencies: bottom, path: "Tests/FakeIIO"),

@@ -24,7 +24,8 @@ int recorderd_pipe_cloexec_nonblocking(int fds[2]) {
 
 extern char **environ;
 
-int recorderd_spawn(const char *path, char *const argv[], pid_t *pid) {
+int recorderd_spawn_child(const char *path, char *const argv[], char *const envp[], int input, int output, int errors,
+                          int new_process_group, pid_t *pid) {
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attributes;
     int result = posix_spawn_file_actions_init(&actions);
@@ -42,14 +43,27 @@ int recorderd_spawn(const char *path, char *const argv[], pid_t *pid) {
     sigaddset(&defaults, SIGTERM);
     sigaddset(&defaults, SIGPIPE);
     sigaddset(&defaults, SIGCHLD);
-    result = posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+    short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
+    // dup2 onto 0, 1 and 2 clears close-on-exec on the copies; the originals go with the rest.
+    if (input >= 0) result = posix_spawn_file_actions_adddup2(&actions, input, 0);
+    if (result == 0 && output >= 0) result = posix_spawn_file_actions_adddup2(&actions, output, 1);
+    if (result == 0 && errors >= 0) result = posix_spawn_file_actions_adddup2(&actions, errors, 2);
+    if (result == 0) result = posix_spawn_file_actions_addclosefrom_np(&actions, 3);
     if (result == 0) result = posix_spawnattr_setsigmask(&attributes, &empty);
     if (result == 0) result = posix_spawnattr_setsigdefault(&attributes, &defaults);
-    if (result == 0) result = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    if (result == 0) result = posix_spawn(pid, path, &actions, &attributes, argv, environ);
+    if (result == 0 && new_process_group) {
+        flags |= POSIX_SPAWN_SETPGROUP;
+        result = posix_spawnattr_setpgroup(&attributes, 0);
+    }
+    if (result == 0) result = posix_spawnattr_setflags(&attributes, flags);
+    if (result == 0) result = posix_spawn(pid, path, &actions, &attributes, argv, envp ? envp : environ);
     posix_spawnattr_destroy(&attributes);
     posix_spawn_file_actions_destroy(&actions);
     return result;
+}
+
+int recorderd_spawn(const char *path, char *const argv[], pid_t *pid) {
+    return recorderd_spawn_child(path, argv, NULL, -1, -1, -1, 0, pid);
 }
 
 pid_t recorderd_signal_on_parent_death(int signal) {

@@ -24,6 +24,23 @@ public enum SystemCall {
         return result == 0 ? .success(pid) : .failure(SystemCallError(errno: result))
     }
 
+    /// Starts the program at `path` as `spawn` does, with `environment` (each `NAME=value`; nil:
+    /// the caller's), the descriptors `input`, `output` and `errors` as its standard input, output
+    /// and error (nil: the caller's own), and, with `newProcessGroup`, a process group of its own
+    /// that it leads. The child's id, or the errno value of the failure.
+    public static func spawn(_ path: String, arguments: [String], environment: [String]?, input: Int32?, output: Int32?,
+                             errors: Int32?, newProcessGroup: Bool) -> Result<pid_t, SystemCallError> {
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        var envp: [UnsafeMutablePointer<CChar>?] = (environment ?? []).map { strdup($0) } + [nil]
+        defer { for p in argv + envp { free(p) } }
+        var pid: pid_t = 0
+        let result = envp.withUnsafeMutableBufferPointer { env in
+            recorderd_spawn_child(path, &argv, environment == nil ? nil : env.baseAddress, input ?? -1, output ?? -1,
+                                  errors ?? -1, newProcessGroup ? 1 : 0, &pid)
+        }
+        return result == 0 ? .success(pid) : .failure(SystemCallError(errno: result))
+    }
+
     /// A descriptor that polls readable once the child `pid` has ended (pidfd_open, close-on-exec),
     /// or -1 with `errno` set (a kernel before 5.3).
     public static func processDescriptor(_ pid: pid_t) -> Int32 {

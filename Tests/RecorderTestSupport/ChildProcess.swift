@@ -1,7 +1,5 @@
 import Foundation
 import RecorderRuntime
-import Subprocess
-import SystemPackage
 import Testing
 
 /// Runs a blocking call on a thread of the tests' own pool: tests must not block the cooperative
@@ -18,9 +16,13 @@ let testBlockingPool = BlockingPool(name: "test-blocking", limit: 128)
 
 /// A child process of a test, with a deadline, stopped by its PID.
 ///
-/// Spawned by swift-subprocess (every descriptor above stderr closed in the child — a child
-/// spawned at the same moment on another thread cannot inherit another's pipe and hide its end —
-/// and its own process group), waited for through its pidfd by swift-subprocess, which reaps it.
+/// Spawned by posix_spawn (`SystemCall.spawn`: every descriptor above stderr closed in the child,
+/// so a child spawned at the same moment on another thread cannot inherit another's pipe and hide
+/// its end; a process group of its own) and reaped by a thread of its own blocked in waitid(2),
+/// which hands the status to the waiters. Nothing of the wait runs on the cooperative pool: with
+/// swift-subprocess, whose run ends through unstructured tasks on that pool, a generator's exit
+/// reached a test 15 s after the child had been reaped while the suite's synchronous tests held
+/// the pool's two threads (CI, 2026-11-28: "did not exit within 15.0 s", no /proc entry).
 /// Standard output and error go to one pipe the test reads (`printed`, `printedSoFar`).
 public final class ChildProcess: Sendable {
     public let pid: Int32
@@ -62,59 +64,59 @@ public final class ChildProcess: Sendable {
     /// (default `/dev/null`); `output`: where its output goes (default: captured).
     public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], standardInput: String? = nil,
                 output: Output = .captured) async throws {
-        let input = open(standardInput ?? "/dev/null", O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .ENOENT) }
-        var ends: [Int32] = [-1, -1]
+        var opened: [Int32] = []
+        defer { for descriptor in opened { close(descriptor) } }
+        func openOrThrow(_ path: String, _ flags: Int32) throws -> Int32 {
+            let descriptor = open(path, flags | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .ENOENT) }
+            opened.append(descriptor)
+            return descriptor
+        }
+        let input = try openOrThrow(standardInput ?? "/dev/null", O_RDONLY)
+        let readEnd: Int32
+        let writeEnd: Int32
         if case .file(let path, _) = output {
-            ends[1] = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        } else if pipe(&ends) == 0 {
+            readEnd = -1
+            writeEnd = try openOrThrow(path, O_WRONLY | O_CREAT | O_TRUNC)
+        } else {
             // Close-on-exec: no other child spawned meanwhile inherits them (this child gets the
             // write end as its standard output).
+            var ends: [Int32] = [-1, -1]
+            guard pipe(&ends) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EMFILE) }
             for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+            (readEnd, writeEnd) = (ends[0], ends[1])
+            opened.append(writeEnd)
         }
-        guard ends[1] >= 0 else {
-            close(input)
-            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EMFILE)
-        }
-        let (readEnd, writeEnd) = (ends[0], ends[1])
-        outputDescriptor = readEnd
-        var options = PlatformOptions()
-        options.processGroupID = 0
+        let errors = output.discardsErrors ? try openOrThrow("/dev/null", O_WRONLY) : writeEnd
         // A spawned recorderd traps on work scheduled on a shut-down event loop (`SWIFTNIO_STRICT`,
         // which the test process has too).
-        var variables: [Environment.Key: String?] = ["SWIFTNIO_STRICT": "1"]
-        for (name, value) in environment { variables[Environment.Key(stringLiteral: name)] = value }
-        let configuration = Configuration(executable: .path(FilePath(executable)), arguments: Arguments(arguments),
-                                          environment: .inherit.updating(variables), platformOptions: options)
-        let (started, starting) = AsyncThrowingStream<Int32, any Error>.makeStream()
+        var variables = ProcessInfo.processInfo.environment
+        variables["SWIFTNIO_STRICT"] = "1"
+        for (name, value) in environment { variables[name] = value }
+        let spawned = SystemCall.spawn(executable, arguments: [executable] + arguments,
+                                       environment: variables.map { "\($0.key)=\($0.value)" }, input: input, output: writeEnd,
+                                       errors: errors, newProcessGroup: true)
+        let pid: Int32
+        switch spawned {
+        case .success(let child): pid = child
+        case .failure(let failure):
+            if readEnd >= 0 { close(readEnd) }
+            throw POSIXError(POSIXErrorCode(rawValue: failure.errno) ?? .ENOEXEC)
+        }
+        self.pid = pid
+        outputDescriptor = readEnd
+        // The reaper: a thread of its own, blocked in waitid until the child ends.
         let exit = self.exit
-        // The subprocess's scope lives as long as the child: it ends when the child has exited
-        // and been reaped (a detached task, as the child outlives the call that starts it). Its
-        // jobs run on a queue of this child's own, not the cooperative pool: the suite's
-        // synchronous tests fill the pool's two threads for seconds, and an exit seen only then
-        // failed tests ("did not exit within 10 s") in CI. Nor one queue for all children: a
-        // spawn holds its thread until the child has exec'd, and at the suite's busiest moment a
-        // SIGKILLed generator's exit queued behind the spawns of the others for over 10 s in CI.
-        Task.detached(executorPreference: DedicatedExecutor(label: "test.child-process")) {
-            let status: Int32
-            func spawn<Errors: ErrorOutputProtocol>(errors: Errors) async throws -> TerminationStatus {
-                try await Subprocess.run(configuration,
-                                         input: .fileDescriptor(FileDescriptor(rawValue: input), closeAfterSpawningProcess: true),
-                                         output: .fileDescriptor(FileDescriptor(rawValue: writeEnd), closeAfterSpawningProcess: true),
-                                         error: errors) { execution in
-                    starting.yield(execution.processIdentifier.value)
-                    starting.finish()
-                }.terminationStatus
-            }
-            do {
-                let termination = output.discardsErrors ? try await spawn(errors: .discarded) : try await spawn(errors: .combinedWithOutput)
-                switch termination {
-                case .exited(let code): status = code
-                case .signaled(let signal): status = signal
+        let reaper = Thread {
+            var info = siginfo_t()
+            var status: Int32 = -1
+            while true {
+                if waitid(P_PID, id_t(pid), &info, WEXITED) == 0 {
+                    let code = info._sifields._sigchld.si_status
+                    status = code
+                    break
                 }
-            } catch {
-                starting.finish(throwing: error)
-                status = -1
+                if errno != EINTR { break }
             }
             let waiting = exit.withLock { e -> [CheckedContinuation<Int32?, Never>] in
                 e.status = status
@@ -123,13 +125,9 @@ public final class ChildProcess: Sendable {
             }
             for waiter in waiting { waiter.resume(returning: status) }
         }
-        do {
-            guard let pid = try await started.first(where: { _ in true }) else { throw POSIXError(.ECHILD) }
-            self.pid = pid
-        } catch {
-            close(readEnd)
-            throw error
-        }
+        reaper.name = "test.reaper"
+        reaper.stackSize = 1 << 17
+        reaper.start()
     }
 
     /// Runs `executable` to its end (at most `timeout` s, then SIGKILL and an issue) and returns

@@ -27,6 +27,12 @@ int recorderd_pipe_cloexec_nonblocking(int fds[2]);
 /// Returns 0 with the child's id in `pid`, or an errno value.
 int recorderd_spawn(const char *path, char *const argv[], pid_t *pid);
 
+/// As `recorderd_spawn`, with the environment `envp` (NULL: the caller's), the descriptors `input`,
+/// `output` and `errors` as the child's 0, 1 and 2 (-1: the caller's own), and, when
+/// `new_process_group` is nonzero, a process group of its own led by the child.
+int recorderd_spawn_child(const char *path, char *const argv[], char *const envp[], int input, int output, int errors,
+                          int new_process_group, pid_t *pid);
+
 /// A descriptor that becomes readable when the child `pid` ends (pidfd_open(2), close-on-exec),
 /// or -1 with errno.
 int recorderd_pidfd_open(pid_t pid);
