@@ -223,7 +223,7 @@ let package = Package(
         .target(name: "FakeIIO", dependencies: bottom, path: "Tests/FakeIIO"),
         .executableTarget(name: "FakeIIOGenerator", dependencies: ["FakeIIO"], path: "Tests/FakeIIOGenerator"),
         // The dependency rule, checked against the package, the imports and the linked libraries.
-        .testTarget(name: "DeviceTests", dependencies: ["RecorderTestSupport"]),
+        .testTarget(name: "DeviceTests", dependencies: ["RecorderModel", "RecorderTestSupport"]),
         .testTarget(name: "ArchitectureTests", dependencies: ["RecorderTestSupport", "recorderd", "recorderd-services", "recorderctl"]),
         .testTarget(name: "RecorderModelTests", dependencies: bottom + ["RecorderTestSupport"]),
         .testTarget(name: "RecorderWebTests", dependencies: bottom + ["RecorderWeb", "RecorderClient", "RecorderFHIR", "RecorderTestSupport", "recorderd", "recorderd-services", "recorderctl"]),

@@ -6,7 +6,12 @@
 # debian/ (what install.sh does as root: the user, the directories, the socket enabled; the
 # data kept on remove and removed on purge), dependencies from dpkg-shlibdeps.
 #
-#   scripts/build-deb.sh [--out DIR] [--no-build] [--bin-dir DIR]
+#   scripts/build-deb.sh [--out DIR] [--no-build] [--bin-dir DIR] [--debug]
+#
+# --debug packages the tests' debug build (.build/debug) instead, its three executables relinked
+# with the static runtime (a link, no compile, after `swift build --build-tests`): what CI's guest
+# tests install, so CI compiles the tree twice (tests, ThreadSanitizer), not three times. The
+# package to ship is the release one.
 #
 # Prints the package's path on its last line. Needs dpkg-dev and fakeroot (scripts/setup.sh).
 set -euo pipefail
@@ -15,12 +20,15 @@ cd "$(dirname "$0")/.."
 out=.build-deb
 build=1
 bindir=.build-deb/release
+scratch=.build-deb
+configuration=release
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$2; shift 2 ;;
     --no-build) build=0; shift ;;
     --bin-dir) bindir=$2; build=0; shift 2 ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    --debug) scratch=.build; configuration=debug; bindir=.build/debug; shift ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "build-deb.sh: unknown argument $1" >&2; exit 64 ;;
   esac
 done
@@ -29,19 +37,38 @@ version=$(sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/RecorderModel
 arch=$(dpkg --print-architecture)
 [ -n "$version" ] || { echo "build-deb.sh: no version in RecorderVersion.swift" >&2; exit 1; }
 
-if [ "$build" = 1 ]; then
+if [ "$build" = 1 ] && [ "$configuration" = debug ]; then
+  # Linked with the static runtime, the objects that import Foundation must name its static
+  # libraries (the compiler writes them into each object), and the driver does not recompile an
+  # object for a link flag: those objects go first, so this build recompiles them, and again
+  # after the link (the ones it made), so the next dynamic build recompiles them back.
+  marker=$(mktemp)
+  # (This package's modules only: one object naming the static libraries is enough for the
+  # link, and recompiling the dependencies' took minutes.)
+  for target in Sources/*/; do
+    t=$(basename "$target" | tr - _)
+    if [ -d ".build/debug/$t.build" ]; then printf '%s\0' ".build/debug/$t.build"; fi
+  done \
+    | xargs -0 -r -I{} find -L {} -name '*.o' -print0 \
+    | xargs -0 -r sh -c 'for o; do readelf -p .swift1_autolink_entries "$o" 2>/dev/null | grep -q -- "-lFoundation" && echo "$o"; done; true' sh \
+    | xargs -r -d '\n' rm -f
+  for product in recorderd recorderd-services recorderctl; do
+    swift build -c debug --static-swift-stdlib --product "$product"
+  done
+  find -L .build/debug/ -path '*.build/*' -name '*.o' -newer "$marker" -print > "$marker.objects"
+elif [ "$build" = 1 ]; then
   # A scratch path of its own: the release build with the static runtime does not disturb the
   # debug build of the tests in .build.
   for product in recorderd recorderd-services recorderctl; do
-    swift build -c release --static-swift-stdlib --scratch-path .build-deb --product "$product"
+    swift build -c "$configuration" --static-swift-stdlib --scratch-path "$scratch" --product "$product"
   done
 fi
 
 stage=$(mktemp -d)
-trap 'rm -rf "$stage"' EXIT
+trap 'rm -rf "$stage" ${marker:+"$marker"}' EXIT
 root="$stage/root"
 # install.sh builds the man-page generator from the argument parser's checkout: this scratch path's.
-SWIFTPM_CHECKOUTS=.build-deb/checkouts ./scripts/install.sh --prefix /usr --destdir "$root" --bin-dir "$bindir" > /dev/null
+SWIFTPM_CHECKOUTS=$scratch/checkouts ./scripts/install.sh --prefix /usr --destdir "$root" --bin-dir "$bindir" > /dev/null
 
 # Debian's places: udev rules under /usr/lib, the configuration as the conffile (dpkg keeps a
 # changed one), no example copy, manual pages compressed, the binaries stripped.
@@ -73,4 +100,8 @@ sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@DEPENDS@|$depends|" -
 mkdir -p "$out"
 deb="$out/recorderd_${version}_${arch}.deb"
 fakeroot dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" > /dev/null
+if [ -n "${marker:-}" ] && [ -f "$marker.objects" ]; then
+  xargs -r -d '\n' rm -f < "$marker.objects"
+  rm -f "$marker.objects"
+fi
 echo "$deb"

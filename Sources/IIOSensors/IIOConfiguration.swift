@@ -7,7 +7,9 @@ import RecorderModel
 /// context (which honours `IIOD_REMOTE`). `device` is an IIO device name or id; absent, the first
 /// device with buffered accelerometer channels. `gyroDevice` names a second IIO device for the
 /// gyroscope (many IMUs expose accelerometer and gyroscope as two devices); its samples are
-/// interleaved with the first device's in time order.
+/// interleaved with the first device's in time order. `trigger` (`IIOCapturePolicy`): absent,
+/// buffered capture where the device can fill its buffer and polling otherwise; a trigger's name
+/// or id; `"hrtimer"` for a timer trigger recorderd makes through configfs; `"none"` to poll.
 public struct IIOConfiguration: Sendable, Equatable, BackendConfiguration {
     public var name: String
     public var uri: String?
@@ -18,11 +20,15 @@ public struct IIOConfiguration: Sendable, Equatable, BackendConfiguration {
     public var frequency: Double?
     /// Sensor types to record (default: every motion type the device has).
     public var sensorTypes: [SensorType]?
+    /// The trigger that fills the buffer: a trigger's name or id, `hrtimer` or `none` (polling);
+    /// absent: chosen from what the device offers.
+    public var trigger: String?
 
-    public enum CodingKeys: String, CodingKey, CaseIterable { case name, uri, device, gyroDevice, frequency, sensorTypes }
+    public enum CodingKeys: String, CodingKey, CaseIterable { case name, uri, device, gyroDevice, frequency, sensorTypes, trigger }
 
     public init(name: String, uri: String? = nil, device: String? = nil, gyroDevice: String? = nil,
-                frequency: Double? = nil, sensorTypes: [SensorType]? = nil) {
+                frequency: Double? = nil, sensorTypes: [SensorType]? = nil, trigger: String? = nil) {
+        self.trigger = trigger
         self.name = name
         self.uri = uri
         self.device = device
@@ -38,6 +44,11 @@ public struct IIOConfiguration: Sendable, Equatable, BackendConfiguration {
         device = try c.decodeIfPresent(String.self, forKey: .device, bytes: 1...128, expected: "expected an IIO device name or id")
         gyroDevice = try c.decodeIfPresent(String.self, forKey: .gyroDevice, bytes: 1...128, expected: "expected an IIO device name or id")
         frequency = try c.decodeIfPresent(Double.self, forKey: .frequency, in: MotionOptions.frequencyRange)
+        trigger = try c.decodeIfPresent(String.self, forKey: .trigger, bytes: 1...64,
+                                        expected: "expected an IIO trigger's name or id, \"hrtimer\" or \"none\"")
+        if let trigger, trigger.contains("/") || trigger.hasPrefix(".") || trigger.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 0x20 } ?? false }) {
+            throw DecodingError.dataCorruptedError(forKey: .trigger, in: c, debugDescription: "expected an IIO trigger's name or id, \"hrtimer\" or \"none\" (no /, leading dot or whitespace)")
+        }
         if let names = try c.decodeIfPresent([String].self, forKey: .sensorTypes) {
             sensorTypes = try names.map { name in
                 guard let type = SensorType(rawValue: name), SensorType.motionTypes.contains(type) else {

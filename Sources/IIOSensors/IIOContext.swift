@@ -98,6 +98,39 @@ struct IIODevice {
         if n < 0 { throw IIOError.call("cannot write \(name) of \(label)", result: Int(n), detail: value) }
     }
 
+    /// True for a trigger (`triggerN`), not a sensor.
+    var isTrigger: Bool { iio_device_is_trigger(pointer) }
+
+    /// The device's trigger consumer interface: none, an empty `current_trigger`, or the trigger's
+    /// name.
+    ///
+    /// libiio 0.24's local backend fails on an empty `current_trigger` (the kernel's file then
+    /// reads as zero bytes, which it takes for an error, as it does a missing file): on a local
+    /// context the file itself says which.
+    var triggerConsumer: IIOCapturePolicy.Consumer {
+        var trigger: OpaquePointer?
+        if iio_device_get_trigger(pointer, &trigger) == 0 {
+            guard let trigger else { return .unset }
+            let device = IIODevice(pointer: trigger, context: context)
+            return .set(device.name ?? device.id)
+        }
+        guard context.backendName == "local" else { return .absent }
+        let descriptor = open("/sys/bus/iio/devices/\(id)/trigger/current_trigger", O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return .absent }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: 256)
+        let count = read(descriptor, &bytes, bytes.count)
+        guard count >= 0 else { return .absent }
+        let name = String(decoding: bytes[0..<count], as: UTF8.self).trimmingWhitespace()
+        return name.isEmpty ? .unset : .set(name)
+    }
+
+    /// Makes `trigger` the device's current trigger.
+    func setTrigger(_ trigger: IIODevice) throws(IIOError) {
+        let r = iio_device_set_trigger(pointer, trigger.pointer)
+        if r < 0 { throw IIOError.call("cannot set trigger \(trigger.label) on \(label)", result: Int(r)) }
+    }
+
     /// Creates a buffer of `samples` scans for the enabled channels.
     func makeBuffer(samples: Int) throws(IIOError) -> IIOBuffer {
         errno = 0
@@ -118,13 +151,28 @@ struct IIOChannel {
     var index: Int { Int(iio_channel_get_index(pointer)) }
     var format: iio_data_format { iio_channel_get_data_format(pointer).pointee }
 
+    func hasAttribute(_ name: String) -> Bool { iio_channel_find_attr(pointer, name) != nil }
+
     /// A channel attribute (`scale`, `offset`; per-channel or shared by type).
     func attribute(_ name: String) -> String? {
-        guard iio_channel_find_attr(pointer, name) != nil else { return nil }
+        guard hasAttribute(name) else { return nil }
         var buffer = [CChar](repeating: 0, count: 256)
         let n = iio_channel_attr_read(pointer, name, &buffer, buffer.count)
         guard n >= 0 else { return nil }
         return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }.trimmingWhitespace()
+    }
+
+    func writeAttribute(_ name: String, _ value: String) throws(IIOError) {
+        let n = iio_channel_attr_write(pointer, name, value)
+        if n < 0 { throw IIOError.call("cannot write \(name) of channel \(id)", result: Int(n), detail: value) }
+    }
+
+    /// The channel's `raw` value (one read of its sysfs file, or one request to iiod).
+    func readRaw() throws(IIOError) -> Int64 {
+        var value: CLongLong = 0
+        let r = iio_channel_attr_read_longlong(pointer, "raw", &value)
+        if r < 0 { throw IIOError.call("cannot read \(id)_raw", result: Int(r)) }
+        return Int64(value)
     }
 
     func enable() { iio_channel_enable(pointer) }

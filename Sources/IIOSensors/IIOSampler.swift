@@ -27,6 +27,26 @@ struct IIOSampler {
                 session = try IIOSession.open(configuration)
                 rate = session.rate
                 types = session.sensorTypes
+            } catch {
+                if run.isStopped { break }
+                fail("\(error)", outage: &outage, lastUptime: lastUptime)
+                run.pause(retryInterval)
+                continue
+            }
+            if session.streams[0].capture == .polled {
+                run.timeout.withLock { $0 = 5 }
+                if run.isStopped { break }
+                run.status.withLock { $0 = "polling" }
+                do {
+                    try poll(session, rate: rate, types: types, outage: &outage, lastUptime: &lastUptime)
+                } catch {
+                    if run.isStopped { break }
+                    fail("\(error)", outage: &outage, lastUptime: lastUptime)
+                    run.pause(retryInterval)
+                }
+                continue
+            }
+            do {
                 let samples = session.streams.map { IIOStream.bufferSamples(rate: $0.rate, seconds: IIOSession.refillSeconds) }
                 let timeout = try session.setTimeout(bufferSamples: samples)
                 run.timeout.withLock { $0 = max(5, timeout) }
@@ -92,19 +112,27 @@ struct IIOSampler {
                 }
                 Self.merge(&pending, into: &batch)
             }
-            guard let first = batch.first else { continue }
-            if let lost = outage {
-                // Samples resumed: estimate what the outage lost from the last sample before it.
-                if let last = lost.lastUptime {
-                    let missing = Int(saturating: ((first.uptime - last) * rate).rounded()) &- 1
-                    if missing > 0 { batch.insert(.gap(uptime: first.uptime, sensorTypes: types, droppedSamples: missing), at: 0) }
-                }
-                logger.info("IIO device back", metadata: ["device": "\(configuration.name)", "down": "\(SystemClock.monotonicUptime() - lost.since) s"])
-                outage = nil
-            }
-            lastUptime = batch.last?.uptime
-            sink.deliver(consume batch)
+            guard !batch.isEmpty else { continue }
+            deliver(&batch, rate: rate, types: types, outage: &outage, lastUptime: &lastUptime)
         }
+    }
+
+    /// Hands a batch to the sink; after an outage, first a gap of the samples it lost, estimated
+    /// from the last sample before it.
+    func deliver(_ batch: inout [SensorFrame], rate: Double, types: [SensorType],
+                 outage: inout (since: Double, lastUptime: Double?)?, lastUptime: inout Double?) {
+        guard let first = batch.first else { return }
+        if let lost = outage {
+            if let last = lost.lastUptime {
+                let missing = Int(saturating: ((first.uptime - last) * rate).rounded()) &- 1
+                if missing > 0 { batch.insert(.gap(uptime: first.uptime, sensorTypes: types, droppedSamples: missing), at: 0) }
+            }
+            logger.info("IIO device back", metadata: ["device": "\(configuration.name)", "down": "\(SystemClock.monotonicUptime() - lost.since) s"])
+            outage = nil
+        }
+        lastUptime = batch.last?.uptime
+        sink.deliver(batch)
+        batch = []
     }
 
     /// Moves the frames every stream has reached (up to the earliest of their last uptimes) from

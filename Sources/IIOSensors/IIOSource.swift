@@ -14,6 +14,8 @@ import RecorderRuntime
 /// order. A device that fails (read error, timeout, ENODEV) gives one fault frame; the thread
 /// retries every `retryInterval` seconds and, once the device is back, delivers a gap with the
 /// estimated number of samples lost. `stop()` cancels the blocked refill with `iio_buffer_cancel`.
+/// A device whose buffer nothing fills (no trigger: an IMU without its interrupt wired) is polled
+/// instead: each channel's `raw` value read at the rate (`IIOCapturePolicy`, `IIOSampler+Polling`).
 public final class IIOSource: SensorSource {
     public let configuration: IIOConfiguration
 

@@ -32,6 +32,7 @@ final class IIOStream {
     let availableRates: [Double]
     /// `current_timestamp_clock` after recorderd asked for `monotonic` (nil: the device has none).
     let clock: String?
+    let capture: Capture
     private(set) var buffer: IIOBuffer?
     private(set) var timeline: IIOTimeline
     /// Device clock → CLOCK_MONOTONIC for a device on another machine: the smallest observed
@@ -39,7 +40,7 @@ final class IIOStream {
     private var remoteOffset: Double?
 
     private init(device: IIODevice, axes: [Axis], mounts: [SensorType: MountMatrix], timestampChannel: IIOChannel?,
-                 sensorTypes: [SensorType], rate: Double, availableRates: [Double], clock: String?) {
+                 sensorTypes: [SensorType], rate: Double, availableRates: [Double], clock: String?, capture: Capture) {
         self.device = device
         self.axes = axes
         self.mounts = mounts
@@ -48,37 +49,62 @@ final class IIOStream {
         self.rate = rate
         self.availableRates = availableRates
         self.clock = clock
+        self.capture = capture
         timeline = IIOTimeline(rate: rate)
+    }
+
+    /// How a stream takes its samples.
+    enum Capture: Equatable {
+        /// Scans from the device's buffer, refilled.
+        case buffered
+        /// Each axis's `raw` value read at the rate (`IIOSampler+Polling`).
+        case polled
+    }
+
+    /// The motion axes of `device` by type and axis: its scan elements (`buffered`), or its input
+    /// channels with a `raw` value (`polled`).
+    static func axisChannels(_ device: IIODevice, _ capture: Capture) -> [SensorType: [Int: IIOChannel]] {
+        var byType: [SensorType: [Int: IIOChannel]] = [:]
+        let candidates = capture == .buffered ? device.bufferedChannels : device.channels.filter { !$0.isOutput && $0.hasAttribute("raw") }
+        for channel in candidates {
+            if case .axis(let type, let axis)? = IIOChannelRole(channelID: channel.id) { byType[type, default: [:]][axis] = channel }
+        }
+        return byType
+    }
+
+    /// True when `device` has all three axes of some motion type captured as `capture`.
+    static func hasAxes(_ device: IIODevice, _ capture: Capture) -> Bool {
+        axisChannels(device, capture).values.contains { $0.count == 3 }
     }
 
     /// Sets `device` up: sampling rate nearest to `requestedRate`, timestamp clock `monotonic`
     /// where writable, channels of `types` (nil: every motion type with three axes) enabled.
-    static func configure(_ device: IIODevice, types wanted: Set<SensorType>?, requestedRate: Double?) throws(IIOError) -> IIOStream {
-        let channels = device.bufferedChannels
-        var byType: [SensorType: [Int: IIOChannel]] = [:]
-        var timestamp: IIOChannel?
-        for channel in channels {
-            switch IIOChannelRole(channelID: channel.id) {
-            case .axis(let type, let axis)?: byType[type, default: [:]][axis] = channel
-            case .timestamp?: timestamp = channel
-            case nil: break
-            }
-        }
+    /// Polled (`capture`), the stream's rate is the requested rate (the device's own where none
+    /// is asked) and there is no timestamp channel; `trigger` is a trigger with a rate of its own
+    /// (hrtimer), set to the requested rate, which is then the stream's.
+    static func configure(_ device: IIODevice, types wanted: Set<SensorType>?, requestedRate: Double?, capture: Capture = .buffered,
+                          trigger: IIODevice? = nil) throws(IIOError) -> IIOStream {
+        let channels = capture == .buffered ? device.bufferedChannels : device.channels.filter { !$0.isOutput }
+        let byType = axisChannels(device, capture)
+        let timestamp = capture == .buffered ? channels.first { IIOChannelRole(channelID: $0.id) == .timestamp } : nil
         let complete = SensorType.motionTypes.filter { byType[$0]?.count == 3 }
         let types = complete.filter { wanted?.contains($0) ?? true }
         guard !types.isEmpty else {
             let found = channels.map(\.id).joined(separator: ", ")
             let asked = (wanted.map { Array($0) } ?? SensorType.motionTypes).map(\.rawValue).sorted().joined(separator: ", ")
-            throw IIOError("\(device.label) has no buffered x/y/z channels for \(asked)", detail: "buffered channels: \(found.isEmpty ? "none" : found)")
+            let kind = capture == .buffered ? "buffered" : "raw"
+            throw IIOError("\(device.label) has no \(kind) x/y/z channels for \(asked)", detail: "\(kind) channels: \(found.isEmpty ? "none" : found)")
         }
-
-        let available = device.attribute("sampling_frequency_available").map(IIOSampleRate.parseAvailable) ?? []
-        if let requested = requestedRate, device.hasAttribute("sampling_frequency") {
-            let chosen = IIOSampleRate.nearest(to: requested, in: available)
-            try device.writeAttribute("sampling_frequency", IIOSampleRate.attributeValue(chosen))
-        }
-        guard let rateText = device.attribute("sampling_frequency"), let rate = Double(rateText), rate > 0 else {
-            throw IIOError("\(device.label) reports no sampling_frequency")
+        var (rate, available) = try setRate(device, types: types, byType: byType, requested: requestedRate)
+        if let trigger, trigger.hasAttribute("sampling_frequency") {
+            let wantedRate = requestedRate ?? rate
+            try trigger.writeAttribute("sampling_frequency", IIOSampleRate.attributeValue(wantedRate))
+            guard let text = trigger.attribute("sampling_frequency"), let triggerRate = Double(text), triggerRate > 0 else {
+                throw IIOError("trigger \(trigger.label) reports no sampling_frequency")
+            }
+            rate = triggerRate
+        } else if capture == .polled, let requestedRate {
+            rate = requestedRate
         }
 
         var clock: String?
@@ -92,17 +118,17 @@ final class IIOStream {
 
         var axes: [Axis] = []
         var mounts: [SensorType: MountMatrix] = [:]
-        for channel in channels { channel.disable() }
+        if capture == .buffered { for channel in channels { channel.disable() } }
         for type in types {
             // `in_accel_mount_matrix` (a channel attribute shared by the type's channels, or a device
             // attribute, depending on how libiio reads the name) or the device's `mount_matrix`.
-            let prefix = type == .accelerometer ? "accel" : type == .gyro ? "anglvel" : "magn"
+            let prefix = IIOStream.prefix(type)
             let text = byType[type]![0]!.attribute("mount_matrix") ?? device.attribute("in_\(prefix)_mount_matrix")
                 ?? device.attribute("mount_matrix")
             if let mount = text.flatMap(MountMatrix.init(iioText:)), !mount.isIdentity { mounts[type] = mount }
             for axis in 0..<3 {
                 let channel = byType[type]![axis]!
-                channel.enable()
+                if capture == .buffered { channel.enable() }
                 let scale = channel.attribute("scale").flatMap(Double.init) ?? 1
                 let offset = channel.attribute("offset").flatMap(Double.init) ?? 0
                 let format = channel.format
@@ -113,7 +139,54 @@ final class IIOStream {
         }
         timestamp?.enable()
         return IIOStream(device: device, axes: axes, mounts: mounts, timestampChannel: timestamp, sensorTypes: types,
-                         rate: rate, availableRates: available, clock: clock)
+                         rate: rate, availableRates: available, clock: clock, capture: capture)
+    }
+
+    /// Sets the device's sampling rate nearest to `requested` and returns the rate it reports and
+    /// the rates it offers. A device with one rate has `sampling_frequency`; others (bmi160) have
+    /// one per sensor type (`in_accel_sampling_frequency`, `in_anglvel_sampling_frequency`), each
+    /// with its own list: each type then gets the nearest rate all of them offer, and the stream's
+    /// rate is the first type's.
+    static func setRate(_ device: IIODevice, types: [SensorType], byType: [SensorType: [Int: IIOChannel]],
+                        requested: Double?) throws(IIOError) -> (rate: Double, available: [Double]) {
+        if device.hasAttribute("sampling_frequency") {
+            let available = device.attribute("sampling_frequency_available").map(IIOSampleRate.parseAvailable) ?? []
+            if let requested {
+                try device.writeAttribute("sampling_frequency", IIOSampleRate.attributeValue(IIOSampleRate.nearest(to: requested, in: available)))
+            }
+            guard let text = device.attribute("sampling_frequency"), let rate = Double(text), rate > 0 else {
+                throw IIOError("\(device.label) reports no sampling_frequency")
+            }
+            return (rate, available)
+        }
+        var perType: [(channel: IIOChannel, available: [Double])] = []
+        for type in types {
+            let channel = byType[type]![0]!
+            guard channel.hasAttribute("sampling_frequency") else { continue }
+            let prefix = IIOStream.prefix(type)
+            let list = channel.attribute("sampling_frequency_available") ?? device.attribute("in_\(prefix)_sampling_frequency_available")
+            perType.append((channel, list.map(IIOSampleRate.parseAvailable) ?? []))
+        }
+        guard !perType.isEmpty else {
+            throw IIOError("\(device.label) reports no sampling_frequency (neither sampling_frequency nor in_<type>_sampling_frequency)")
+        }
+        let lists = perType.map(\.available).filter { !$0.isEmpty }
+        let common = lists.dropFirst().reduce(lists.first ?? []) { kept, next in kept.filter { rate in next.contains(rate) } }
+        if let requested {
+            for (channel, own) in perType {
+                let chosen = IIOSampleRate.nearest(to: requested, in: common.isEmpty ? own : common)
+                try channel.writeAttribute("sampling_frequency", IIOSampleRate.attributeValue(chosen))
+            }
+        }
+        guard let text = perType[0].channel.attribute("sampling_frequency"), let rate = Double(text), rate > 0 else {
+            throw IIOError("\(device.label) reports no in_\(prefix(types[0]))_sampling_frequency")
+        }
+        return (rate, common.isEmpty ? perType[0].available : common)
+    }
+
+    /// The IIO channel type of a sensor type (`accel`, `anglvel`, `magn`).
+    static func prefix(_ type: SensorType) -> String {
+        type == .accelerometer ? "accel" : type == .gyro ? "anglvel" : "magn"
     }
 
     /// One count of each axis in the file unit, per sensor type, as the device delivers them
@@ -240,6 +313,28 @@ final class IIOStream {
                 }
             }
         }
+    }
+
+    /// One polled sample: each axis's `raw` value read once, offset, scaled and mounted, as the
+    /// buffered path decodes a scan. `values` holds a scan's 9 slots (others' slots untouched).
+    func readPolled(into values: UnsafeMutableBufferPointer<Double>) throws(IIOError) {
+        for axis in axes {
+            let raw = try axis.channel.readRaw()
+            values[axis.slot] = (Double(raw) + axis.offset) * axis.scale
+        }
+    }
+
+    /// A motion frame of the types `types` from a scan's 9 `values`, after the streams' mount
+    /// matrices (`mounts` of every stream of a session).
+    static func frame(uptime: Double, values: UnsafeMutableBufferPointer<Double>, types: [SensorType],
+                      mounts: [SensorType: MountMatrix]) -> MotionFrame {
+        func vector(_ type: SensorType) -> Vector3? {
+            guard types.contains(type) else { return nil }
+            let i = slot(type) * 3
+            let v = Vector3(x: values[i], y: values[i + 1], z: values[i + 2])
+            return mounts[type]?.apply(v) ?? v
+        }
+        return MotionFrame(uptime: uptime, accelerometer: vector(.accelerometer), gyro: vector(.gyro), magnetometer: vector(.magnetometer))
     }
 
     /// An axis decoded in Swift, for one refill: where its first value is, its format, its slot

@@ -14,6 +14,18 @@ public struct FakeIIODevice: Sendable {
     public var timestampClock: String?
     /// `in_<type>_mount_matrix` by channel type, as the kernel writes it (`"0, -1, 0; 1, 0, 0; 0, 0, 1"`).
     public var mountMatrices: [String: String] = [:]
+    /// `in_<id>_raw` of every motion channel (nil: no raw values, as a device with buffered
+    /// capture only).
+    public var rawValues: [String: Int64]?
+    /// The device has a buffer (`scan_elements/`, `buffer/`); a driver whose interrupt is not
+    /// wired may have none (st_lsm6dsx).
+    public var hasBuffer = true
+    /// `trigger/current_trigger` (nil: no trigger directory, the driver fills its buffer; "":
+    /// none set, as bmi160 without its interrupt).
+    public var currentTrigger: String?
+    /// A rate per channel type instead of `sampling_frequency` (bmi160): `in_<type>_sampling_frequency`
+    /// and `in_<type>_sampling_frequency_available`.
+    public var typeFrequencies: [String: (current: Double, available: [Double])]?
 
     public init(id: String = "iio:device0", name: String = "lsm6dsox", channels: [FakeIIOChannel] = FakeIIOChannel.imu(),
                 samplingFrequency: Double = 104,

@@ -34,15 +34,25 @@ public final class FakeIIOTree: Sendable {
     public func write(_ device: FakeIIODevice) throws {
         let dir = directory(device.id)
         let fm = FileManager.default
-        try fm.createDirectory(atPath: dir + "/scan_elements", withIntermediateDirectories: true)
-        try fm.createDirectory(atPath: dir + "/buffer", withIntermediateDirectories: true)
+        try fm.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        if device.hasBuffer {
+            try fm.createDirectory(atPath: dir + "/scan_elements", withIntermediateDirectories: true)
+            try fm.createDirectory(atPath: dir + "/buffer", withIntermediateDirectories: true)
+        }
         func put(_ path: String, _ value: String) throws {
             try (value + "\n").write(toFile: dir + "/" + path, atomically: false, encoding: .utf8)
         }
         try put("name", device.name)
-        try put("sampling_frequency", Self.number(device.samplingFrequency))
-        if let available = device.availableFrequencies {
-            try put("sampling_frequency_available", available.map(Self.number).joined(separator: " "))
+        if let perType = device.typeFrequencies {
+            for (type, rates) in perType {
+                try put("in_\(type)_sampling_frequency", Self.number(rates.current))
+                try put("in_\(type)_sampling_frequency_available", rates.available.map(Self.number).joined(separator: " "))
+            }
+        } else {
+            try put("sampling_frequency", Self.number(device.samplingFrequency))
+            if let available = device.availableFrequencies {
+                try put("sampling_frequency_available", available.map(Self.number).joined(separator: " "))
+            }
         }
         if let clock = device.timestampClock { try put("current_timestamp_clock", clock) }
         for (type, scale) in device.scales where device.channels.contains(where: { FakeIIODevice.type(of: $0.id) == type }) {
@@ -50,18 +60,49 @@ public final class FakeIIOTree: Sendable {
         }
         for (type, offset) in device.offsets { try put("in_\(type)_offset", Self.number(offset)) }
         for (type, matrix) in device.mountMatrices { try put("in_\(type)_mount_matrix", matrix) }
-        for c in device.channels {
-            try put("scan_elements/in_\(c.id)_en", "0")
-            try put("scan_elements/in_\(c.id)_index", "\(c.index)")
-            try put("scan_elements/in_\(c.id)_type", c.typeText)
+        if let raw = device.rawValues {
+            for c in device.channels where c.id != "timestamp" { try put("in_\(c.id)_raw", String(raw[c.id] ?? 0)) }
         }
-        try put("buffer/enable", "0")
-        try put("buffer/length", "0")
-        try put("buffer/watermark", "1")
+        if let trigger = device.currentTrigger {
+            try fm.createDirectory(atPath: dir + "/trigger", withIntermediateDirectories: true)
+            // As the kernel shows it: no trigger reads as zero bytes, not a newline.
+            try (trigger.isEmpty ? "" : trigger + "\n").write(toFile: dir + "/trigger/current_trigger", atomically: false, encoding: .utf8)
+        }
+        if device.hasBuffer {
+            for c in device.channels {
+                try put("scan_elements/in_\(c.id)_en", "0")
+                try put("scan_elements/in_\(c.id)_index", "\(c.index)")
+                try put("scan_elements/in_\(c.id)_type", c.typeText)
+            }
+            try put("buffer/enable", "0")
+            try put("buffer/length", "0")
+            try put("buffer/watermark", "1")
+        }
         if !fm.fileExists(atPath: fifo(device.id)) {
             guard mkfifo(fifo(device.id), 0o600) == 0 else { throw CocoaError(.fileWriteUnknown) }
         }
     }
+
+    /// Sets a channel's `raw` value, as a register the driver reads changing (host path; the
+    /// file is rewritten in place, as sysfs shows a new value).
+    public func setRaw(_ id: String, _ channel: String, _ value: Int64) throws {
+        try "\(value)\n".write(toFile: directory(id) + "/in_\(channel)_raw", atomically: false, encoding: .utf8)
+    }
+
+    /// Adds a trigger device (`triggerN/name`, and `sampling_frequency` for a timer trigger).
+    public func addTrigger(id: String, name: String, samplingFrequency: Double? = nil) throws {
+        let dir = root + "/sysbus/iio/devices/" + id
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        if let samplingFrequency {
+            try (Self.number(samplingFrequency) + "\n").write(toFile: dir + "/sampling_frequency", atomically: false, encoding: .utf8)
+        }
+        // The name last: a reader that sees it sees the whole trigger.
+        try (name + "\n").write(toFile: dir + "/name", atomically: true, encoding: .utf8)
+    }
+
+    /// configfs as the namespace shows it at `/sys/kernel/config` (host path), when made by
+    /// `FakeHrtimerKernel`.
+    public var configfs: String { root + "/configfs" }
 
     /// Makes the device vanish from sysfs (as on unplug); `restore` brings it back.
     public func remove(_ id: String) throws {
@@ -126,6 +167,12 @@ public final class FakeIIOTree: Sendable {
         mount --bind "/sys/bus/iio/devices/$a" "/sys/bus/iio/devices/$a"
         mount -o remount,bind,ro "/sys/bus/iio/devices/$a"
       done
+    fi
+    if [ -d "$root/configfs" ]; then
+      # configfs for hrtimer triggers (FakeHrtimerKernel): /sys/kernel is a tmpfs in here.
+      mount -t tmpfs tmpfs /sys/kernel
+      mkdir -p /sys/kernel/config
+      mount --bind "$root/configfs" /sys/kernel/config
     fi
     ip link set lo up
     if [ "$iiod" = "iiod" ]; then

@@ -81,3 +81,57 @@ struct IIOLogicTests {
                 FakeIIOChannel(id: "accel_x", index: 0, bigEndian: true, signed: true, bits: 12, storage: 16, shift: 4))
     }
 }
+
+/// `IIOCapturePolicy`: which mode a device runs in, and why, from what its driver offers.
+struct IIOCapturePolicyTests {
+    static func facts(buffered: Bool = true, raw: Bool = true, consumer: IIOCapturePolicy.Consumer = .absent,
+                      triggers: [(id: String, name: String)] = [], hrtimer: Bool = false) -> IIOCapturePolicy.Facts {
+        IIOCapturePolicy.Facts(device: "bmi160 (iio:device0)", hasBufferedAxes: buffered, hasRawAxes: raw, consumer: consumer,
+                               triggers: triggers, canMakeHrtimer: hrtimer, hrtimerName: "recorderd-imu0")
+    }
+
+    @Test func automaticBuffersWhereTheBufferFillsAndPollsWhereNothingFillsIt() {
+        typealias P = IIOCapturePolicy
+        #expect(P.decide(.automatic, Self.facts()) == .buffer(reason: "buffered: the driver fills its buffer (no trigger needed)"))
+        #expect(P.decide(.automatic, Self.facts(consumer: .set("bmi160-dev0"))) == .buffer(reason: "buffered: trigger bmi160-dev0"))
+        guard case .poll(let why) = P.decide(.automatic, Self.facts(consumer: .unset, triggers: [("trigger0", "other-dev")])) else {
+            Issue.record("an unset trigger must poll")
+            return
+        }
+        #expect(why.hasPrefix("polled: no trigger"))
+        #expect(why.contains("other-dev (trigger0)"), "names the triggers one could configure, never picks one: \(why)")
+        #expect(P.decide(.automatic, Self.facts(buffered: false)) == .poll(reason: "polled: the driver has no buffer (no data-ready interrupt)"))
+        guard case .fail(let none) = P.decide(.automatic, Self.facts(raw: false, consumer: .unset)) else {
+            Issue.record("nothing to fill the buffer and nothing to poll must fail")
+            return
+        }
+        #expect(none.contains("name a trigger"))
+        guard case .fail = P.decide(.automatic, Self.facts(buffered: false, raw: false)) else {
+            Issue.record("no channels must fail")
+            return
+        }
+    }
+
+    @Test func configuredTriggersNoneAndHrtimer() {
+        typealias P = IIOCapturePolicy
+        #expect(P.Request(nil) == .automatic && P.Request("none") == .none && P.Request("hrtimer") == .hrtimer && P.Request("t") == .named("t"))
+        #expect(P.decide(.none, Self.facts()) == .poll(reason: "polled: \"trigger\": \"none\" in the configuration"))
+        guard case .fail = P.decide(.none, Self.facts(raw: false)) else { Issue.record("none without raw channels"); return }
+        // By name or id; a device without a trigger consumer takes none.
+        let triggers = [(id: "trigger0", name: "bmi160-dev0")]
+        #expect(P.decide(.named("bmi160-dev0"), Self.facts(consumer: .unset, triggers: triggers))
+            == .assignTrigger(name: "bmi160-dev0", reason: "buffered: trigger bmi160-dev0 (configured)"))
+        #expect(P.decide(.named("trigger0"), Self.facts(consumer: .unset, triggers: triggers))
+            == .assignTrigger(name: "bmi160-dev0", reason: "buffered: trigger bmi160-dev0 (configured)"))
+        guard case .fail(let unknown) = P.decide(.named("x"), Self.facts(consumer: .unset, triggers: triggers)) else { Issue.record("unknown"); return }
+        #expect(unknown == "no IIO trigger named \"x\" (triggers: bmi160-dev0 (trigger0))")
+        guard case .fail(let absent) = P.decide(.named("bmi160-dev0"), Self.facts(consumer: .absent, triggers: triggers)) else { Issue.record("absent"); return }
+        #expect(absent.contains("takes no trigger"))
+        // hrtimer: made once, then found by its name; a kernel without it is an error saying so.
+        #expect(P.decide(.hrtimer, Self.facts(consumer: .unset, hrtimer: true)) == .makeHrtimer(name: "recorderd-imu0"))
+        #expect(P.decide(.hrtimer, Self.facts(consumer: .unset, triggers: [("trigger3", "recorderd-imu0")], hrtimer: true))
+            == .assignTrigger(name: "recorderd-imu0", reason: "buffered: hrtimer trigger recorderd-imu0 made by recorderd (configured)"))
+        guard case .fail(let noTimer) = P.decide(.hrtimer, Self.facts(consumer: .unset)) else { Issue.record("no hrtimer"); return }
+        #expect(noTimer.contains("iio-trig-hrtimer"))
+    }
+}
