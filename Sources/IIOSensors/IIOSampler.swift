@@ -33,41 +33,37 @@ struct IIOSampler {
                 run.pause(retryInterval)
                 continue
             }
-            if session.streams[0].capture == .polled {
+            let polled = session.streams[0].capture == .polled
+            if polled {
                 run.timeout.withLock { $0 = 5 }
-                if run.isStopped { break }
-                run.status.withLock { $0 = "polling" }
+            } else {
                 do {
-                    try poll(session, rate: rate, types: types, outage: &outage, lastUptime: &lastUptime)
+                    let samples = session.streams.map { IIOStream.bufferSamples(rate: $0.rate, seconds: IIOSession.refillSeconds) }
+                    let timeout = try session.setTimeout(bufferSamples: samples)
+                    run.timeout.withLock { $0 = max(5, timeout) }
+                    for (stream, count) in zip(session.streams, samples) {
+                        let buffer = try stream.openBuffer(samples: count)
+                        if !run.register(buffer.canceller) { break }
+                    }
                 } catch {
                     if run.isStopped { break }
                     fail("\(error)", outage: &outage, lastUptime: lastUptime)
                     run.pause(retryInterval)
+                    continue
                 }
-                continue
-            }
-            do {
-                let samples = session.streams.map { IIOStream.bufferSamples(rate: $0.rate, seconds: IIOSession.refillSeconds) }
-                let timeout = try session.setTimeout(bufferSamples: samples)
-                run.timeout.withLock { $0 = max(5, timeout) }
-                for (stream, count) in zip(session.streams, samples) {
-                    let buffer = try stream.openBuffer(samples: count)
-                    if !run.register(buffer.canceller) { break }
-                }
-            } catch {
-                if run.isStopped { break }
-                fail("\(error)", outage: &outage, lastUptime: lastUptime)
-                run.pause(retryInterval)
-                continue
             }
             defer {
                 run.unregisterAll()
                 for stream in session.streams { stream.closeBuffer() }
             }
             if run.isStopped { break }
-            run.status.withLock { $0 = "streaming" }
+            run.status.withLock { $0 = polled ? "polling" : "streaming" }
             do {
-                try stream(session, rate: rate, types: types, outage: &outage, lastUptime: &lastUptime)
+                if polled {
+                    try poll(session, rate: rate, types: types, outage: &outage, lastUptime: &lastUptime)
+                } else {
+                    try stream(session, rate: rate, types: types, outage: &outage, lastUptime: &lastUptime)
+                }
             } catch {
                 if run.isStopped { break }
                 fail("\(error)", outage: &outage, lastUptime: lastUptime)
