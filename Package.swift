@@ -261,3 +261,11 @@ let package = Package(
 var bottom: [Target.Dependency] {
     ["RecorderRuntime", "RecorderJSON", "RecorderModel", "RecorderProtocol", "RecorderConfiguration"]
 }
+
+// What a sanitizer build leaves out (scripts/sanitizers.sh sets RECORDERD_LEAVE_OUT): the test
+// targets whose tests it skips, by name, and "benchmarks" (the executables under Benchmarks/).
+// What it does not run, it does not compile. Unset (every other build): the whole package.
+let leftOut = Set((Context.environment["RECORDERD_LEAVE_OUT"] ?? "").split(separator: ",").map(String.init))
+package.targets.removeAll { target in
+    leftOut.contains(target.name) || (leftOut.contains("benchmarks") && target.path?.hasPrefix("Benchmarks/") == true)
+}

@@ -25,6 +25,16 @@ public enum IIOSampleRate {
         } ?? requested
     }
 
+    /// The rate a polled device runs at: the highest it offers (`requested` when nothing is
+    /// listed), whatever the polling rate. A read returns the device's newest conversion, so at
+    /// its highest rate a value is at most one short conversion old when read (its timestamp, the
+    /// read's, is then exact to that) and no conversion is read twice however the two clocks
+    /// drift; and drivers that convert on demand wait for it (st_lsm6dsx waits three to four
+    /// output periods per channel read), which at a low rate would cost more than the period.
+    public static func forPolling(_ requested: Double, in available: [Double]) -> Double {
+        available.max() ?? requested
+    }
+
     /// How a rate is written to `sampling_frequency`: integers without a fraction.
     public static func attributeValue(_ rate: Double) -> String {
         rate == rate.rounded() && abs(rate) < 1e15 ? String(Int64(rate)) : String(rate)

@@ -168,6 +168,8 @@ final class IIOSession {
             d[key("timestampClock")] = stream.capture == .polled ? "monotonic (read time)"
                 : stream.clock ?? (stream.timestampChannel == nil ? "none (refill time)" : "realtime")
             if i > 0 { d["gyroRate"] = IIOSampleRate.attributeValue(stream.rate) }
+            // Polled, the device runs at its highest rate, whatever the polling rate.
+            if stream.capture == .polled { d[key("sensorFrequency")] = IIOSampleRate.attributeValue(stream.sensorRate) }
         }
         d["capture"] = captureReason
         return d

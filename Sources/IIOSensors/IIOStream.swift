@@ -29,6 +29,9 @@ final class IIOStream {
     let timestampChannel: IIOChannel?
     let sensorTypes: [SensorType]
     let rate: Double
+    /// The rate the device itself runs at: `rate` when buffered; polled, its highest
+    /// (`IIOSampleRate.forPolling`).
+    let sensorRate: Double
     let availableRates: [Double]
     /// `current_timestamp_clock` after recorderd asked for `monotonic` (nil: the device has none).
     let clock: String?
@@ -40,13 +43,14 @@ final class IIOStream {
     private var remoteOffset: Double?
 
     private init(device: IIODevice, axes: [Axis], mounts: [SensorType: MountMatrix], timestampChannel: IIOChannel?,
-                 sensorTypes: [SensorType], rate: Double, availableRates: [Double], clock: String?, capture: Capture) {
+                 sensorTypes: [SensorType], rate: Double, sensorRate: Double, availableRates: [Double], clock: String?, capture: Capture) {
         self.device = device
         self.axes = axes
         self.mounts = mounts
         self.timestampChannel = timestampChannel
         self.sensorTypes = sensorTypes
         self.rate = rate
+        self.sensorRate = sensorRate
         self.availableRates = availableRates
         self.clock = clock
         self.capture = capture
@@ -77,7 +81,8 @@ final class IIOStream {
         axisChannels(device, capture).values.contains { $0.count == 3 }
     }
 
-    /// Sets `device` up: sampling rate nearest to `requestedRate`, timestamp clock `monotonic`
+    /// Sets `device` up: sampling rate nearest to `requestedRate` (polled: the device's highest),
+    /// timestamp clock `monotonic`
     /// where writable, channels of `types` (nil: every motion type with three axes) enabled.
     /// Polled (`capture`), the stream's rate is the requested rate (the device's own where none
     /// is asked) and there is no timestamp channel; `trigger` is a trigger with a rate of its own
@@ -95,7 +100,9 @@ final class IIOStream {
             let kind = capture == .buffered ? "buffered" : "raw"
             throw IIOError("\(device.label) has no \(kind) x/y/z channels for \(asked)", detail: "\(kind) channels: \(found.isEmpty ? "none" : found)")
         }
-        var (rate, available) = try setRate(device, types: types, byType: byType, requested: requestedRate)
+        var (rate, available) = try setRate(device, types: types, byType: byType, requested: requestedRate,
+                                            choose: capture == .polled ? IIOSampleRate.forPolling : IIOSampleRate.nearest)
+        let sensorRate = rate
         if let trigger, trigger.hasAttribute("sampling_frequency") {
             let wantedRate = requestedRate ?? rate
             try trigger.writeAttribute("sampling_frequency", IIOSampleRate.attributeValue(wantedRate))
@@ -139,20 +146,21 @@ final class IIOStream {
         }
         timestamp?.enable()
         return IIOStream(device: device, axes: axes, mounts: mounts, timestampChannel: timestamp, sensorTypes: types,
-                         rate: rate, availableRates: available, clock: clock, capture: capture)
+                         rate: rate, sensorRate: sensorRate, availableRates: available, clock: clock, capture: capture)
     }
 
-    /// Sets the device's sampling rate nearest to `requested` and returns the rate it reports and
-    /// the rates it offers. A device with one rate has `sampling_frequency`; others (bmi160) have
+    /// Sets the device's sampling rate to the one `choose` picks for `requested` among those it
+    /// offers (the nearest; polled, the highest) and returns the rate it reports and the rates it
+    /// offers. A device with one rate has `sampling_frequency`; others (bmi160) have
     /// one per sensor type (`in_accel_sampling_frequency`, `in_anglvel_sampling_frequency`), each
-    /// with its own list: each type then gets the nearest rate all of them offer, and the stream's
+    /// with its own list: each type then gets the rate chosen among those all of them offer, and the stream's
     /// rate is the first type's.
-    static func setRate(_ device: IIODevice, types: [SensorType], byType: [SensorType: [Int: IIOChannel]],
-                        requested: Double?) throws(IIOError) -> (rate: Double, available: [Double]) {
+    static func setRate(_ device: IIODevice, types: [SensorType], byType: [SensorType: [Int: IIOChannel]], requested: Double?,
+                        choose: (Double, [Double]) -> Double = IIOSampleRate.nearest) throws(IIOError) -> (rate: Double, available: [Double]) {
         if device.hasAttribute("sampling_frequency") {
             let available = device.attribute("sampling_frequency_available").map(IIOSampleRate.parseAvailable) ?? []
             if let requested {
-                try device.writeAttribute("sampling_frequency", IIOSampleRate.attributeValue(IIOSampleRate.nearest(to: requested, in: available)))
+                try device.writeAttribute("sampling_frequency", IIOSampleRate.attributeValue(choose(requested, available)))
             }
             guard let text = device.attribute("sampling_frequency"), let rate = Double(text), rate > 0 else {
                 throw IIOError("\(device.label) reports no sampling_frequency")
@@ -174,7 +182,7 @@ final class IIOStream {
         let common = lists.dropFirst().reduce(lists.first ?? []) { kept, next in kept.filter { rate in next.contains(rate) } }
         if let requested {
             for (channel, own) in perType {
-                let chosen = IIOSampleRate.nearest(to: requested, in: common.isEmpty ? own : common)
+                let chosen = choose(requested, common.isEmpty ? own : common)
                 try channel.writeAttribute("sampling_frequency", IIOSampleRate.attributeValue(chosen))
             }
         }

@@ -30,11 +30,13 @@ struct PackageInGuestTests {
     /// cannot write outside its directories; a BMI160 bound by `bmi160_i2c` on `i2c-stub` gets
     /// an IIO node of group `iio` that recorderd lists; `systemctl reload` applies a changed
     /// configuration; remove keeps the recordings and the configuration, purge removes them.
-    @Test(.enabled(if: enabled("PackageInGuestTests")), .timeLimit(.minutes(8)))
+    @Test(.enabled(if: enabled("PackageInGuestTests")), .timeLimit(.minutes(10)))
     func installedPackageRunsBySocketActivationUnderItsHardening() async throws {
         let deb = try #require(Self.package, "no .build-deb/recorderd_*.deb: run scripts/build-deb.sh")
         let name = URL(fileURLWithPath: deb).lastPathComponent
-        let outcome = try await VMGuest.run(Self.installScript.replacingOccurrences(of: "@DEB@", with: name), files: [name: deb], timeout: 420)
+        let freezer = try await Self.freezeThreadHelper()
+        let outcome = try await VMGuest.run(Self.installScript.replacingOccurrences(of: "@DEB@", with: name),
+                                            files: [name: deb, "freeze-thread": freezer], timeout: 480)
         let facts = Self.facts(outcome.output)
         print("guest uptime at each stage: " + outcome.output.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("at ") }.joined(separator: "; "))
         #expect(outcome.status == 0, "\(outcome.output.suffix(3000))\n--- console:\n\(outcome.console.suffix(3000))")
@@ -52,6 +54,55 @@ struct PackageInGuestTests {
         #expect(facts["reloaded"] == "applied", "\(facts)")
         #expect(facts["afterRemove"] == "kept" && facts["afterPurge"] == "gone", "\(facts)")
         try Self.checkPolledRecording(facts: facts, share: outcome.share)
+        try Self.checkLSM6DS3Recording(facts: facts, share: outcome.share)
+        // systemctl stop with a run recording: the service stops, the run is closed, its file ends
+        // with a whole line.
+        #expect(facts["stop"] == "0" && facts["stoppedService"] == "inactive", "\(facts)")
+        #expect(facts["stoppedRun"] == "interrupted" && facts["stoppedFile"] == "whole" && facts["stoppedRecording"] == "0", "\(facts)")
+        // A wedged sampling thread: the daemon still answers, the watchdog's pings stop for it,
+        // systemd restarts the service once, the run is marked interrupted.
+        #expect(facts["frozen"] == "frozen \(facts["wedgedThread"] ?? "?")", "\(facts)")
+        #expect(facts["statusWhileWedged"] == "0", "\(facts)")
+        #expect(facts["wedgeReason"]?.hasPrefix("recorder thread wedged: bmi silent") == true, "\(facts)")
+        #expect(facts["watchdogFired"] == "yes" && facts["restarts"] == "1", "\(facts)")
+        #expect(facts["wedgedRun"] == "1", "\(facts)\n\(outcome.output.suffix(1500))")
+    }
+
+    /// `scripts/vm/freeze-thread.c`, built for the guest (the same Debian release as this host's,
+    /// so the same C library): stops one thread with ptrace, as a wedged driver call would.
+    static func freezeThreadHelper() async throws -> String {
+        let output = try Fixtures.temporaryDirectory() + "/freeze-thread"
+        let compiler = try await ChildProcess("/usr/bin/env", ["clang", "-O1", "-o", output, VMGuest.packageRoot + "/scripts/vm/freeze-thread.c"])
+        #expect(try await compiler.wait(timeout: 60) == 0, "\(compiler.printed)")
+        return output
+    }
+
+    /// The LSM6DS3's accelerometer (st_lsm6dsx, no buffer without its interrupt): polled at 20 Hz
+    /// with the device at its highest rate, the registers' counts in the driver's scale, the
+    /// changed register from one sample on, every tick a sample or counted in a gap.
+    static func checkLSM6DS3Recording(facts: [String: String], share: String) throws {
+        print("GUEST lsm6ds3: capture \(facts["lsmCapture"] ?? "-"); rates \(facts["lsmRates"] ?? "-"); set \(facts["lsmSensorFrequency"] ?? "-")")
+        #expect(facts["lsmCapture"]?.hasPrefix("polled: the driver has no buffer") == true, "\(facts)")
+        #expect(facts["lsmGroup"] == "iio", "\(facts)")
+        let highest = facts["lsmRates"]?.split(separator: " ").compactMap { Double($0) }.max()
+        #expect(highest != nil && facts["lsmSensorFrequency"].flatMap(Double.init) == highest, "\(facts)")
+        #expect(facts["lsmFinished"] == "0" && facts["lsmMotionFile"] == "copied", "\(facts)")
+        // 61 µg per count at ±2 g (LSM6DS3 datasheet), as the driver gives it in m/s².
+        let scale = try #require(facts["lsmAccelScale"].flatMap(Double.init))
+        #expect(abs(scale - 0.000598) < 0.000001, "\(facts)")
+        let records = try Fixtures.records(share + "/lsm-motion.jsonl")
+        let samples = records.filter { $0.isSample && $0.sensorType == "accelerometer" }
+        let g = 9.80665
+        func counts(_ value: Double?, _ raw: Double) -> Bool { value.map { abs($0 - raw * scale / g) <= scale / g } ?? false }
+        #expect(samples.count >= 30, "\(samples.count) samples")
+        #expect(samples.allSatisfy { counts($0.z, 16_384) && counts($0.y, 0) }, "\(samples.prefix(3))")
+        let change = try #require(samples.firstIndex { counts($0.x, -8_192) }, "the changed register is not in the records")
+        #expect(change > 0 && samples[..<change].allSatisfy { counts($0.x, 0) } && samples[change...].allSatisfy { counts($0.x, -8_192) })
+        let uptimes = samples.compactMap(\.uptime)
+        let dropped = records.filter { $0.isGap && $0.sensorType == "accelerometer" }.compactMap(\.droppedSamples).reduce(0, +)
+        let ticks = Int(((uptimes.last! - uptimes.first!) * 20).rounded()) + 1
+        #expect(abs(samples.count + dropped - ticks) <= 2, "\(samples.count) samples + \(dropped) dropped for \(ticks) ticks")
+        print("GUEST polled lsm6ds3 at 20 Hz: \(samples.count) samples, \(dropped) dropped in \(ticks) ticks")
     }
 
     /// The BMI160 recording: polled (no interrupt on i2c-stub), its registers' values in the
@@ -149,7 +200,7 @@ struct PackageInGuestTests {
     # A BMI160 on the fake I2C bus: its chip id and accelerometer range (±2 g) first, then bound
     # by its real driver.
     modprobe i2c-dev
-    modprobe i2c-stub chip_addr=0x68
+    modprobe i2c-stub chip_addr=0x68,0x6a
     bus=$(for d in /sys/bus/i2c/devices/i2c-*; do [ "$(cat $d/name)" = "SMBus stub driver" ] && basename $d; done)
     i2cset -y "${bus#i2c-}" 0x68 0x00 0xd1 b
     i2cset -y "${bus#i2c-}" 0x68 0x41 0x03 b
@@ -161,10 +212,20 @@ struct PackageInGuestTests {
     fact iioMode "$(stat -c %A "$node")"
     fact accelScale "$(cat /sys/bus/iio/devices/${node#/dev/}/in_accel_scale)"
     fact gyroScale "$(cat /sys/bus/iio/devices/${node#/dev/}/in_anglvel_scale)"
+    # An LSM6DS3 beside it (its WHO_AM_I first), bound by st_lsm6dsx_i2c: two IIO devices,
+    # lsm6ds3_accel and lsm6ds3_gyro; no interrupt, so no buffer at all.
+    i2cset -y "${bus#i2c-}" 0x6a 0x0f 0x69 b
+    modprobe st_lsm6dsx_i2c
+    echo lsm6ds3 0x6a > /sys/bus/i2c/devices/$bus/new_device
+    udevadm settle --timeout=30
+    lsm=$(for d in /sys/bus/iio/devices/iio:device*; do [ "$(cat $d/name)" = lsm6ds3_accel ] && echo $d; done)
+    fact lsmAccelScale "$(cat $lsm/in_accel_scale)"
+    fact lsmRates "$(cat $lsm/sampling_frequency_available)"
+    fact lsmGroup "$(stat -c %G /dev/${lsm##*/})"
     recorderctl devices --json > devices.json; cat devices.json
     fact listed "$(grep -o '"name" *: *"bmi160"' devices.json | head -1 | sed 's/.*"\(bmi160\)"/\1/')"
     # A changed configuration (the BMI160 added as a device), checked and applied by reload.
-    sed -i 's|"devices": \[|"devices": [{"name": "bmi", "kind": "iio", "uri": "local:", "device": "bmi160", "frequency": 100},|' /etc/recorderd/recorderd.json
+    sed -i 's|"devices": \[|"devices": [{"name": "bmi", "kind": "iio", "uri": "local:", "device": "bmi160", "frequency": 100}, {"name": "lsm", "kind": "iio", "uri": "local:", "device": "lsm6ds3_accel", "frequency": 20},|' /etc/recorderd/recorderd.json
     before=$(systemctl show -p MainPID --value recorderd.service)
     systemctl reload recorderd.service; fact reload $?
     recorderctl devices | tee devices.txt
@@ -192,6 +253,56 @@ struct PackageInGuestTests {
     cp "$dir/motion.jsonl" /vmtest/motion.jsonl && fact motionFile copied
     cp result.json /vmtest/result.json
     mark recorded
+    # The LSM6DS3's accelerometer, polled at 20 Hz: z = +1 g (0x4000 counts at ±2 g), then
+    # x = -8192 counts written mid-recording. Its driver converts on demand (each read waits 3-4
+    # output periods), so recorderd runs it at its highest rate.
+    i2cset -f -y "$b" 0x6a 0x2c 0x00 b; i2cset -f -y "$b" 0x6a 0x2d 0x40 b
+    recorderctl devices --json > devices5.json
+    # (Keys are sorted: a device's details come before its name.)
+    fact lsmCapture "$(awk '/"capture" *:/ { c = $0 } /"name" *: *"lsm"/ { print c; exit }' devices5.json | sed 's/^ *"capture" *: *"//; s/",*$//')"
+    fact lsmSensorFrequency "$(cat $lsm/sampling_frequency)"
+    started=$(recorderctl start lsm-polled --actions '[{"identifier": "motion", "type": "motion", "device": "lsm", "recorderTypes": ["accelerometer"], "frequency": 20}]')
+    uuid=$(echo "$started" | sed -n 1p); dir=$(echo "$started" | sed -n 2p)
+    recorderctl tail lsm --json --count 20 > /dev/null
+    i2cset -f -y "$b" 0x6a 0x28 0x00 b; i2cset -f -y "$b" 0x6a 0x29 0xe0 b
+    recorderctl tail lsm --json --count 40 > /dev/null
+    recorderctl finish "$uuid" > /dev/null; fact lsmFinished $?
+    cp "$dir/motion.jsonl" /vmtest/lsm-motion.jsonl && fact lsmMotionFile copied
+    mark lsm
+    # systemctl stop while a run records: the run is closed (interrupted), its file whole.
+    started=$(recorderctl start bmi-stopped --actions '[{"identifier": "motion", "type": "motion", "device": "bmi", "recorderTypes": ["accelerometer"], "frequency": 100}]')
+    dir=$(echo "$started" | sed -n 2p)
+    recorderctl tail bmi --json --count 50 > /dev/null
+    systemctl stop recorderd.service; fact stop $?
+    fact stoppedService "$(systemctl is-active recorderd.service)"
+    fact stoppedRun "$(tr -d '\n' < "$dir/taskResult.json" | grep -o '"status" *: *"[a-z]*"' | head -1 | sed 's/.*"\([a-z]*\)"$/\1/')"
+    [ "$(tail -c 1 "$dir/motion.jsonl" | od -An -tx1 | tr -d ' ')" = 0a ] && fact stoppedFile whole
+    fact stoppedRecording "$(recorderctl runs --status recording | grep -c bmi-stopped)"
+    mark stopped
+    # A wedged sampling thread: only it stopped (ptrace; the main loop answers on), the watchdog's
+    # pings stop, systemd aborts and restarts the service, and the run is marked interrupted.
+    started=$(recorderctl start bmi-wedged --actions '[{"identifier": "motion", "type": "motion", "device": "bmi", "recorderTypes": ["accelerometer"], "frequency": 100}]')
+    recorderctl tail bmi --json --count 20 > /dev/null
+    pid=$(systemctl show -p MainPID --value recorderd.service)
+    tid=$(for t in /proc/$pid/task/*; do [ "$(cat $t/comm)" = iio.bmi ] && basename $t; done | head -1)
+    fact wedgedThread "${tid:-none}"
+    /vmtest/freeze-thread "$tid" 200 > freeze.out 2>&1 &
+    for i in $(seq 100); do grep -q frozen freeze.out && break; sleep 0.1; done
+    fact frozen "$(cat freeze.out)"
+    mark wedged
+    recorderctl status > /dev/null; fact statusWhileWedged $?
+    for i in $(seq 1500); do
+      now=$(systemctl show -p MainPID --value recorderd.service)
+      [ "$now" != "$pid" ] && [ "$now" != 0 ] && break; sleep 0.1
+    done
+    mark restarted
+    fact restarts "$(systemctl show -p NRestarts --value recorderd.service)"
+    journalctl -u recorderd.service -o verbose --no-pager > journal.txt
+    fact wedgeReason "$(sed -n 's/^ *RECORDERD_REASON=//p' journal.txt | grep wedged | head -1)"
+    grep -q "Watchdog timeout" journal.txt && fact watchdogFired yes
+    recorderctl runs --status interrupted > interrupted.txt; cat interrupted.txt
+    fact wedgedRun "$(grep -c bmi-wedged interrupted.txt)"
+    cp journal.txt /vmtest/journal.txt
     systemctl restart recorderd.service; recorderctl devices --json > devices4.json; fact captureRestarted "$(capture devices4.json)"
     touch /var/lib/recorderd/kept-data
     apt-get remove -y recorderd > /dev/null 2>&1

@@ -37,8 +37,8 @@ import Testing
     func aDeviceWithoutATriggerIsPolledAndARegisterChangedMidRecordingIsInTheRecords() async throws {
         let raw: [String: Int64] = ["accel_x": 120, "accel_y": -340, "accel_z": 16_400, "anglvel_x": 7, "anglvel_y": -3, "anglvel_z": 0]
         var device = Self.bmi160(raw: raw)
-        device.typeFrequencies!["accel"]!.current = 1600
-        device.typeFrequencies!["anglvel"]!.current = 3200
+        device.typeFrequencies!["accel"]!.current = 25
+        device.typeFrequencies!["anglvel"]!.current = 25
         let fake = device
         try await IIODeviceBehaviourTests.with([device], .local) { h in
             let client = try await h.startDaemon(devices: [["name": "imu0", "device": "bmi160", "frequency": 100]])
@@ -47,9 +47,11 @@ import Testing
             #expect(info.rate == 100)
             #expect(info.details?["capture"]?.hasPrefix("polled: no trigger") == true, "\(info.details ?? [:])")
             #expect(info.details?["timestampClock"] == "monotonic (read time)")
-            // Each type's own rate attribute is set: the nearest rate both offer.
-            #expect(h.tree.attribute("iio:device0", "in_accel_sampling_frequency") == "100")
-            #expect(h.tree.attribute("iio:device0", "in_anglvel_sampling_frequency") == "100")
+            // Each type's own rate attribute is set: polled, the highest rate both offer (each read
+            // the newest conversion), whatever the polling rate.
+            #expect(h.tree.attribute("iio:device0", "in_accel_sampling_frequency") == "1600")
+            #expect(h.tree.attribute("iio:device0", "in_anglvel_sampling_frequency") == "1600")
+            #expect(info.details?["sensorFrequency"] == "1600", "\(info.details ?? [:])")
             #expect(h.tree.attribute("iio:device0", "buffer/enable") == "0", "no buffer is enabled")
 
             // Mid-recording the "register" changes; the new value reaches a live subscriber, then
@@ -108,8 +110,9 @@ import Testing
             let second = try #require(list.first { $0.name == "imu1" })
             #expect(first.details?["capture"] == "polled: the driver has no buffer (no data-ready interrupt)", "\(first.details ?? [:])")
             #expect(second.details?["capture"]?.contains("\"trigger\": \"none\"") == true, "\(second.details ?? [:])")
-            #expect(second.rate == 50, "polled at the asked rate, the device at its nearest (52)")
-            #expect(h.tree.attribute("iio:device1", "sampling_frequency") == "52")
+            #expect(second.rate == 50, "polled at the asked rate, the device at its highest")
+            #expect(h.tree.attribute("iio:device1", "sampling_frequency") == "10000")
+            #expect(h.tree.attribute("iio:device0", "sampling_frequency") == "10000")
             let (records, _) = try await h.record(count: 20, types: [.accelerometer], device: "imu1")
             let z = records.filter(\.isSample).compactMap(\.z)
             #expect(!z.isEmpty && z.allSatisfy { Self.isCounts($0, -16_384, "accel", buffered) })
