@@ -19,7 +19,8 @@ struct ALSACapture {
     func capture() {
         var faulted = false
         var captured = 0
-        var expectedNext: Double?
+        // Kept across reopened PCMs: the frames lost meanwhile are measured from where it stopped.
+        var timeline: AudioTimeline?
         while !run.isStopped {
             sink.heartbeat()
             let pcm: ALSAPCM
@@ -36,7 +37,7 @@ struct ALSACapture {
             }
             run.status.withLock { $0 = "capturing" }
             do {
-                try read(pcm, startUptime: startUptime, captured: &captured, expectedNext: &expectedNext, faulted: &faulted)
+                try read(pcm, startUptime: startUptime, captured: &captured, timeline: &timeline, faulted: &faulted)
             } catch {
                 if run.isStopped { break }
                 fail("\(error)", faulted: &faulted)
@@ -54,11 +55,15 @@ struct ALSACapture {
         sink.deliver([.fault(uptime: SystemClock.monotonicUptime(), description: "ALSA device \(configuration.name) failed: \(description)")])
     }
 
-    func read(_ pcm: ALSAPCM, startUptime: Double, captured: inout Int, expectedNext: inout Double?, faulted: inout Bool) throws(ALSAError) {
+    func read(_ pcm: ALSAPCM, startUptime: Double, captured: inout Int, timeline: inout AudioTimeline?, faulted: inout Bool) throws(ALSAError) {
         let rate = Double(pcm.sampleRate)
         let channels = pcm.channels
-        var anchor: Double?
-        var sinceAnchor = 0
+        let period = Double(pcm.periodFrames) / rate
+        // One period of tolerance between the frame count and the clock (`AudioTimeline`).
+        if timeline?.rate != rate || timeline?.tolerance != period { timeline = AudioTimeline(rate: rate, tolerance: period) }
+        // Only a card's own timestamps measure its clock (a software PCM's say when it was read).
+        let cardTimestamps = pcm.card >= 0
+        timeline!.interrupt()
         // The PCM's descriptors and, last, the wake pipe's (one array for the whole capture).
         let wake = pollfd(fd: run.wakeRead, events: Int16(POLLIN), revents: 0)
         var fds = pcm.pollDescriptors() + [wake]
@@ -72,6 +77,13 @@ struct ALSACapture {
                 // A finite input is used up: idle until stopped.
                 run.status.withLock { $0 = "done: \(limit) frames" }
                 run.pause(0.5)
+                continue
+            }
+            // A source ahead of the clock (an unpaced plugin) is read when its frames are due.
+            let wait = timeline!.waitBeforeRead(now: SystemClock.monotonicUptime())
+            if wait > 0 {
+                run.pause(min(wait, 0.5))
+                lastData = SystemClock.monotonicUptime()
                 continue
             }
             let ready = poll(&fds, nfds_t(fds.count), 500)
@@ -90,7 +102,7 @@ struct ALSACapture {
                 // Overrun (or suspend): frames were lost; the gap is measured when reading resumes.
                 run.overruns.add(1, ordering: .relaxed)
                 try pcm.recover(error)
-                anchor = nil
+                timeline!.interrupt()
                 fds = pcm.pollDescriptors() + [wake]
                 continue
             }
@@ -100,31 +112,30 @@ struct ALSACapture {
             lastData = completion
             var frames: [SensorFrame] = []
             frames.reserveCapacity(2)
-            if anchor == nil {
-                let fallback = completion - Double(pcm.buffered + n) / rate
-                var first = pcm.firstFrameUptime(framesRead: n).flatMap { abs($0 - fallback) < 1 ? $0 : nil } ?? fallback
-                // A PCM paced in real time may hand over, at its start, one block captured just
-                // before it (JACK: a 256-frame cycle), never more than a period; more means the
-                // input is faster than real time (a file), which is stamped from the start.
-                if first < startUptime - Double(pcm.periodFrames) / rate { first = startUptime }
-                if let expected = expectedNext {
-                    let lost = Int(saturating: ((first - expected) * rate).rounded())
-                    if lost > 0 { frames.append(.gap(uptime: first, sensorTypes: [.soundLevel], droppedSamples: lost)) }
-                    first = max(first, expected)
-                }
-                anchor = first
-                sinceAnchor = 0
+            let fallback = completion - Double(pcm.buffered + n) / rate
+            let stamped = pcm.firstFrameUptime(framesRead: n).flatMap { abs($0 - fallback) < 1 ? $0 : nil }
+            var observed = stamped ?? fallback
+            // A PCM paced in real time may hand over, at its start, one block captured just
+            // before it (JACK: a 256-frame cycle), never more than a period; more means the
+            // input is faster than real time (a file), which is stamped from the start.
+            if !timeline!.isAnchored, observed < startUptime - period { observed = startUptime }
+            let placement = timeline!.place(frames: n, observed: observed, measured: stamped != nil && cardTimestamps)
+            if placement.missing > 0 {
+                frames.append(.gap(uptime: placement.uptime, sensorTypes: [.soundLevel], droppedSamples: placement.missing))
+            }
+            if placement.discarded > 0 {
+                frames.append(.discarded(uptime: placement.uptime, sensorTypes: [.soundLevel], count: placement.discarded))
             }
             if faulted {
                 logger.info("audio capture back", metadata: ["device": "\(configuration.name)"])
                 faulted = false
             }
-            let uptime = anchor! + Double(sinceAnchor) / rate
-            frames.append(.audio(AudioChunk(uptime: uptime, sampleRate: pcm.sampleRate, channels: channels, samples: samples)))
+            if placement.discarded < n {
+                let kept = placement.discarded == 0 ? samples : Array(samples[(placement.discarded * channels)...])
+                frames.append(.audio(AudioChunk(uptime: placement.uptime, sampleRate: pcm.sampleRate, channels: channels, samples: kept)))
+            }
             sink.deliver(frames)
-            sinceAnchor += n
             captured += n
-            expectedNext = anchor! + Double(sinceAnchor) / rate
         }
     }
 }

@@ -120,6 +120,16 @@ final class ALSAPCM {
         return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9 - Double(avail + framesRead) / Double(sampleRate)
     }
 
-    /// Frames captured and not yet read.
+    /// The sound card behind the PCM (0 or more), or -1 for a PCM that no card paces (`null`,
+    /// `file` over `null`, a sound server's plugin): its status timestamps are not a card's.
+    var card: Int {
+        var info: OpaquePointer?
+        guard snd_pcm_info_malloc(&info) >= 0, let info else { return -1 }
+        defer { snd_pcm_info_free(info) }
+        guard snd_pcm_info(handle, info) >= 0 else { return -1 }
+        return Int(snd_pcm_info_get_card(info))
+    }
+
+        /// Frames captured and not yet read.
     var buffered: Int { max(0, Int(snd_pcm_avail(handle))) }
 }

@@ -44,6 +44,8 @@ struct MicrophoneRecords: RecordProducer {
             meter.reset()
             writeSilence(frames: dropped, endingAt: uptime, sink: &sink)
             sink.appendGap(uptime: uptime, sensorType: .soundLevel, droppedSamples: dropped, duration: audio.duration(ofFrames: dropped))
+        case .discarded(let uptime, let types, let count) where types.contains(.soundLevel):
+            sink.appendDiscarded(uptime: uptime, sensorType: .soundLevel, count: count, duration: audio.duration(ofFrames: count))
         default:
             break
         }

@@ -141,6 +141,14 @@ public struct RecordSink {
         counts.gaps += 1
     }
 
+    /// `count` samples of `sensorType` left out before `uptime` because the device delivered them
+    /// ahead of the clock (audio: frames, lasting `duration`). Not a gap: no time is missing.
+    mutating func appendDiscarded(uptime: Double, sensorType: SensorType, count: Int, duration: Double? = nil) {
+        beforeRecord(at: uptime)
+        encoder.appendDiscarded(uptime: uptime, timestamp: uptime - startUptime, stepPath: stepPath, sensorType: sensorType,
+                                count: count, duration: duration)
+    }
+
     /// A gait analysis's step (initial contact) at `uptime`, taken with the foot `side` when known.
     public mutating func appendStep(uptime: Double, side: FootSide? = nil, strideLength: Double? = nil) {
         beforeRecord(at: uptime)

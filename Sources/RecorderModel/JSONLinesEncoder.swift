@@ -211,6 +211,22 @@ public struct JSONLinesEncoder: Sendable {
         appendStatic("}\n")
     }
 
+    /// `count` samples of `sensorType` the device delivered ahead of the clock, left out before
+    /// `uptime` (audio: frames, lasting `duration`): `"event": "discarded"`.
+    public mutating func appendDiscarded(uptime: Double, timestamp: Double, stepPath: JSONString?, sensorType: SensorType, count: Int,
+                                         duration: Double? = nil) {
+        appendPrefix(uptime: uptime, timestamp: timestamp, stepPath: stepPath)
+        appendStatic(",\"event\":\"discarded\",\"sensorType\":")
+        appendSensorType(sensorType)
+        appendStatic(",\"droppedSamples\":")
+        appendInteger(count)
+        if let duration {
+            appendStatic(",\"duration\":")
+            appendNumber(duration)
+        }
+        appendStatic("}\n")
+    }
+
     /// A gait analysis's initial contact (a step) measured at `uptime`, with its foot when known.
     /// `strideLength`: of the stride that ends at this contact (m), when known.
     public mutating func appendStep(uptime: Double, timestamp: Double, stepPath: JSONString?, side: FootSide? = nil,
@@ -445,6 +461,9 @@ extension JSONLinesEncoder {
         number("heading", r.heading)
         integer("eventAccuracy", r.eventAccuracy)
         integer("droppedSamples", r.droppedSamples)
+        // `duration`: a gap's or a discarded span's after `droppedSamples`, a bout's after
+        // `startUptime` (as their own writers place it).
+        if r.droppedSamples != nil { number("duration", r.duration) }
         string("errorDescription", r.errorDescription)
         number("latitude", r.latitude)
         number("longitude", r.longitude)
@@ -458,6 +477,7 @@ extension JSONLinesEncoder {
         string("mode", r.mode)
         integer("satellitesUsed", r.satellitesUsed)
         number("startUptime", r.startUptime)
+        if r.droppedSamples == nil { number("duration", r.duration) }
         integer("steps", r.steps)
         number("cadence", r.cadence)
         number("distance", r.distance)

@@ -197,6 +197,9 @@ public enum SensorFrame: Sendable, Equatable {
     case gap(uptime: Double, sensorTypes: [SensorType], droppedSamples: Int)
     /// The device failed (vanished, read error); sampling resumes with a gap when it is back.
     case fault(uptime: Double, description: String)
+    /// Samples the device delivered ahead of CLOCK_MONOTONIC (an audio card whose clock runs
+    /// fast), left out just before `uptime` so that the timeline stays the clock's.
+    case discarded(uptime: Double, sensorTypes: [SensorType], count: Int)
 
     /// When the frame was measured (CLOCK_MONOTONIC seconds).
 
@@ -208,6 +211,7 @@ public enum SensorFrame: Sendable, Equatable {
         case .audio(let a): return a.uptime
         case .gap(let uptime, _, _): return uptime
         case .fault(let uptime, _): return uptime
+        case .discarded(let uptime, _, _): return uptime
         }
     }
 }

@@ -46,7 +46,8 @@ struct AudioFixture {
     let input: WAV
 
     /// Writes the raw samples and an ALSA configuration (the system's alsa.conf plus the PCM).
-    init() throws {
+    /// `infile`: what ALSA's `file` plugin reads (default: the fixture's audio, raw).
+    init(infile: String? = nil) throws {
         directory = try Fixtures.temporaryDirectory()
         input = try Self.parse(Self.wav)
         let raw = input.samples.withUnsafeBytes { Data($0) }
@@ -57,7 +58,7 @@ struct AudioFixture {
             type file
             slave.pcm { type null }
             file "/dev/null"
-            infile "\(directory)/input.raw"
+            infile "\(infile ?? directory + "/input.raw")"
             format "raw"
         }
         """.write(toFile: configurationPath, atomically: true, encoding: .utf8)

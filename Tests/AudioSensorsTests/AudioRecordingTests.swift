@@ -29,9 +29,9 @@ import Testing
         let run = try await client.startTask(identifier: "voice", asyncActions: [
             AsyncActionConfiguration(identifier: "voice", options: .microphone(MicrophoneOptions(saveAudioFile: true, levelInterval: 0.1))),
         ])
-        // The file plugin delivers faster than real time: the frames are stamped from the start of
-        // capture over the audio's duration (68545 / 48000 s). The run is finished once the clock
-        // has passed the end of the audio.
+        // The file plugin delivers as fast as it is read; recorderd reads it when its frames are
+        // due (AudioTimeline), from the start of capture over the audio's duration (68545 / 48000
+        // s). The run is finished once the clock has passed the end of the audio.
         try await Task.sleep(for: .milliseconds(Int(Double(frames) / 48.0) + 300))
         let result = try await run.finish()
 
@@ -68,6 +68,39 @@ import Testing
             let want = AudioFixture.levels(fixture.input.samples[(k * 4800)..<((k + 1) * 4800)])
             #expect(abs(r.average! - want.average) < 1e-9 && abs(r.peak! - want.peak) < 1e-9, "live window \(k)")
         }
+        client.close()
+        #expect(try await daemon.stop(signal: SIGTERM, timeout: 15) == 0)
+    }
+
+    /// ALSA's `file` plugin hands over frames as fast as they are read (a 2 s recording from it
+    /// once held 5.7 hours of audio, stamped hours ahead of the clock): recorderd reads it when its
+    /// frames are due, so the audio is continuous and ends within one period of the recording's
+    /// end on CLOCK_MONOTONIC, nothing lost, nothing discarded.
+    @Test func anUnpacedPluginIsRecordedInRealTime() async throws {
+        let fixture = try AudioFixture(infile: "/dev/zero")
+        defer { fixture.remove() }
+        let (daemon, client) = try await Self.daemon(fixture, devices: #"{"name":"mic0","kind":"alsa","pcm":"recorderd_file","sampleRate":48000,"channels":1,"format":"S16_LE"}"#)
+        let run = try await client.startTask(identifier: "voice", asyncActions: [
+            AsyncActionConfiguration(identifier: "voice", options: .microphone(MicrophoneOptions(saveAudioFile: true, levelInterval: 0.1))),
+        ])
+        // Two seconds of recording (the duration under test, not a wait for an event).
+        try await Task.sleep(for: .seconds(2))
+        let result = try await run.finish()
+        let files = result.asyncResults.compactMap(\.file)
+        let audio = try #require(files.first { $0.contentType == "audio/wav" })
+        let levels = try #require(files.first { $0.relativePath == "voice.jsonl" })
+        let end = try #require(levels.endUptime, "the recording's end")
+        let frames = try #require(audio.frameCount)
+        let audioEnd = audio.startUptime + Double(frames) / 48_000
+        let period = 0.02
+        #expect(audio.startUptime >= levels.startUptime - period, "audio from \(audio.startUptime), the recording from \(levels.startUptime)")
+        #expect(audioEnd <= end + period, "the audio ends at \(audioEnd), \(audioEnd - end) s after the recording (\(frames) frames)")
+        #expect(audioEnd >= end - 0.25, "the audio ends at \(audioEnd), \(end - audioEnd) s before the recording")
+        #expect(audio.droppedSamples == 0 && audio.gapCount == 0, "\(audio)")
+        let records = try Fixtures.records(run.runDirectory + "/voice.jsonl")
+        #expect(!records.contains { $0.isGap || $0.event == "discarded" })
+        let wav = try AudioFixture.parse(run.runDirectory + "/voice.wav")
+        #expect(wav.samples.count == frames && wav.samples.allSatisfy { $0 == 0 })
         client.close()
         #expect(try await daemon.stop(signal: SIGTERM, timeout: 15) == 0)
     }

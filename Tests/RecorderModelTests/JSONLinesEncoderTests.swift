@@ -72,10 +72,12 @@ struct JSONLinesEncoderTests {
         e.appendMarker(uptime: 3, timestamp: 0, timestampDate: "2026-01-02T03:04:05.006+00:00", stepPath: JSONString("t"))
         e.appendGap(uptime: 4, timestamp: 1, stepPath: JSONString("t"), sensorType: .gyro, droppedSamples: 17)
         e.appendGap(uptime: 5, timestamp: 2, stepPath: JSONString("t"), sensorType: .soundLevel, droppedSamples: 24000, duration: 0.5)
+        e.appendDiscarded(uptime: 6, timestamp: 3, stepPath: JSONString("t"), sensorType: .soundLevel, count: 960, duration: 0.02)
         #expect(lines(e) == [
             #"{"uptime":3,"timestamp":0,"timestampDate":"2026-01-02T03:04:05.006+00:00","stepPath":"t"}"#,
             #"{"uptime":4,"timestamp":1,"stepPath":"t","event":"gap","sensorType":"gyro","droppedSamples":17}"#,
-            #"{"uptime":5,"timestamp":2,"stepPath":"t","event":"gap","sensorType":"soundLevel","droppedSamples":24000,"duration":0.5}"#, ""])
+            #"{"uptime":5,"timestamp":2,"stepPath":"t","event":"gap","sensorType":"soundLevel","droppedSamples":24000,"duration":0.5}"#,
+            #"{"uptime":6,"timestamp":3,"stepPath":"t","event":"discarded","sensorType":"soundLevel","droppedSamples":960,"duration":0.02}"#, ""])
     }
 
     /// Numbers are written as `description` writes them (shortest round-trip text), without the
@@ -115,6 +117,10 @@ struct JSONLinesEncoderTests {
         e.appendMotion(uptime: 3.5, timestamp: 0.25, stepPath: JSONString("t/a"), sensorType: .gyro, vector: Vector3(x: 1e-300, y: -0.1, z: 7))
         e.appendGap(uptime: 4, timestamp: 0.75, stepPath: nil, sensorType: .accelerometer, droppedSamples: 3)
         e.appendError(uptime: 5, timestamp: 1.75, stepPath: JSONString("t"), description: "gone\n")
+        e.appendDiscarded(uptime: 5.5, timestamp: 2.25, stepPath: JSONString("t"), sensorType: .soundLevel, count: 960, duration: 0.02)
+        e.appendGap(uptime: 5.75, timestamp: 2.5, stepPath: JSONString("t"), sensorType: .soundLevel, droppedSamples: 4800, duration: 0.1)
+        e.appendBout(uptime: 9, timestamp: 5, stepPath: JSONString("t"), startUptime: 2, steps: 12, cadence: 102.5,
+                     spatial: BoutSpatialMeasures(distance: 8.5, walkingSpeed: 1.2, strideLength: 1.4))
         e.appendSoundLevel(SoundLevel(uptime: 6, timeInterval: 1, average: -30.5, peak: -3), timestamp: 2.75, stepPath: nil)
         e.appendLocation(LocationFix(uptime: 7, latitude: 1.5, longitude: 2.5, horizontalAccuracy: 4, altitude: 12, course: 90, speed: 1.25, mode: 3, satellitesUsed: 9),
                          timestamp: 3.75, stepPath: JSONString("t"), timestampDate: "2026-01-02T03:04:06.000+00:00",

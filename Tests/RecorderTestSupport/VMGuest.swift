@@ -54,18 +54,9 @@ public struct VMGuest: Sendable {
         }
         try ("#!/bin/sh\n" + script).write(toFile: share + "/script", atomically: true, encoding: .utf8)
         chmod(share + "/script", 0o755)
-        let console = share + "/console.log"
-        let kernel = rig + "/kernel"
-        let arguments = [
-            "-accel", "tcg", "-m", String(memory), "-smp", "2", "-no-reboot", "-display", "none", "-monitor", "none",
-            "-serial", "file:" + console,
-            "-kernel", kernel + "/vmlinuz", "-initrd", rig + "/initramfs.cpio.gz",
-            "-append", "console=ttyS0 rdinit=/init panic=-1 loglevel=4 systemd.show_status=0",
-            "-drive", "file=\(rig)/root.ext4,if=virtio,format=raw,snapshot=on",
-            "-virtfs", "local,path=\(kernel)/lib/modules,mount_tag=modules,security_model=none,readonly=on",
-            "-virtfs", "local,path=\(share),mount_tag=vmtest,security_model=none",
-        ]
-        let guest = try await ChildProcess(qemu, arguments)
+        // scripts/vm/run.sh execs qemu: the PID the limit stops is qemu's.
+        let run = packageRoot + "/scripts/vm/run.sh"
+        let guest = try await ChildProcess("/bin/bash", [run, share, String(memory)], environment: ["RECORDERD_VM_RIG": rig])
         let exit = try await guest.wait(timeout: timeout)
         let read = { (name: String) in (try? String(contentsOfFile: share + "/" + name, encoding: .utf8)) ?? "" }
         let outcome = Outcome(status: Int32(read("status").trimmingCharacters(in: .whitespacesAndNewlines)), output: read("output"),
