@@ -166,6 +166,85 @@ struct PackageInGuestTests {
         #expect(listing.printed.trimmingCharacters(in: .whitespacesAndNewlines) == "/etc/recorderd/recorderd.json")
     }
 
+    /// Audio through a real ALSA driver: `snd-aloop` in the guest, the fixture's real recording
+    /// played into one side with `aplay` while recorderd (the installed service) records the
+    /// other. The WAV holds the source bit for bit after its start offset, with no gap and nothing
+    /// discarded, paced in real time (the audio ends within a period of the recording's end on
+    /// CLOCK_MONOTONIC, and the source lies where it was played), and the levels are the WAV's.
+    @Test(.enabled(if: enabled("PackageInGuestTests")), .timeLimit(.minutes(6)))
+    func audioThroughTheLoopbackDriverIsTheSourceInRealTime() async throws {
+        let deb = try #require(Self.package, "no .build-deb/recorderd_*.deb: run scripts/build-deb.sh")
+        let name = URL(fileURLWithPath: deb).lastPathComponent
+        let source = Fixtures.root + "/audio/Front_Center.wav"
+        let outcome = try await VMGuest.run(Self.loopbackScript.replacingOccurrences(of: "@DEB@", with: name),
+                                            files: [name: deb, "source.wav": source], timeout: 300)
+        let facts = Self.facts(outcome.output)
+        #expect(outcome.status == 0, "\(outcome.output.suffix(3000))\n--- console:\n\(outcome.console.suffix(2000))")
+        #expect(facts["installed"] == "ok" && facts["loopback"] == "1", "\(facts)")
+        #expect(facts["sndGroup"] == "audio", "\(facts)")
+        #expect(facts["played"] == "0" && facts["finished"] == "0" && facts["copied"] == "yes", "\(facts)\n\(outcome.output.suffix(2000))")
+        let input = try TestWAV.parse(source)
+        let wav = try TestWAV.parse(outcome.share + "/voice.wav")
+        #expect(wav.sampleRate == 48_000 && wav.channels == 1)
+        // The source, whole and bit for bit, somewhere after the recording's start.
+        let first = try #require(input.samples.firstIndex { $0 != 0 })
+        let offset = (first..<max(first, wav.samples.count - input.samples.count + first)).first { r in
+            wav.samples[r] == input.samples[first] && wav.samples[(r - first)..<(r - first + input.samples.count)].elementsEqual(input.samples)
+        }.map { $0 - first }
+        let start = try #require(offset, "the source is not in the recording bit for bit (\(wav.samples.count) frames recorded)")
+        let result = try TaskResult.makeDecoder().decode(TaskResult.self, from: Data(contentsOf: URL(fileURLWithPath: outcome.share + "/result.json")))
+        let files = result.asyncResults.compactMap(\.file)
+        let audio = try #require(files.first { $0.contentType == "audio/wav" })
+        let levelsFile = try #require(files.first { $0.relativePath == "voice.jsonl" })
+        #expect(audio.droppedSamples == 0 && audio.gapCount == 0 && audio.frameCount == wav.samples.count, "\(audio)")
+        let records = try Fixtures.records(outcome.share + "/voice.jsonl")
+        #expect(!records.contains { $0.isGap || $0.event == "discarded" })
+        // Paced: the source lies where aplay played it (within the player's start-up), and the
+        // audio ends within a period of the recording's end.
+        let sourceAt = audio.startUptime + Double(start) / 48_000
+        let playStart = try #require(facts["playStart"].flatMap(Double.init))
+        let playEnd = try #require(facts["playEnd"].flatMap(Double.init))
+        #expect(sourceAt >= playStart - 0.02 && sourceAt + Double(input.samples.count) / 48_000 <= playEnd + 0.05,
+                "source at \(sourceAt), played \(playStart)–\(playEnd)")
+        let end = try #require(levelsFile.endUptime)
+        let audioEnd = audio.startUptime + Double(wav.samples.count) / 48_000
+        #expect(abs(audioEnd - end) <= 0.1, "the audio ends at \(audioEnd), the recording at \(end)")
+        // The levels are the recorded audio's, window by window.
+        let levels = records.filter { $0.average != nil }
+        #expect(levels.count >= wav.samples.count / 4800)
+        for (k, r) in levels.prefix(wav.samples.count / 4800).enumerated() {
+            let want = TestWAV.levels(wav.samples[(k * 4800)..<((k + 1) * 4800)])
+            #expect(abs(r.average! - want.average) < 1e-9 && abs(r.peak! - want.peak) < 1e-9, "window \(k)")
+        }
+        print("GUEST loopback: \(wav.samples.count) frames recorded, the source at frame \(start) (\(sourceAt) s; aplay \(playStart)–\(playEnd)); "
+            + "audio end \(audioEnd), recording end \(end)")
+    }
+
+    static let loopbackScript = #"""
+    set -u
+    fact() { echo "fact $1=$2"; }
+    cd /vmtest
+    DEBIAN_FRONTEND=noninteractive apt-get install -y /vmtest/@DEB@ > /dev/null 2>&1 && fact installed ok
+    modprobe snd-aloop
+    udevadm settle --timeout=30
+    fact loopback "$(grep -c '^ *[0-9]* \[Loopback' /proc/asound/cards)"
+    fact sndGroup "$(stat -c %G /dev/snd/controlC0)"
+    sed -i 's|"devices": \[|"devices": [{"name": "loop", "kind": "alsa", "pcm": "hw:Loopback,1,0", "sampleRate": 48000, "channels": 1, "format": "S16_LE"},|' /etc/recorderd/recorderd.json
+    recorderctl status > /dev/null; fact status $?
+    recorderctl devices
+    started=$(recorderctl start loop-audio --actions '[{"identifier": "voice", "type": "microphone", "device": "loop", "saveAudioFile": true, "levelInterval": 0.1}]')
+    uuid=$(echo "$started" | sed -n 1p); dir=$(echo "$started" | sed -n 2p)
+    # The capture side runs (its parameters are the loopback's); then the source, in real time.
+    recorderctl tail loop --json --count 3 > /dev/null
+    fact playStart "$(cut -d' ' -f1 /proc/uptime)"
+    aplay -q -D hw:Loopback,0,0 /vmtest/source.wav; fact played $?
+    fact playEnd "$(cut -d' ' -f1 /proc/uptime)"
+    recorderctl tail loop --json --count 3 > /dev/null
+    recorderctl finish "$uuid" > /dev/null; fact finished $?
+    cp "$dir/voice.wav" "$dir/voice.jsonl" /vmtest/ && cp "$dir/taskResult.json" /vmtest/result.json && fact copied yes
+    exit 0
+    """#
+
     /// `key=value` lines the guest script printed.
     static func facts(_ output: String) -> [String: String] {
         var facts: [String: String] = [:]
