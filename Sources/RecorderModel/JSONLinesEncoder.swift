@@ -199,24 +199,24 @@ public struct JSONLinesEncoder: Sendable {
     /// (audio: frames, with the lost `duration` in seconds).
     public mutating func appendGap(uptime: Double, timestamp: Double, stepPath: JSONString?, sensorType: SensorType, droppedSamples: Int,
                                    duration: Double? = nil) {
-        appendPrefix(uptime: uptime, timestamp: timestamp, stepPath: stepPath)
-        appendStatic(",\"event\":\"gap\",\"sensorType\":")
-        appendSensorType(sensorType)
-        appendStatic(",\"droppedSamples\":")
-        appendInteger(droppedSamples)
-        if let duration {
-            appendStatic(",\"duration\":")
-            appendNumber(duration)
-        }
-        appendStatic("}\n")
+        appendSpan(",\"event\":\"gap\",\"sensorType\":", uptime: uptime, timestamp: timestamp, stepPath: stepPath, sensorType: sensorType,
+                   count: droppedSamples, duration: duration)
     }
 
     /// `count` samples of `sensorType` the device delivered ahead of the clock, left out before
     /// `uptime` (audio: frames, lasting `duration`): `"event": "discarded"`.
     public mutating func appendDiscarded(uptime: Double, timestamp: Double, stepPath: JSONString?, sensorType: SensorType, count: Int,
                                          duration: Double? = nil) {
+        appendSpan(",\"event\":\"discarded\",\"sensorType\":", uptime: uptime, timestamp: timestamp, stepPath: stepPath, sensorType: sensorType,
+                   count: count, duration: duration)
+    }
+
+    /// A gap's or a discarded span's record: `event` (with the `sensorType` key after it), the
+    /// type, `droppedSamples`, and `duration` when known.
+    private mutating func appendSpan(_ event: StaticString, uptime: Double, timestamp: Double, stepPath: JSONString?, sensorType: SensorType,
+                                     count: Int, duration: Double?) {
         appendPrefix(uptime: uptime, timestamp: timestamp, stepPath: stepPath)
-        appendStatic(",\"event\":\"discarded\",\"sensorType\":")
+        appendStatic(event)
         appendSensorType(sensorType)
         appendStatic(",\"droppedSamples\":")
         appendInteger(count)
