@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "GPSSensors", targets: ["GPSSensors"]),
         .library(name: "IIOSensors", targets: ["IIOSensors"]),
         .library(name: "AudioSensors", targets: ["AudioSensors"]),
+        .library(name: "BLESensors", targets: ["BLESensors"]),
         .library(name: "MotionFusion", targets: ["MotionFusion"]),
         .library(name: "GaitAnalysis", targets: ["GaitAnalysis"]),
         .library(name: "RecorderEngine", targets: ["RecorderEngine"]),
@@ -92,6 +93,8 @@ let package = Package(
             dependencies: ["RecorderEngine", "RecorderModel", "RecorderJSON", "RecorderRuntime", "RecorderConfiguration", "CALSA",
                            .product(name: "Logging", package: "swift-log")]
         ),
+        // Bluetooth LE sensors through BlueZ (heart rate; issue 45: so far the notification parser).
+        .target(name: "BLESensors", dependencies: ["RecorderModel"]),
         .target(name: "MotionFusion", dependencies: ["RecorderEngine", "RecorderModel", "RecorderJSON", "RecorderRuntime", "RecorderConfiguration"]),
         .target(name: "GaitAnalysis", dependencies: ["RecorderEngine", "RecorderModel", "RecorderJSON"]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
@@ -226,6 +229,7 @@ let package = Package(
         .testTarget(name: "DeviceTests", dependencies: ["RecorderModel", "RecorderTestSupport"]),
         .testTarget(name: "ArchitectureTests", dependencies: ["RecorderTestSupport", "recorderd", "recorderd-services", "recorderctl"]),
         .testTarget(name: "RecorderModelTests", dependencies: bottom + ["RecorderTestSupport"]),
+        .testTarget(name: "BLESensorsTests", dependencies: ["BLESensors", "RecorderModel"]),
         .testTarget(name: "RecorderWebTests", dependencies: bottom + ["RecorderWeb", "RecorderClient", "RecorderFHIR", "RecorderTestSupport", "recorderd", "recorderd-services", "recorderctl"]),
         .testTarget(name: "RecorderFleetTests", dependencies: bottom + ["RecorderFleet", "RecorderClient", "RecorderTestSupport", "recorderd", "recorderd-services", "recorderctl",
                                                                         .product(name: "Logging", package: "swift-log")]),

@@ -29,6 +29,7 @@ let package = Package(
                 .product(name: "GPSSensors", package: "recorderd"),
                 .product(name: "IIOSensors", package: "recorderd"),
                 .product(name: "AudioSensors", package: "recorderd"),
+                .product(name: "BLESensors", package: "recorderd"),
                 .product(name: "MotionFusion", package: "recorderd"),
                 .product(name: "GaitAnalysis", package: "recorderd"),
                 .product(name: "Logging", package: "swift-log"),
@@ -37,5 +38,6 @@ let package = Package(
         .executableTarget(name: "FuzzRequests", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "FuzzConfiguration", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "FuzzRecords", dependencies: ["FuzzSupport"]),
+        .executableTarget(name: "FuzzHeartRate", dependencies: ["FuzzSupport"]),
     ]
 )

@@ -26,7 +26,7 @@ swift build "${flags[@]}"
 bin=$(swift build "${flags[@]}" --show-bin-path)
 # FUZZ_BUILD_ONLY=1: build only (CI times the build apart, then fuzzes beside the TSan suite).
 [ -z "${FUZZ_BUILD_ONLY:-}" ] || exit 0
-for target in requests configuration records; do
+for target in requests configuration records heartRate; do
   exe="$bin/Fuzz$(tr '[:lower:]' '[:upper:]' <<< "${target:0:1}")${target:1}"
   mkdir -p "$work/corpus/$target"
   regressions=(Fuzz/Regressions/$target/*)

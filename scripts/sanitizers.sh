@@ -41,7 +41,7 @@ trap show_reports EXIT
 export SWIFT_BACKTRACE=enable=no
 export CI=${CI:-true}
 # Left out under TSan (all of them run in the plain suite): suites without concurrency of
-# recorderd's own — JSON, decimals and the model; file formats (exports, plots, FHIR, the readers'
+# recorderd's own — JSON, decimals and the model; the heart-rate notification parser; file formats (exports, plots, FHIR, the readers'
 # agreement); the rules as pure types; the browser's page tests and the page's templates; the
 # package's architecture — and the accuracy suites, which drive the pipelines other suites drive
 # with other data (gait, sway and fusion against references and physics); and four repetitions of
@@ -52,7 +52,7 @@ export CI=${CI:-true}
 # --check-config's printed configuration (13 s of short-lived processes that start no recorder).
 # Whole test targets it skips are not compiled either (Package.swift reads RECORDERD_LEAVE_OUT),
 # nor are the benchmarks.
-TSAN_LEAVE_OUT=ArchitectureTests,DeviceTests,RecorderModelTests,RecorderFHIRTests,RecorderExportTests
+TSAN_LEAVE_OUT=ArchitectureTests,DeviceTests,RecorderModelTests,RecorderFHIRTests,RecorderExportTests,BLESensorsTests
 TSAN_SKIP="^(${TSAN_LEAVE_OUT//,/|})\\."'|[./](CSVExportTests|MCAPExportTests|SageExportTests|ClinicalExportTests|InstallTests|WebPageTests|PageEscapingTests|RequestFramingTests|WebAccessTests|InitialContactAccuracyTests|WalkingSpeedAccuracyTests|StepSideAccuracyTests|SwayMeasuresTests|WalkingMeasuresTests|TurnDetectorTests|GaitRulesTests|GaitTrackerTests|GaitRecordsTests|MahonyFilterTests|AccelerationRejectionTests|HardIronEstimatorTests|RealWalkFusionTests|DeviceMotionFuserTests|IIOSampleFormatTests|IIOUdevRulesTests|TaskRunRulesTests|ControlConnectionStateTests|WatchdogPolicyTests|MountMatrixTests|DeviceMotionPhysicsTests|GaitSwayTests|aRealWalkGivesItsStepsAndASummaryAsTheStepFinishes|aTurnedSensorFindsTheSameStepsThroughTheRecording|aHundredKillNinesLoseAtMostASecondEach|anUploadSurvivesTwentyKillsOfRecorderd|configurationNumbersAtAndPastTheirLimits|recorderctlDemoRunsTheGaitTaskOnReplayedData|WalkingTestScoringTests|TurnAgreementTests|ClinicalTaskFileTests|framesAddedInSlicesWriteWhatTheyWriteOneByOne|checkConfigPrintsTheEffectiveConfigurationOrEveryProblem)\b'
 
 # Builds of their own, never debugged: line tables only (reports keep file and line; the index
