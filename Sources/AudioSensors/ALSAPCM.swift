@@ -130,6 +130,6 @@ final class ALSAPCM {
         return Int(snd_pcm_info_get_card(info))
     }
 
-        /// Frames captured and not yet read.
+    /// Frames captured and not yet read.
     var buffered: Int { max(0, Int(snd_pcm_avail(handle))) }
 }

@@ -83,8 +83,13 @@ import Testing
         let run = try await client.startTask(identifier: "voice", asyncActions: [
             AsyncActionConfiguration(identifier: "voice", options: .microphone(MicrophoneOptions(saveAudioFile: true, levelInterval: 0.1))),
         ])
-        // Two seconds of recording (the duration under test, not a wait for an event).
-        try await Task.sleep(for: .seconds(2))
+        // About two seconds of recording: until a live subscriber has had 20 windows of 0.1 s
+        // (paced, they come in real time; the suite's time limit bounds the wait).
+        var windows = 0
+        for try await batch in try await client.subscribe(device: "mic0", rate: 10) {
+            windows += batch.filter { $0.average != nil }.count
+            if windows >= 20 { break }
+        }
         let result = try await run.finish()
         let files = result.asyncResults.compactMap(\.file)
         let audio = try #require(files.first { $0.contentType == "audio/wav" })

@@ -365,11 +365,14 @@ struct PackageInGuestTests {
     pid=$(systemctl show -p MainPID --value recorderd.service)
     tid=$(for t in /proc/$pid/task/*; do [ "$(cat $t/comm)" = iio.bmi ] && basename $t; done | head -1)
     fact wedgedThread "${tid:-none}"
-    /vmtest/freeze-thread "$tid" 200 > freeze.out 2>&1 &
-    for i in $(seq 100); do grep -q frozen freeze.out && break; sleep 0.1; done
-    fact frozen "$(cat freeze.out)"
+    # Its first line comes once the thread is stopped (or says why not); read through a FIFO.
+    mkfifo /tmp/freeze
+    /vmtest/freeze-thread "$tid" 200 > /tmp/freeze 2>&1 &
+    read -r frozen < /tmp/freeze
+    fact frozen "$frozen"
     mark wedged
     recorderctl status > /dev/null; fact statusWhileWedged $?
+    # systemd's restart, a state with no event to wait on here: polled, at most 150 s.
     for i in $(seq 1500); do
       now=$(systemctl show -p MainPID --value recorderd.service)
       [ "$now" != "$pid" ] && [ "$now" != 0 ] && break; sleep 0.1

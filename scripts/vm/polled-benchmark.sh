@@ -44,12 +44,12 @@ for rate in 100 200 400; do
   uuid=$(echo "$started" | sed -n 1p); dir=$(echo "$started" | sed -n 2p)
   pid=$(systemctl show -p MainPID --value recorderd.service)
   tid=$(for t in /proc/$pid/task/*; do [ "$(cat $t/comm)" = iio.bmi ] && basename $t; done | head -1)
-  cpu0=$(cut -d' ' -f1 /proc/$pid/task/$tid/schedstat); all0=$(awk '{print $14 + $15}' /proc/$pid/stat)
+  cpu0=$(cut -d' ' -f1 /proc/$pid/task/$tid/schedstat)
   sleep "$seconds"
-  cpu1=$(cut -d' ' -f1 /proc/$pid/task/$tid/schedstat); all1=$(awk '{print $14 + $15}' /proc/$pid/stat)
+  cpu1=$(cut -d' ' -f1 /proc/$pid/task/$tid/schedstat)
   recorderctl finish "$uuid" > /dev/null
   cp "$dir/motion.jsonl" "/vmtest/recorderd-$rate.jsonl"
-  echo "recorderd $rate thread_cpu_ns $((cpu1 - cpu0)) process_cpu_ticks $((all1 - all0)) sensor $(cat $dev/in_accel_sampling_frequency)"
+  echo "recorderd $rate thread_cpu_ns $((cpu1 - cpu0)) sensor $(cat $dev/in_accel_sampling_frequency)"
 done
 systemctl stop recorderd.service
 for rate in 100 200 400; do
@@ -81,7 +81,7 @@ for rate in (100, 200, 400):
     ticks = round((samples[-1] - samples[0]) * rate) + 1
     p1, p50, p99, sd = stats(samples, rate)
     thread_ns = int(cpu[rate][3])
-    print(f"| {rate} Hz | recorderd | {len(samples)} + {dropped} dropped / {ticks} | {100 * len(samples) / ticks:.2f} % | {p1:.2f} / {p50:.2f} / {p99:.2f} | {sd:.3f} | {thread_ns / 1e3 / len(samples):.0f} (sampling thread; sensor at {cpu[rate][7]} Hz) |")
+    print(f"| {rate} Hz | recorderd | {len(samples)} + {dropped} dropped / {ticks} | {100 * len(samples) / ticks:.2f} % | {p1:.2f} / {p50:.2f} / {p99:.2f} | {sd:.3f} | {thread_ns / 1e3 / len(samples):.0f} (sampling thread; sensor at {cpu[rate][5]} Hz) |")
     peer = open(os.path.join(share, f"peer-{rate}.txt")).read().split("\n")
     head = peer[0].split()
     times = [float(x) for x in peer[1:] if x.strip()]
