@@ -1,0 +1,226 @@
+#!/usr/bin/python3
+"""A Bluetooth LE heart-rate sensor of the guest tests' own making, served by BlueZ.
+
+Registers a GATT application (Heart Rate Service 0x180D: Heart Rate Measurement 0x2A37, notify;
+Body Sensor Location 0x2A38, read; Battery Service 0x180F: Battery Level 0x2A19, read) and an
+LE advertisement naming the Heart Rate Service, on one adapter, through BlueZ's GattManager1 and
+LEAdvertisingManager1 D-Bus API. Once a central subscribes it sends a known sequence of
+notifications, one every INTERVAL seconds; after DROP_AFTER of them it disconnects the central,
+stops advertising for DROP_SECONDS (a strap out of range), then advertises again and goes on
+with the rest once subscribed again. Every notification sent is a line of LOG: CLOCK_MONOTONIC
+seconds when it was handed to BlueZ, then its bytes in hex (the guest's clock is the
+recorder's). "ready" goes to stdout when the advertisement is registered.
+
+    heart-rate-peripheral.py ADAPTER LOG [INTERVAL] [DROP_AFTER] [DROP_SECONDS]
+
+Written for the tests from BlueZ's documented API (doc/gatt-api.txt, doc/advertising-api.txt).
+"""
+import sys
+import time
+
+import dbus
+import dbus.exceptions
+import dbus.mainloop.glib
+import dbus.service
+from gi.repository import GLib
+
+BLUEZ = "org.bluez"
+OBJECT_MANAGER = "org.freedesktop.DBus.ObjectManager"
+PROPERTIES = "org.freedesktop.DBus.Properties"
+SERVICE = "org.bluez.GattService1"
+CHARACTERISTIC = "org.bluez.GattCharacteristic1"
+ADVERTISEMENT = "org.bluez.LEAdvertisement1"
+
+
+def uuid16(short):
+    return "0000%04x-0000-1000-8000-00805f9b34fb" % short
+
+
+# The known sequence: every flag combination of the Heart Rate Measurement (Bluetooth SIG, Heart
+# Rate Service 1.0 §3.1): 8- and 16-bit rates, contact detected / not detected / not supported,
+# energy expended, none, one or several RR intervals (1/1024 s).
+SEQUENCE = [
+    bytes([0x06, 72]),                                        # 8-bit, contact detected
+    bytes([0x16, 71, 0x55, 0x03]),                            # + one RR (853/1024 s)
+    bytes([0x17, 140, 0x00, 0xB6, 0x01, 0xB8, 0x01]),         # 16-bit rate, two RR
+    bytes([0x1E, 96, 0x34, 0x12, 0x80, 0x02, 0x7E, 0x02, 0x81, 0x02]),  # energy 0x1234 kJ, three RR
+    bytes([0x04, 0]),                                         # contact lost (rate 0)
+    bytes([0x04, 0]),
+    bytes([0x06, 75]),                                        # contact found again
+    bytes([0x00, 76]),                                        # contact not supported
+    bytes([0x0F, 0x2C, 0x01, 0x00, 0x00]),                    # 16-bit 300 (the highest taken), energy 0
+    bytes([0x10, 80, 0x00, 0x03, 0x00, 0x03, 0x00, 0x03, 0x00, 0x03, 0x00, 0x03, 0x00, 0x03, 0x00, 0x03]),  # seven RR
+]
+
+
+class Application(dbus.service.Object):
+    def __init__(self, bus):
+        self.path = "/org/recorderd/test"
+        self.services = []
+        dbus.service.Object.__init__(self, bus, self.path)
+
+    @dbus.service.method(OBJECT_MANAGER, out_signature="a{oa{sa{sv}}}")
+    def GetManagedObjects(self):
+        objects = {}
+        for service in self.services:
+            objects[service.path] = service.properties()
+            for characteristic in service.characteristics:
+                objects[characteristic.path] = characteristic.properties()
+        return objects
+
+
+class Service(dbus.service.Object):
+    def __init__(self, bus, index, uuid):
+        self.path = "/org/recorderd/test/service%d" % index
+        self.uuid = uuid
+        self.characteristics = []
+        dbus.service.Object.__init__(self, bus, self.path)
+
+    def properties(self):
+        return {SERVICE: {"UUID": self.uuid, "Primary": True,
+                          "Characteristics": dbus.Array([c.path for c in self.characteristics], signature="o")}}
+
+    @dbus.service.method(PROPERTIES, in_signature="s", out_signature="a{sv}")
+    def GetAll(self, interface):
+        return self.properties()[SERVICE]
+
+
+class Characteristic(dbus.service.Object):
+    def __init__(self, bus, service, index, uuid, flags, value=b""):
+        self.path = "%s/char%d" % (service.path, index)
+        self.uuid = uuid
+        self.service = service
+        self.flags = flags
+        self.value = value
+        self.notifying = False
+        self.on_subscribe = None
+        dbus.service.Object.__init__(self, bus, self.path)
+
+    def properties(self):
+        return {CHARACTERISTIC: {"Service": dbus.ObjectPath(self.service.path), "UUID": self.uuid,
+                                 "Flags": dbus.Array(self.flags, signature="s")}}
+
+    @dbus.service.method(PROPERTIES, in_signature="s", out_signature="a{sv}")
+    def GetAll(self, interface):
+        return self.properties()[CHARACTERISTIC]
+
+    @dbus.service.method(CHARACTERISTIC, in_signature="a{sv}", out_signature="ay")
+    def ReadValue(self, options):
+        return dbus.Array(self.value, signature="y")
+
+    @dbus.service.method(CHARACTERISTIC)
+    def StartNotify(self):
+        if not self.notifying:
+            self.notifying = True
+            if self.on_subscribe:
+                self.on_subscribe()
+
+    @dbus.service.method(CHARACTERISTIC)
+    def StopNotify(self):
+        self.notifying = False
+
+    @dbus.service.signal(PROPERTIES, signature="sa{sv}as")
+    def PropertiesChanged(self, interface, changed, invalidated):
+        pass
+
+    def notify(self, value):
+        self.value = value
+        self.PropertiesChanged(CHARACTERISTIC, {"Value": dbus.Array(value, signature="y")}, [])
+
+
+class Advertisement(dbus.service.Object):
+    def __init__(self, bus):
+        self.path = "/org/recorderd/test/advertisement"
+        dbus.service.Object.__init__(self, bus, self.path)
+
+    @dbus.service.method(PROPERTIES, in_signature="s", out_signature="a{sv}")
+    def GetAll(self, interface):
+        return {"Type": "peripheral", "ServiceUUIDs": dbus.Array([uuid16(0x180D)], signature="s"),
+                "LocalName": "recorderd HR", "Includes": dbus.Array([], signature="s")}
+
+    @dbus.service.method(ADVERTISEMENT)
+    def Release(self):
+        pass
+
+
+def main():
+    adapter_name, log_path = sys.argv[1], sys.argv[2]
+    interval = float(sys.argv[3]) if len(sys.argv) > 3 else 0.5
+    drop_after = int(sys.argv[4]) if len(sys.argv) > 4 else len(SEQUENCE)
+    drop_seconds = float(sys.argv[5]) if len(sys.argv) > 5 else 10.0
+    dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+    bus = dbus.SystemBus()
+    adapter_path = "/org/bluez/" + adapter_name
+    adapter = bus.get_object(BLUEZ, adapter_path)
+    adapter_properties = dbus.Interface(adapter, PROPERTIES)
+    adapter_properties.Set("org.bluez.Adapter1", "Powered", dbus.Boolean(True))
+
+    app = Application(bus)
+    heart = Service(bus, 0, uuid16(0x180D))
+    measurement = Characteristic(bus, heart, 0, uuid16(0x2A37), ["notify"])
+    location = Characteristic(bus, heart, 1, uuid16(0x2A38), ["read"], bytes([1]))  # 1: chest
+    heart.characteristics = [measurement, location]
+    battery = Service(bus, 1, uuid16(0x180F))
+    level = Characteristic(bus, battery, 0, uuid16(0x2A19), ["read"], bytes([87]))
+    battery.characteristics = [level]
+    app.services = [heart, battery]
+    advertisement = Advertisement(bus)
+    gatt = dbus.Interface(adapter, "org.bluez.GattManager1")
+    advertising = dbus.Interface(adapter, "org.bluez.LEAdvertisingManager1")
+    loop = GLib.MainLoop()
+    log = open(log_path, "w", buffering=1)
+    state = {"next": 0, "sending": False}
+
+    def fail(error):
+        print("peripheral: %s" % error, flush=True)
+        loop.quit()
+
+    def advertise():
+        advertising.RegisterAdvertisement(advertisement.path, {},
+                                          reply_handler=lambda: print("ready", flush=True), error_handler=fail)
+
+    def send():
+        if not measurement.notifying:
+            state["sending"] = False
+            return False
+        i = state["next"]
+        if i >= len(SEQUENCE):
+            print("sent all", flush=True)
+            state["sending"] = False
+            return False
+        value = SEQUENCE[i]
+        measurement.notify(value)
+        log.write("%.6f %s\n" % (time.clock_gettime(time.CLOCK_MONOTONIC), value.hex()))
+        state["next"] = i + 1
+        if state["next"] == drop_after:
+            GLib.timeout_add(int(interval * 1000), drop)
+            state["sending"] = False
+            return False
+        return True
+
+    def drop():
+        measurement.notifying = False
+        print("dropping", flush=True)
+        advertising.UnregisterAdvertisement(advertisement.path)
+        manager = dbus.Interface(bus.get_object(BLUEZ, "/"), OBJECT_MANAGER)
+        for path, interfaces in manager.GetManagedObjects().items():
+            device = interfaces.get("org.bluez.Device1")
+            if device and path.startswith(adapter_path + "/") and device.get("Connected"):
+                dbus.Interface(bus.get_object(BLUEZ, path), "org.bluez.Device1").Disconnect()
+        log.write("%.6f dropped\n" % time.clock_gettime(time.CLOCK_MONOTONIC))
+        GLib.timeout_add(int(drop_seconds * 1000), lambda: (log.write("%.6f back\n" % time.clock_gettime(time.CLOCK_MONOTONIC)),
+                                                            advertise(), False)[-1])
+        return False
+
+    def subscribed():
+        if not state["sending"]:
+            state["sending"] = True
+            GLib.timeout_add(int(interval * 1000), send)
+
+    measurement.on_subscribe = subscribed
+    gatt.RegisterApplication(app.path, {}, reply_handler=advertise, error_handler=fail)
+    loop.run()
+
+
+if __name__ == "__main__":
+    main()
