@@ -93,8 +93,12 @@ let package = Package(
             dependencies: ["RecorderEngine", "RecorderModel", "RecorderJSON", "RecorderRuntime", "RecorderConfiguration", "CALSA",
                            .product(name: "Logging", package: "swift-log")]
         ),
-        // Bluetooth LE sensors through BlueZ (heart rate; issue 45: so far the notification parser).
-        .target(name: "BLESensors", dependencies: ["RecorderModel"]),
+        // Bluetooth LE sensors through BlueZ's D-Bus API (sd-bus, RecorderSystemd's DBusConnection): heart rate.
+        .target(
+            name: "BLESensors",
+            dependencies: ["RecorderEngine", "RecorderModel", "RecorderRuntime", "RecorderConfiguration", "RecorderSystemd",
+                           .product(name: "Logging", package: "swift-log")]
+        ),
         .target(name: "MotionFusion", dependencies: ["RecorderEngine", "RecorderModel", "RecorderJSON", "RecorderRuntime", "RecorderConfiguration"]),
         .target(name: "GaitAnalysis", dependencies: ["RecorderEngine", "RecorderModel", "RecorderJSON"]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
@@ -162,7 +166,7 @@ let package = Package(
             dependencies: [
                 "CEarlySignals", "RecorderDaemon", "RecorderEngine", "RecorderSystemd", "RecorderConfiguration", "RecorderProtocol",
                 "RecorderModel", "RecorderRuntime",
-                "ReplaySensors", "GPSSensors", "IIOSensors", "AudioSensors", "MotionFusion", "GaitAnalysis",
+                "ReplaySensors", "GPSSensors", "IIOSensors", "AudioSensors", "BLESensors", "MotionFusion", "GaitAnalysis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -229,7 +233,7 @@ let package = Package(
         .testTarget(name: "DeviceTests", dependencies: ["RecorderModel", "RecorderTestSupport"]),
         .testTarget(name: "ArchitectureTests", dependencies: ["RecorderTestSupport", "recorderd", "recorderd-services", "recorderctl"]),
         .testTarget(name: "RecorderModelTests", dependencies: bottom + ["RecorderTestSupport"]),
-        .testTarget(name: "BLESensorsTests", dependencies: ["BLESensors", "RecorderModel"]),
+        .testTarget(name: "BLESensorsTests", dependencies: ["BLESensors", "RecorderModel", "RecorderSystemd"]),
         .testTarget(name: "RecorderWebTests", dependencies: bottom + ["RecorderWeb", "RecorderClient", "RecorderFHIR", "RecorderTestSupport", "recorderd", "recorderd-services", "recorderctl"]),
         .testTarget(name: "RecorderFleetTests", dependencies: bottom + ["RecorderFleet", "RecorderClient", "RecorderTestSupport", "recorderd", "recorderd-services", "recorderctl",
                                                                         .product(name: "Logging", package: "swift-log")]),

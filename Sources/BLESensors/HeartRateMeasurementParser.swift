@@ -56,6 +56,12 @@ public enum HeartRateMeasurementParser {
         return HeartRateMeasurement(uptime: uptime, heartRate: rate, contact: contact, energyExpended: energy, rrIntervals: intervals)
     }
 
+    /// Four hexadecimal digits, upper case (`2A37`).
+    static func hex4(_ value: UInt16) -> String {
+        let digits = Array("0123456789ABCDEF")
+        return String((0..<4).map { digits[Int(value >> (12 - 4 * $0)) & 0xF] })
+    }
+
     static func hex(_ byte: UInt8) -> String {
         let digits = Array("0123456789abcdef")
         return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0f)]])

@@ -83,7 +83,7 @@ public struct GaitRecords: RecordProducer {
             tracker.add(uptime: m.uptime, stepPath: sink.stepPath(at: m.uptime)?.value ?? "", vertical: vertical, ap: ap, ml: ml, yawRate: yawRate, up: up, events: &events)
             lastUptime = m.uptime
             write(to: &sink)
-        case .gap(_, let types, let dropped) where types.contains(.accelerometer):
+        case .gap(_, let types, let dropped, _) where types.contains(.accelerometer):
             tracker.gap(droppedSamples: dropped, events: &events)
             write(to: &sink)
         default:

@@ -20,7 +20,7 @@ struct LocationRecords: RecordProducer {
             let walked = distance!.add(fix)
             if let step = walked.relative, let path = sink.stepPath { distanceByStep[path.value, default: 0] += step }
             sink.appendLocation(fix, relativeDistance: walked.relative, totalDistance: walked.total, saveCoordinates: saveCoordinates)
-        case .gap(let uptime, let gapTypes, let dropped) where gapTypes.contains(.location):
+        case .gap(let uptime, let gapTypes, let dropped, _) where gapTypes.contains(.location):
             sink.appendGap(uptime: uptime, sensorType: .location, droppedSamples: dropped)
         default:
             break

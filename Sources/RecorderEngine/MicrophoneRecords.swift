@@ -40,7 +40,7 @@ struct MicrophoneRecords: RecordProducer {
             addAudio(chunk, to: &sink)
         case .soundLevel(let level):
             sink.appendSoundLevel(level)
-        case .gap(let uptime, let gapTypes, let dropped) where gapTypes.contains(.soundLevel):
+        case .gap(let uptime, let gapTypes, let dropped, _) where gapTypes.contains(.soundLevel):
             meter.reset()
             writeSilence(frames: dropped, endingAt: uptime, sink: &sink)
             sink.appendGap(uptime: uptime, sensorType: .soundLevel, droppedSamples: dropped, duration: audio.duration(ofFrames: dropped))

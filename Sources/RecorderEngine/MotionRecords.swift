@@ -39,7 +39,7 @@ struct MotionRecords: RecordProducer {
                     }
                 }
             }
-        case .gap(let uptime, let gapTypes, let dropped):
+        case .gap(let uptime, let gapTypes, let dropped, _):
             for type in types where gapTypes.contains(type) {
                 sink.appendGap(uptime: uptime, sensorType: type, droppedSamples: dropped)
             }

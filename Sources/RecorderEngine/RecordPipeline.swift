@@ -12,7 +12,7 @@ struct RecordPipeline {
     /// Some producer (an analysis) sees the frames a live stream's rate skips.
     let seesSkippedFrames: Bool
 
-    /// Producers for `types`: motion sensors, location and sound levels each have their own.
+    /// Producers for `types`: motion sensors, location, sound levels and heart rate each have their own.
     /// `options` tunes them for a recording (distance and coordinates, the level interval, the
     /// WAV); live streams pass `.live`.
     init(types: [SensorType], sink: RecordSink, options: Options) {
@@ -27,6 +27,7 @@ struct RecordPipeline {
             producers.append(MicrophoneRecords(levelInterval: options.levelInterval, audio: options.audio, wav: options.wav,
                                                channels: options.channels))
         }
+        if types.contains(.heartRate) { producers.append(HeartRateRecords()) }
         if let analysis = options.analysis { producers.append(analysis) }
         self.producers = producers
         seesSkippedFrames = producers.contains { $0.seesEveryFrame }

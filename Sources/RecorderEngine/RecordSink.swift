@@ -132,6 +132,12 @@ public struct RecordSink {
         counts.samples += 1
     }
 
+    mutating func appendHeartRate(_ measurement: HeartRateMeasurement) {
+        beforeRecord(at: measurement.uptime)
+        encoder.appendHeartRate(measurement, timestamp: measurement.uptime - startUptime, stepPath: stepPath)
+        counts.samples += 1
+    }
+
     /// `droppedSamples` of `sensorType` lost before `uptime` (audio: frames, lasting `duration`).
     mutating func appendGap(uptime: Double, sensorType: SensorType, droppedSamples: Int, duration: Double? = nil) {
         beforeRecord(at: uptime)

@@ -138,6 +138,7 @@ final class Recording: @unchecked Sendable {
             for t in recorded { conventions[t.rawValue] = t.convention }
             result.conventions = conventions
         }
+        if recorded.contains(.heartRate) { result.conventions = ["heartRate": SensorType.heartRateConvention] }
         let options: RecordPipeline.Options
         do throws(StorageError) {
             options = try pipelineOptions(caps: caps, uptime: uptime, date: date)
@@ -180,6 +181,8 @@ final class Recording: @unchecked Sendable {
             options.requestedFrequency = o.frequency
         case .gait:
             options.analysis = analysis?.makeProducer(configuration: configuration, capabilities: caps)
+        case .heartRate:
+            break
         case .distance(let o):
             options.saveCoordinates = o.saveCoordinates
             options.distance = DistanceTracker(accuracyThreshold: o.horizontalAccuracyThreshold)

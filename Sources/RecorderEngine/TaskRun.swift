@@ -105,6 +105,7 @@ public final class TaskRun: @unchecked Sendable {
                 case .motion(let o): wanted = o.recorderTypes
                 case .distance: wanted = [.location]
                 case .microphone: wanted = [.soundLevel]
+                case .heartRate: wanted = [.heartRate]
                 case .gait:
                     guard let provider = devices.analysis(for: action.type) else {
                         throw DeviceError.analysisRefused(device.name, action.type, reason: "this recorderd has no such analysis")

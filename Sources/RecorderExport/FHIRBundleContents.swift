@@ -264,7 +264,7 @@ extension SensorType {
     var isMotion: Bool {
         switch self {
         case .accelerometer, .gyro, .magnetometer, .attitude, .gravity, .userAcceleration, .rotationRate, .magneticField: return true
-        case .location, .soundLevel, .step: return false
+        case .location, .soundLevel, .step, .heartRate: return false
         }
     }
 }

@@ -11,6 +11,7 @@ extension AsyncActionConfiguration {
         case .distance: return [.saveCoordinates, .motionStepIdentifier, .horizontalAccuracyThreshold]
         case .microphone: return [.saveAudioFile, .levelInterval, .sampleRate, .channels]
         case .gait: return [.sensorLocation, .bodyHeight, .sensorHeight, .walkingTest]
+        case .heartRate: return []
         }
     }
 
@@ -104,6 +105,8 @@ extension AsyncActionConfiguration: Codable {
             o.sensorHeight = try c.decodeIfPresent(Double.self, forKey: .sensorHeight, in: GaitOptions.sensorHeightRange)
             o.walkingTest = try c.decodeIfPresent(WalkingTest.self, forKey: .walkingTest)
             options = .gait(o)
+        case .heartRate:
+            options = .heartRate(HeartRateOptions())
         }
     }
 
@@ -135,6 +138,8 @@ extension AsyncActionConfiguration: Codable {
             try c.encodeIfPresent(o.bodyHeight, forKey: .bodyHeight)
             try c.encodeIfPresent(o.sensorHeight, forKey: .sensorHeight)
             try c.encodeIfPresent(o.walkingTest, forKey: .walkingTest)
+        case .heartRate:
+            break
         }
     }
 }

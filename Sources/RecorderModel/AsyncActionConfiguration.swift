@@ -7,9 +7,12 @@ public enum AsyncActionType: String, Sendable, Codable, CaseIterable {
     case microphone
     /// Gait and balance measures computed from a motion device as the samples arrive.
     case gait
+    /// Heart rate from a Bluetooth LE sensor (ResearchKit's health-quantity recorder of
+    /// `HKQuantityTypeIdentifierHeartRate`, in count/min).
+    case heartRate
 
     /// Accepted spellings of `type`, with aliases.
-    public static let acceptedNames = ["motion", "distance", "location", "microphone", "gait"]
+    public static let acceptedNames = ["motion", "distance", "location", "microphone", "gait", "heartRate"]
 
     /// Parses a `type` value, accepting `location` for `distance`.
     public init?(name: String) {
@@ -18,6 +21,7 @@ public enum AsyncActionType: String, Sendable, Codable, CaseIterable {
         case "distance", "location": self = .distance
         case "microphone": self = .microphone
         case "gait": self = .gait
+        case "heartRate": self = .heartRate
         default: return nil
         }
     }
@@ -29,6 +33,7 @@ public enum AsyncActionType: String, Sendable, Codable, CaseIterable {
         case .distance: return [.location]
         case .microphone: return [.soundLevel]
         case .gait: return [.accelerometer]
+        case .heartRate: return [.heartRate]
         }
     }
 
@@ -82,6 +87,11 @@ public struct DistanceOptions: Sendable, Equatable {
     }
 }
 
+/// Options of a `heartRate` recorder: none yet (the sensor decides what it sends).
+public struct HeartRateOptions: Sendable, Equatable {
+    public init() {}
+}
+
 /// Options of a `microphone` recorder.
 public struct MicrophoneOptions: Sendable, Equatable {
     public var saveAudioFile: Bool = false
@@ -109,6 +119,7 @@ public struct AsyncActionConfiguration: Sendable, Equatable {
         case distance(DistanceOptions)
         case microphone(MicrophoneOptions)
         case gait(GaitOptions)
+        case heartRate(HeartRateOptions)
 
         public var type: AsyncActionType {
             switch self {
@@ -116,6 +127,7 @@ public struct AsyncActionConfiguration: Sendable, Equatable {
             case .distance: return .distance
             case .microphone: return .microphone
             case .gait: return .gait
+            case .heartRate: return .heartRate
             }
         }
     }

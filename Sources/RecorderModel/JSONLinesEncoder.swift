@@ -299,6 +299,33 @@ public struct JSONLinesEncoder: Sendable {
         appendStatic("}\n")
     }
 
+    /// A heart-rate record: the rate (count/min), then the sensor's contact, energy expended (kJ)
+    /// and RR intervals (seconds, each an exact multiple of 1/1024, written in full) when sent.
+    public mutating func appendHeartRate(_ measurement: HeartRateMeasurement, timestamp: Double, stepPath: JSONString?) {
+        appendPrefix(uptime: measurement.uptime, timestamp: timestamp, stepPath: stepPath)
+        appendStatic(",\"sensorType\":\"heartRate\",\"heartRate\":")
+        appendInteger(measurement.heartRate)
+        appendStatic(",\"unit\":\"count/min\"")
+        switch measurement.contact {
+        case true?: appendStatic(",\"contact\":true")
+        case false?: appendStatic(",\"contact\":false")
+        case nil: break
+        }
+        if let energy = measurement.energyExpended {
+            appendStatic(",\"energyExpended\":")
+            appendInteger(energy)
+        }
+        if !measurement.rrIntervals.isEmpty {
+            appendStatic(",\"rrIntervals\":[")
+            for (i, interval) in measurement.rrIntervals.enumerated() {
+                if i > 0 { appendStatic(",") }
+                appendNumber(interval)
+            }
+            appendStatic("]")
+        }
+        appendStatic("}\n")
+    }
+
     /// A sound-level record.
     public mutating func appendSoundLevel(_ level: SoundLevel, timestamp: Double, stepPath: JSONString?) {
         appendPrefix(uptime: level.uptime, timestamp: timestamp, stepPath: stepPath)
@@ -506,6 +533,7 @@ extension SensorType {
         case .rotationRate: "\"rotationRate\""
         case .magneticField: "\"magneticField\""
         case .step: "\"step\""
+        case .heartRate: "\"heartRate\""
         }
     }
 }

@@ -17,7 +17,7 @@ public struct Record: Sendable, Equatable, Codable {
     /// Magnetic-field records: the calibration accuracy (-1…2).
     public var eventAccuracy: Int?
     public var droppedSamples: Int?
-    /// Gap records of audio: seconds lost.
+    /// Gap records of audio and heart rate: seconds lost.
     public var duration: Double?
     public var errorDescription: String?
     public var latitude: Double?
@@ -46,6 +46,12 @@ public struct Record: Sendable, Equatable, Codable {
     public var average: Double?
     public var peak: Double?
     public var unit: String?
+    /// Heart-rate records: count/min, the sensor's skin contact, energy expended (kJ), RR
+    /// intervals (s).
+    public var heartRate: Int?
+    public var contact: Bool?
+    public var energyExpended: Int?
+    public var rrIntervals: [Double]?
 
     public init() {}
 

@@ -95,7 +95,7 @@ public struct MotionFrame: Sendable, Equatable {
         case .userAcceleration: return fused?.userAcceleration
         case .rotationRate: return fused?.rotationRate
         case .magneticField: return fused?.magneticField
-        case .attitude, .location, .soundLevel, .step: return nil
+        case .attitude, .location, .soundLevel, .step, .heartRate: return nil
         }
     }
 }
@@ -187,14 +187,18 @@ public struct AudioChunk: Sendable, Equatable {
 /// missing measurements (never silent).
 public enum SensorFrame: Sendable, Equatable {
     case motion(MotionFrame)
+    /// A Bluetooth LE heart-rate sensor's notification (boxed: it holds an array).
+    indirect case heartRate(HeartRateMeasurement)
     /// Boxed: a fix is larger than a motion frame and ~1,000 times rarer (a frame's size is paid on
     /// every motion sample's copies).
     indirect case location(LocationFix)
     case soundLevel(SoundLevel)
     /// Captured audio (microphone recordings compute levels and write the WAV from it).
     case audio(AudioChunk)
-    /// Samples lost before they reached recorderd (kernel FIFO overrun, receiver gap, xrun).
-    case gap(uptime: Double, sensorTypes: [SensorType], droppedSamples: Int)
+    /// Samples lost before they reached recorderd (kernel FIFO overrun, receiver gap, xrun),
+    /// noticed at `uptime` (the first measurement after them); `duration`: the seconds they span
+    /// when the source measured it (a sensor silent while out of reach).
+    case gap(uptime: Double, sensorTypes: [SensorType], droppedSamples: Int, duration: Double? = nil)
     /// The device failed (vanished, read error); sampling resumes with a gap when it is back.
     case fault(uptime: Double, description: String)
     /// Samples the device delivered ahead of CLOCK_MONOTONIC (an audio card whose clock runs
@@ -209,7 +213,8 @@ public enum SensorFrame: Sendable, Equatable {
         case .location(let l): return l.uptime
         case .soundLevel(let s): return s.uptime
         case .audio(let a): return a.uptime
-        case .gap(let uptime, _, _): return uptime
+        case .gap(let uptime, _, _, _): return uptime
+        case .heartRate(let h): return h.uptime
         case .fault(let uptime, _): return uptime
         case .discarded(let uptime, _, _): return uptime
         }

@@ -16,6 +16,10 @@ public enum SensorType: String, Sendable, Codable, CaseIterable, Hashable {
     /// Gait events a `gait` analysis finds (initial contacts, walking bouts): records with
     /// `event` `step` or `bout`; live subscribers ask for it on a motion device.
     case step
+    /// Heart rate from a Bluetooth LE sensor (GATT Heart Rate Measurement): records with
+    /// `heartRate` in count/min, and the RR intervals, sensor contact and energy expended the
+    /// sensor sent with it.
+    case heartRate
 
     /// The unit written in files for this sensor type.
     public var unit: String {
@@ -30,6 +34,7 @@ public enum SensorType: String, Sendable, Codable, CaseIterable, Hashable {
         case .rotationRate: return "rad/s"
         case .magneticField: return "uT"
         case .step: return "event"
+        case .heartRate: return "count/min"
         }
     }
 
@@ -48,9 +53,17 @@ public enum SensorType: String, Sendable, Codable, CaseIterable, Hashable {
         case .rotationRate: return "rad/s, device axes: gyroscope less its estimated bias"
         case .magneticField: return "uT, device axes: magnetometer less its estimated hard-iron offset; "
             + "eventAccuracy -1 uncalibrated, 0 low, 1 medium, 2 high"
+        case .heartRate: return Self.heartRateConvention
         case .location, .soundLevel, .step: return nil
         }
     }
+
+    /// What a heart-rate file says of its records.
+    public static let heartRateConvention = "heartRate in count/min as the sensor notified it (GATT Heart Rate Measurement 0x2A37); "
+        + "uptime: CLOCK_MONOTONIC when the notification reached recorderd through BlueZ (notifications carry no time of their own); "
+        + "rrIntervals: seconds, oldest first, exact multiples of 1/1024 s; contact: skin contact when the sensor reports it; "
+        + "energyExpended: kJ since the sensor's last reset"
+
 
     /// What a motion file says of its axes.
     public static let motionAxesConvention = "the device's axes: each sensor's vector turned by its mount matrix where there is one "

@@ -1,4 +1,5 @@
 import AudioSensors
+import BLESensors
 import GaitAnalysis
 import GPSSensors
 import IIOSensors
@@ -9,11 +10,12 @@ import ReplaySensors
 /// What recorderd is made of: the one place its backends and analyses are chosen (the daemon and
 /// the configuration loader link none of them).
 enum RecorderdComposition {
-    /// Replay, gpsd, IIO and ALSA devices; fused device motion on every device; gait analysis.
+    /// Replay, gpsd, IIO, ALSA and Bluetooth LE heart-rate devices; fused device motion on every
+    /// device; gait analysis.
     static let components = DaemonComponents(
         backends: { retryInterval, logger in
             [ReplayBackend(), GPSDBackend(), IIOBackend(retryInterval: retryInterval, logger: logger),
-             ALSABackend(retryInterval: retryInterval, logger: logger)]
+             ALSABackend(retryInterval: retryInterval, logger: logger), HeartRateBackend(logger: logger)]
         },
         stageProviders: [DeviceMotionFusion()],
         analysisProviders: [GaitAnalysisProvider()])

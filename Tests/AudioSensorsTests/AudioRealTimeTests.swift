@@ -102,7 +102,7 @@ import Testing
 
         #expect(overruns == 1, "\(source.liveDetails)")
         let gaps = state.frames.compactMap { f -> (uptime: Double, dropped: Int)? in
-            if case .gap(let uptime, let types, let dropped) = f.frame, types == [.soundLevel] { return (uptime, dropped) }
+            if case .gap(let uptime, let types, let dropped, _) = f.frame, types == [.soundLevel] { return (uptime, dropped) }
             return nil
         }
         try #require(gaps.count == 1, "one overrun, one gap: \(gaps)")
@@ -126,7 +126,7 @@ import Testing
                         "chunk ending at \(end) delivered at \(deliveredAt) (\(end - deliveredAt)), stall \(stalledFrom)-\(stalledUntil)")
                 if let expected { #expect(abs(chunk.uptime - expected) <= 1.0 / 48000, "contiguous frames") }
                 expected = end
-            case .gap(let uptime, _, let dropped):
+            case .gap(let uptime, _, let dropped, _):
                 let resumed = try #require(expected) + Double(dropped) / 48000
                 #expect(abs(uptime - resumed) < 1e-3, "the gap is the hole in the timeline")
                 expected = resumed

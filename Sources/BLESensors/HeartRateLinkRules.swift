@@ -1,0 +1,354 @@
+import RecorderModel
+import RecorderSystemd
+
+/// The link to one heart-rate sensor through BlueZ, as rules (the house's way: `TaskRunRules`,
+/// `WatchdogPolicy`): events in — BlueZ's answers and signals, notifications, the clock — and
+/// actions out — the BlueZ calls to make, the frames to deliver. No I/O: `HeartRateSource`
+/// runs it on its thread.
+///
+/// The way to a stream: list BlueZ's objects; with the adapter present and powered, scan when
+/// BlueZ does not know the sensor yet, connect, wait for its services, subscribe to Heart Rate
+/// Measurement and read Body Sensor Location and Battery Level. Every failure is a status
+/// (`devices.list`) and, once per outage and reason, a fault record; it is tried again after a
+/// back-off (1 s doubling to 8 s). A disconnection (out of range, strap off) or a sensor that stops
+/// notifying is an outage: the first notification after it comes with a gap of the time without
+/// notifications and the beats estimated lost in it.
+struct HeartRateLinkRules {
+    /// A BlueZ call the runner makes; its answer comes back as `succeeded` or `failed`.
+    enum Call: Equatable, Sendable {
+        /// `ObjectManager.GetManagedObjects`: answered by `objects(_:now:)`.
+        case getObjects
+        /// `Adapter1.SetDiscoveryFilter` (LE) then `StartDiscovery`.
+        case startDiscovery
+        case stopDiscovery
+        case connect
+        case disconnect
+        /// `GattCharacteristic1.StartNotify` on the measurement characteristic.
+        case startNotify(path: String)
+        /// `GattCharacteristic1.ReadValue` of a characteristic (0x2A38, 0x2A19).
+        case read(path: String, uuid: UInt16)
+    }
+
+    enum Action: Equatable, Sendable {
+        case call(Call)
+        case deliver([SensorFrame])
+    }
+
+    enum Phase: Equatable, Sendable {
+        case idle
+        /// Asked for BlueZ's objects.
+        case querying
+        /// After a failure, until `retryAt`.
+        case waiting
+        case discovering
+        case connecting
+        /// Connected; BlueZ is reading the sensor's services.
+        case resolving
+        case subscribing
+        case streaming
+    }
+
+    let address: String
+    let adapter: String
+
+    private(set) var phase = Phase.idle
+    /// When a `waiting` link tries again.
+    private(set) var retryAt: Double?
+    /// When a scan or a service resolution is given up.
+    private(set) var deadline: Double?
+    private(set) var backoff = 1.0
+    /// The connection as `devices.list` shows it.
+    private(set) var status = "not connected"
+    private(set) var battery: Int?
+    private(set) var contact: Bool?
+    private(set) var bodySensorLocation: String?
+    private(set) var lastRate: Int?
+    private(set) var notifications = 0
+    private(set) var malformed = 0
+    /// Since when the sensor has been out (a fault delivered); nil while it notifies.
+    private(set) var outageSince: Double?
+    private var faultsThisOutage: Set<String> = []
+    private var lastNotification: Double?
+    private var subscribedAt: Double?
+    /// The sensor's usual time between notifications (s): the median of the last nine spacings
+    /// (a sensor's own rate, about 1 s, until it has sent some).
+    private(set) var interval = 1.0
+    private var spacings: [Double] = []
+    /// The Heart Rate Measurement characteristic's object path once found.
+    private(set) var measurementPath: String?
+
+    static let scanTimeout = 30.0
+    static let resolveTimeout = 30.0
+    static let longestBackoff = 8.0
+    /// A connected sensor silent this long (and 5 usual intervals) is out.
+    static let silenceLimit = 10.0
+    /// A device that is not a heart-rate sensor is looked at again after this long.
+    static let notAHeartRateSensorRetry = 60.0
+
+    init(address: String, adapter: String) {
+        self.address = address
+        self.adapter = adapter
+    }
+
+    var adapterPath: String { BlueZ.root + "/" + adapter }
+    var devicePath: String { BlueZ.devicePath(adapter: adapter, address: address) }
+
+    // MARK: Events
+
+    mutating func start(now: Double) -> [Action] {
+        query()
+    }
+
+    /// BlueZ's objects, as `GetManagedObjects` answered.
+    mutating func objects(_ o: BlueZObjects, now: Double) -> [Action] {
+        guard phase == .querying else { return [] }
+        guard o.adapterPresent else {
+            let known = o.adapters.isEmpty ? "BlueZ has no adapter" : "BlueZ has " + o.adapters.joined(separator: ", ")
+            return fail("no Bluetooth adapter \(adapter) (\(known))", now: now)
+        }
+        guard o.adapterPowered else {
+            return fail("Bluetooth adapter \(adapter) is powered off (bluetoothctl power on)", now: now)
+        }
+        if let percentage = o.batteryPercentage { battery = percentage }
+        guard o.devicePresent else {
+            phase = .discovering
+            deadline = now + Self.scanTimeout
+            status = "scanning for \(address)"
+            return [.call(.startDiscovery)]
+        }
+        guard o.connected else {
+            phase = .connecting
+            status = "connecting"
+            return [.call(.connect)]
+        }
+        guard o.servicesResolved else {
+            phase = .resolving
+            deadline = now + Self.resolveTimeout
+            status = "reading the sensor's services"
+            return []
+        }
+        guard let measurement = o.characteristics[BlueZ.heartRateMeasurement] else {
+            let name = o.name.map { " (\($0))" } ?? ""
+            let services = o.serviceUUIDs.compactMap(BlueZ.shortUUID).map { "0x" + HeartRateMeasurementParser.hex4($0) }
+            return [.call(.disconnect)] + fail("\(address)\(name) is not a heart-rate sensor: no Heart Rate Measurement characteristic (0x2A37)"
+                + (services.isEmpty ? "" : "; its services: " + services.joined(separator: ", ")),
+                now: now, retryAfter: Self.notAHeartRateSensorRetry)
+        }
+        measurementPath = measurement
+        phase = .subscribing
+        status = "subscribing"
+        var actions: [Action] = [.call(.startNotify(path: measurement))]
+        if let location = o.characteristics[BlueZ.bodySensorLocation] { actions.append(.call(.read(path: location, uuid: BlueZ.bodySensorLocation))) }
+        if o.batteryPercentage == nil, let level = o.characteristics[BlueZ.batteryLevel] {
+            actions.append(.call(.read(path: level, uuid: BlueZ.batteryLevel)))
+        }
+        return actions
+    }
+
+    /// A call's success, with the values of its reply.
+    mutating func succeeded(_ call: Call, values: [DBusValue], now: Double) -> [Action] {
+        switch call {
+        case .connect:
+            guard phase == .connecting else { return [] }
+            return query()
+        case .startNotify:
+            guard phase == .subscribing else { return [] }
+            phase = .streaming
+            status = "connected"
+            subscribedAt = now
+            backoff = 1
+            return []
+        case .read(_, let uuid):
+            guard let bytes = values.first?.byteArray, let first = bytes.first else { return [] }
+            if uuid == BlueZ.bodySensorLocation { bodySensorLocation = BlueZ.bodySensorLocationName(first) }
+            if uuid == BlueZ.batteryLevel, first <= 100 { battery = Int(first) }
+            return []
+        case .getObjects, .startDiscovery, .stopDiscovery, .disconnect:
+            return []
+        }
+    }
+
+    /// A call's failure (an error reply, a timeout, the bus gone).
+    mutating func failed(_ call: Call, error: DBusError, now: Double) -> [Action] {
+        switch call {
+        case .getObjects:
+            guard phase == .querying else { return [] }
+            if error.isServiceUnknown { return fail("BlueZ (bluetoothd) is not running", now: now) }
+            return fail("BlueZ did not list its objects: \(error)", now: now)
+        case .startDiscovery:
+            // Discovery already on (another of our scans) is as good as started.
+            guard phase == .discovering, error.name != "org.bluez.Error.InProgress" else { return [] }
+            return fail("cannot scan on \(adapter): \(error)", now: now)
+        case .connect:
+            guard phase == .connecting else { return [] }
+            return fail("cannot connect to \(address): \(error.message.isEmpty ? "\(error)" : error.message)", now: now)
+        case .startNotify:
+            guard phase == .subscribing else { return [] }
+            return [.call(.disconnect)] + fail("\(address) refused heart-rate notifications: \(error)", now: now)
+        case .read, .stopDiscovery, .disconnect:
+            return []
+        }
+    }
+
+    /// BlueZ added the sensor's device object (a scan found it).
+    mutating func deviceAppeared(now: Double) -> [Action] {
+        guard phase == .discovering else { return [] }
+        phase = .connecting
+        status = "connecting"
+        return [.call(.stopDiscovery), .call(.connect)]
+    }
+
+    /// BlueZ removed the sensor's device object, or the adapter went away.
+    mutating func deviceVanished(now: Double) -> [Action] {
+        switch phase {
+        case .connecting, .resolving, .subscribing, .streaming: return lost("\(address) is gone from BlueZ's devices", now: now)
+        default: return []
+        }
+    }
+
+    /// The adapter appeared (or BlueZ started): a waiting link tries at once.
+    mutating func bluezChanged(now: Double) -> [Action] {
+        guard phase == .waiting else { return [] }
+        return query()
+    }
+
+    /// BlueZ went away from the bus (bluetoothd stopped).
+    mutating func bluezStopped(now: Double) -> [Action] {
+        guard phase != .idle, phase != .waiting else { return [] }
+        return fail("BlueZ (bluetoothd) stopped", now: now)
+    }
+
+    /// The adapter's `Powered` changed.
+    mutating func adapterPowered(_ powered: Bool, now: Double) -> [Action] {
+        if powered { return bluezChanged(now: now) }
+        guard phase != .idle, phase != .waiting else { return [] }
+        return fail("Bluetooth adapter \(adapter) was powered off", now: now)
+    }
+
+    /// The device's `Connected` or `ServicesResolved` changed.
+    mutating func deviceChanged(connected: Bool?, servicesResolved: Bool?, now: Double) -> [Action] {
+        if connected == false {
+            switch phase {
+            case .resolving, .subscribing, .streaming: return lost("\(address) disconnected", now: now)
+            default: return []
+            }
+        }
+        if servicesResolved == true, phase == .resolving { return query() }
+        return []
+    }
+
+    /// BlueZ's battery reading changed (org.bluez.Battery1).
+    mutating func batteryChanged(_ percentage: Int) {
+        if (0...100).contains(percentage) { battery = percentage }
+    }
+
+    /// The bus connection could not be made or was lost.
+    mutating func busFailed(_ error: DBusError, now: Double) -> [Action] {
+        fail("no system bus: \(error)", now: now)
+    }
+
+    /// A Heart Rate Measurement notification's bytes, received at `now`.
+    mutating func notification(_ bytes: [UInt8], now: Double) -> [Action] {
+        guard measurementPath != nil else { return [] }
+        let measurement: HeartRateMeasurement
+        do throws(BLEError) {
+            measurement = try HeartRateMeasurementParser.parse(bytes, uptime: now)
+        } catch {
+            malformed += 1
+            // Each of the first ten, then one in a hundred with the count.
+            guard malformed <= 10 || malformed % 100 == 0 else { return [] }
+            let count = malformed > 10 ? " (\(malformed) malformed so far)" : ""
+            return [.deliver([.fault(uptime: now, description: "\(address): \(error.description)\(count)")])]
+        }
+        var frames: [SensorFrame] = []
+        if let since = outageSince {
+            let from = lastNotification ?? since
+            let duration = max(0, now - from)
+            let missed = max(0, Int((duration / interval).rounded()) - 1)
+            frames.append(.gap(uptime: now, sensorTypes: [.heartRate], droppedSamples: missed, duration: duration))
+            outageSince = nil
+            faultsThisOutage = []
+        } else if let last = lastNotification {
+            let spacing = now - last
+            if spacing > 0.1, spacing < 5 {
+                spacings.append(spacing)
+                if spacings.count > 9 { spacings.removeFirst() }
+                interval = spacings.sorted()[spacings.count / 2]
+            }
+        }
+        if phase == .subscribing || phase == .streaming, status != "connected" { status = "connected" }
+        lastNotification = now
+        notifications += 1
+        contact = measurement.contact
+        lastRate = measurement.heartRate
+        frames.append(.heartRate(measurement))
+        return [.deliver(frames)]
+    }
+
+    /// The clock: retries when due, scans and resolutions given up, a silent sensor noticed.
+    mutating func tick(now: Double) -> [Action] {
+        switch phase {
+        case .waiting:
+            guard let retryAt, now >= retryAt else { return [] }
+            return query()
+        case .discovering:
+            guard let deadline, now >= deadline else { return [] }
+            return [.call(.stopDiscovery)] + fail("\(address) not found: no advertisement in \(Int(Self.scanTimeout)) s of scanning on \(adapter)", now: now)
+        case .resolving:
+            guard let deadline, now >= deadline else { return [] }
+            return [.call(.disconnect)] + fail("\(address) connected but its services were not read in \(Int(Self.resolveTimeout)) s", now: now)
+        case .streaming:
+            let since = lastNotification ?? subscribedAt ?? now
+            let limit = max(Self.silenceLimit, 5 * interval)
+            guard outageSince == nil, now - since >= limit else { return [] }
+            status = "connected, silent"
+            return fault("\(address) connected but silent for \(Int(limit)) s", now: now, since: since)
+        case .idle, .querying, .connecting, .subscribing:
+            return []
+        }
+    }
+
+    /// Whether the runner should disconnect the sensor when sampling stops.
+    var isConnected: Bool {
+        switch phase {
+        case .resolving, .subscribing, .streaming: return true
+        default: return false
+        }
+    }
+
+    // MARK: Transitions
+
+    private mutating func query() -> [Action] {
+        phase = .querying
+        retryAt = nil
+        deadline = nil
+        measurementPath = nil
+        return [.call(.getObjects)]
+    }
+
+    /// A failure: the status says it, a fault record (once per outage and reason), a retry after
+    /// the back-off (or `retryAfter`).
+    private mutating func fail(_ message: String, now: Double, retryAfter: Double? = nil) -> [Action] {
+        let wasDiscovering = phase == .discovering
+        phase = .waiting
+        deadline = nil
+        measurementPath = nil
+        status = "not connected: " + message
+        retryAt = now + (retryAfter ?? backoff)
+        backoff = min(backoff * 2, Self.longestBackoff)
+        return (wasDiscovering ? [.call(.stopDiscovery)] : []) + fault(message, now: now, since: lastNotification ?? now)
+    }
+
+    /// The sensor went out of a working link: the fault, and straight back to connecting it.
+    private mutating func lost(_ message: String, now: Double) -> [Action] {
+        status = "reconnecting: " + message
+        let actions = fault(message, now: now, since: lastNotification ?? now)
+        return actions + query()
+    }
+
+    private mutating func fault(_ message: String, now: Double, since: Double) -> [Action] {
+        if outageSince == nil { outageSince = since }
+        guard faultsThisOutage.insert(message).inserted else { return [] }
+        return [.deliver([.fault(uptime: now, description: message)])]
+    }
+}

@@ -1,0 +1,221 @@
+@testable import BLESensors
+import RecorderModel
+import RecorderSystemd
+import Testing
+
+/// The heart-rate link's rules without BlueZ: each event's actions and the state it leaves.
+@Suite("The heart-rate link's rules")
+struct HeartRateLinkRulesTests {
+    static let address = "A0:9E:1A:12:34:56"
+    static let devicePath = "/org/bluez/hci0/dev_A0_9E_1A_12_34_56"
+    static let measurement = devicePath + "/service0015/char0016"
+    static let location = devicePath + "/service0015/char0019"
+    static let level = devicePath + "/service001b/char001c"
+
+    /// BlueZ's tree as GetManagedObjects answers it.
+    static func tree(adapter: Bool = true, powered: Bool = true, device: Bool = true, connected: Bool = false, resolved: Bool = false,
+                     heartRate: Bool = true, battery: Int? = nil) -> BlueZObjects {
+        var objects: [DBusDictionaryEntry] = []
+        func add(_ path: String, _ interfaces: [String: [String: DBusValue]]) {
+            let value = DBusValue.dictionary(key: "s", value: "a{sv}", interfaces.map { name, properties in
+                DBusDictionaryEntry(key: .string(name), value: .propertyMap(properties))
+            })
+            objects.append(DBusDictionaryEntry(key: .objectPath(path), value: value))
+        }
+        add("/org/bluez", ["org.bluez.AgentManager1": [:]])
+        add("/org/bluez/hci1", ["org.bluez.Adapter1": ["Powered": .boolean(true)]])
+        if adapter { add("/org/bluez/hci0", ["org.bluez.Adapter1": ["Powered": .boolean(powered)]]) }
+        if device {
+            var interfaces: [String: [String: DBusValue]] = [
+                "org.bluez.Device1": ["Connected": .boolean(connected), "ServicesResolved": .boolean(resolved), "Name": .string("Polar H10"),
+                                      "UUIDs": .strings([BlueZ.uuid(0x180A)] + (heartRate ? [BlueZ.uuid(0x180D)] : []))],
+            ]
+            if let battery { interfaces["org.bluez.Battery1"] = ["Percentage": .byte(UInt8(battery))] }
+            add(devicePath, interfaces)
+            if resolved, heartRate {
+                add(measurement, ["org.bluez.GattCharacteristic1": ["UUID": .string(BlueZ.uuid(0x2A37).uppercased())]])
+                add(location, ["org.bluez.GattCharacteristic1": ["UUID": .string(BlueZ.uuid(0x2A38))]])
+                add(level, ["org.bluez.GattCharacteristic1": ["UUID": .string(BlueZ.uuid(0x2A19))]])
+            }
+        }
+        return BlueZObjects(reply: [.dictionary(key: "o", value: "a{sa{sv}}", objects)], adapter: "hci0", devicePath: devicePath)
+    }
+
+    static func faults(_ actions: [HeartRateLinkRules.Action]) -> [String] {
+        actions.flatMap { action -> [String] in
+            guard case .deliver(let frames) = action else { return [] }
+            return frames.compactMap { if case .fault(_, let d) = $0 { d } else { nil } }
+        }
+    }
+
+    static func frames(_ actions: [HeartRateLinkRules.Action]) -> [SensorFrame] {
+        actions.flatMap { action -> [SensorFrame] in
+            if case .deliver(let frames) = action { frames } else { [] }
+        }
+    }
+
+    /// A link taken to streaming: start, a scan that finds it, connect, services, subscribe.
+    static func streaming(at now: Double = 100) -> HeartRateLinkRules {
+        var rules = HeartRateLinkRules(address: address, adapter: "hci0")
+        _ = rules.start(now: now)
+        _ = rules.objects(tree(connected: true, resolved: true, battery: 90), now: now)
+        _ = rules.succeeded(.startNotify(path: measurement), values: [], now: now)
+        return rules
+    }
+
+    @Test func aSensorBlueZDoesNotKnowIsScannedForThenConnectedResolvedAndSubscribed() {
+        var rules = HeartRateLinkRules(address: Self.address, adapter: "hci0")
+        #expect(rules.start(now: 0) == [.call(.getObjects)])
+        #expect(rules.objects(Self.tree(device: false), now: 0.1) == [.call(.startDiscovery)])
+        #expect(rules.phase == .discovering && rules.status == "scanning for \(Self.address)")
+        #expect(rules.deviceAppeared(now: 2) == [.call(.stopDiscovery), .call(.connect)])
+        #expect(rules.succeeded(.connect, values: [], now: 3) == [.call(.getObjects)])
+        // Connected, services not read yet: wait for ServicesResolved.
+        #expect(rules.objects(Self.tree(connected: true), now: 3.1) == [])
+        #expect(rules.phase == .resolving)
+        #expect(rules.deviceChanged(connected: nil, servicesResolved: true, now: 4) == [.call(.getObjects)])
+        #expect(rules.objects(Self.tree(connected: true, resolved: true), now: 4.1) == [
+            .call(.startNotify(path: Self.measurement)),
+            .call(.read(path: Self.location, uuid: 0x2A38)),
+            .call(.read(path: Self.level, uuid: 0x2A19)),
+        ])
+        #expect(rules.succeeded(.startNotify(path: Self.measurement), values: [], now: 4.2) == [])
+        #expect(rules.phase == .streaming && rules.status == "connected")
+        _ = rules.succeeded(.read(path: Self.location, uuid: 0x2A38), values: [.bytes([1])], now: 4.3)
+        _ = rules.succeeded(.read(path: Self.level, uuid: 0x2A19), values: [.bytes([64])], now: 4.3)
+        #expect(rules.bodySensorLocation == "chest" && rules.battery == 64)
+    }
+
+    @Test func blueZsBatteryReadingIsTakenWithoutReadingTheCharacteristic() {
+        var rules = HeartRateLinkRules(address: Self.address, adapter: "hci0")
+        _ = rules.start(now: 0)
+        let actions = rules.objects(Self.tree(connected: true, resolved: true, battery: 87), now: 0)
+        #expect(rules.battery == 87)
+        #expect(!actions.contains(.call(.read(path: Self.level, uuid: 0x2A19))))
+        rules.batteryChanged(86)
+        #expect(rules.battery == 86)
+        rules.batteryChanged(250)
+        #expect(rules.battery == 86, "a percentage above 100 is not taken")
+    }
+
+    @Test func notificationsBecomeFramesAndAMalformedOneAFault() {
+        var rules = Self.streaming()
+        let actions = rules.notification([0x16, 71, 0x55, 0x03], now: 101)
+        #expect(Self.frames(actions) == [.heartRate(HeartRateMeasurement(uptime: 101, heartRate: 71, contact: true, rrIntervals: [853.0 / 1024]))])
+        #expect(rules.contact == true && rules.lastRate == 71 && rules.notifications == 1)
+        let bad = rules.notification([0x11, 60], now: 102)
+        #expect(Self.faults(bad).first?.contains("short Heart Rate Measurement") == true, "\(bad)")
+        #expect(rules.malformed == 1 && rules.phase == .streaming)
+        // Past ten, one fault in a hundred, with the count.
+        var faults = 0
+        for i in 0..<200 { faults += Self.faults(rules.notification([0x01], now: 103 + Double(i) * 0.01)).count }
+        #expect(faults == 9 + 2, "\(faults)")
+    }
+
+    @Test func aDisconnectionIsAFaultThenTheFirstNotificationAfterItComesWithTheGap() {
+        var rules = Self.streaming(at: 100)
+        for i in 0..<10 { _ = rules.notification([0x06, 70], now: 100.5 + Double(i) * 0.5) }
+        #expect(abs(rules.interval - 0.5) < 0.1, "\(rules.interval)")
+        let last = 105.0
+        let lost = rules.deviceChanged(connected: false, servicesResolved: nil, now: 107)
+        #expect(Self.faults(lost) == ["\(Self.address) disconnected"])
+        #expect(lost.last == .call(.getObjects) && rules.status.hasPrefix("reconnecting"))
+        // Reconnecting fails (out of range) and is tried again after the back-off, no new fault of the same reason.
+        _ = rules.objects(Self.tree(), now: 107.1)
+        let refused = rules.failed(.connect, error: DBusError(name: "org.bluez.Error.Failed", message: "Page Timeout"), now: 120)
+        #expect(Self.faults(refused) == ["cannot connect to \(Self.address): Page Timeout"] && rules.retryAt == 121)
+        #expect(rules.tick(now: 120.5) == [] && rules.tick(now: 121) == [.call(.getObjects)])
+        _ = rules.objects(Self.tree(), now: 121.1)
+        #expect(Self.faults(rules.failed(.connect, error: DBusError(name: "org.bluez.Error.Failed", message: "Page Timeout"), now: 130)).isEmpty)
+        #expect(rules.retryAt == 132, "the back-off doubles")
+        _ = rules.tick(now: 132)
+        _ = rules.objects(Self.tree(connected: true, resolved: true), now: 132.1)
+        _ = rules.succeeded(.startNotify(path: Self.measurement), values: [], now: 133)
+        let back = Self.frames(rules.notification([0x06, 75], now: 133.5))
+        #expect(back.count == 2)
+        guard case .gap(let uptime, let types, let dropped, let duration)? = back.first else { Issue.record("\(back)"); return }
+        #expect(uptime == 133.5 && types == [.heartRate] && duration == 133.5 - last)
+        #expect(abs(dropped - Int(((133.5 - last) / 0.5).rounded()) + 1) <= 3, "\(dropped)")
+        #expect(rules.outageSince == nil && rules.status == "connected")
+        // And the next one is a plain record.
+        #expect(Self.frames(rules.notification([0x06, 76], now: 134)).count == 1)
+    }
+
+    @Test func aSilentConnectedSensorIsAnOutageToo() {
+        var rules = Self.streaming(at: 100)
+        _ = rules.notification([0x06, 70], now: 101)
+        #expect(rules.tick(now: 110) == [])
+        let silent = rules.tick(now: 111)
+        #expect(Self.faults(silent) == ["\(Self.address) connected but silent for 10 s"] && rules.status == "connected, silent")
+        #expect(rules.tick(now: 112) == [], "one fault for the outage")
+        let back = Self.frames(rules.notification([0x06, 72], now: 130))
+        guard case .gap(_, _, _, let duration)? = back.first else { Issue.record("\(back)"); return }
+        #expect(duration == 29)
+    }
+
+    @Test func whatIsMissingIsSaidAndTriedAgain() {
+        var rules = HeartRateLinkRules(address: Self.address, adapter: "hci0")
+        _ = rules.start(now: 0)
+        let notRunning = rules.failed(.getObjects, error: DBusError(name: "org.freedesktop.DBus.Error.ServiceUnknown", message: "no owner"), now: 0)
+        #expect(Self.faults(notRunning) == ["BlueZ (bluetoothd) is not running"] && rules.phase == .waiting)
+        // BlueZ appears on the bus: tried at once.
+        #expect(rules.bluezChanged(now: 0.5) == [.call(.getObjects)])
+        let noAdapter = rules.objects(Self.tree(adapter: false), now: 0.6)
+        #expect(Self.faults(noAdapter) == ["no Bluetooth adapter hci0 (BlueZ has hci1)"])
+        _ = rules.tick(now: 10)
+        let off = rules.objects(Self.tree(powered: false), now: 10)
+        #expect(Self.faults(off) == ["Bluetooth adapter hci0 is powered off (bluetoothctl power on)"])
+        #expect(rules.adapterPowered(true, now: 11) == [.call(.getObjects)])
+        // Scanning finds nothing in 30 s.
+        _ = rules.objects(Self.tree(device: false), now: 11)
+        #expect(rules.tick(now: 40) == [])
+        let notFound = rules.tick(now: 41)
+        #expect(notFound.first == .call(.stopDiscovery))
+        #expect(Self.faults(notFound) == ["\(Self.address) not found: no advertisement in 30 s of scanning on hci0"])
+        #expect(rules.status.hasPrefix("not connected: "))
+        // No bus at all.
+        _ = rules.tick(now: 100)
+        #expect(Self.faults(rules.busFailed(DBusError(name: nil, message: "connecting to the system bus: No such file or directory"), now: 100))
+            == ["no system bus: connecting to the system bus: No such file or directory"])
+    }
+
+    @Test func aDeviceThatIsNotAHeartRateSensorIsDisconnectedAndLookedAtAgainAMinuteLater() {
+        var rules = HeartRateLinkRules(address: Self.address, adapter: "hci0")
+        _ = rules.start(now: 0)
+        let actions = rules.objects(Self.tree(connected: true, resolved: true, heartRate: false), now: 5)
+        #expect(actions.first == .call(.disconnect))
+        #expect(Self.faults(actions) == ["\(Self.address) (Polar H10) is not a heart-rate sensor: no Heart Rate Measurement characteristic (0x2A37); "
+            + "its services: 0x180A"])
+        #expect(rules.retryAt == 65)
+    }
+
+    @Test func aSensorThatRefusesNotificationsIsDisconnectedAndTriedAgain() {
+        var rules = HeartRateLinkRules(address: Self.address, adapter: "hci0")
+        _ = rules.start(now: 0)
+        _ = rules.objects(Self.tree(connected: true, resolved: true), now: 0)
+        let refused = rules.failed(.startNotify(path: Self.measurement), error: DBusError(name: "org.bluez.Error.NotPermitted", message: "Notify not permitted"), now: 1)
+        #expect(refused.first == .call(.disconnect) && rules.phase == .waiting)
+        #expect(Self.faults(refused) == ["\(Self.address) refused heart-rate notifications: Notify not permitted (org.bluez.Error.NotPermitted)"])
+    }
+
+    @Test func answersThatComeTooLateChangeNothing() {
+        var rules = Self.streaming()
+        #expect(rules.succeeded(.connect, values: [], now: 101) == [])
+        #expect(rules.failed(.connect, error: DBusError(name: nil, message: "late"), now: 101) == [])
+        #expect(rules.objects(Self.tree(), now: 101) == [])
+        #expect(rules.deviceAppeared(now: 101) == [])
+        #expect(rules.phase == .streaming)
+    }
+
+    @Test func configurationAddressesAndAdapters() {
+        #expect(HeartRateConfiguration.normalizedAddress("a0:9e:1a:12:34:5f") == "A0:9E:1A:12:34:5F")
+        for bad in ["A0:9E:1A:12:34", "A0:9E:1A:12:34:5G", "A09E1A123456", "A0:9E:1A:12:34:56:78", "", "A0:9E:1A:12:34:5", "Ａ0:9E:1A:12:34:56"] {
+            #expect(HeartRateConfiguration.normalizedAddress(bad) == nil, "\(bad)")
+        }
+        #expect(HeartRateConfiguration.isAdapterName("hci0") && HeartRateConfiguration.isAdapterName("hci12"))
+        for bad in ["hci", "hci0/../x", "usb0", "hci-1", "hci٣"] { #expect(!HeartRateConfiguration.isAdapterName(bad), "\(bad)") }
+        #expect(BlueZ.devicePath(adapter: "hci0", address: Self.address) == Self.devicePath)
+        #expect(BlueZ.shortUUID("00002A37-0000-1000-8000-00805F9B34FB") == 0x2A37 && BlueZ.uuid(0x2A37) == "00002a37-0000-1000-8000-00805f9b34fb")
+        #expect(BlueZ.shortUUID("6e400001-b5a3-f393-e0a9-e50e24dcca9e") == nil)
+    }
+}
