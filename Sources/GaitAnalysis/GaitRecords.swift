@@ -138,8 +138,8 @@ public struct GaitRecords: RecordProducer {
         ]
     }
 
-    public func summary(ofStep path: String) -> GaitStepSummary? {
-        tracker.summary(ofStep: path)
+    public func summary(ofStep path: String) -> StepSummary? {
+        tracker.summary(ofStep: path).map(StepSummary.gait)
     }
 
     public func finalSummary(ofStep path: String) -> GaitStepSummary? {

@@ -27,7 +27,7 @@ struct RecordPipeline {
             producers.append(MicrophoneRecords(levelInterval: options.levelInterval, audio: options.audio, wav: options.wav,
                                                channels: options.channels))
         }
-        if types.contains(.heartRate) { producers.append(HeartRateRecords()) }
+        if types.contains(.heartRate) { producers.append(HeartRateRecords(identifier: options.heartRateIdentifier)) }
         if let analysis = options.analysis { producers.append(analysis) }
         self.producers = producers
         seesSkippedFrames = producers.contains { $0.seesEveryFrame }
@@ -51,6 +51,8 @@ struct RecordPipeline {
         var wav: MicrophoneRecords.WAVOutput?
         /// Motion: one count of each axis of the device's quantised sensor types (its capabilities').
         var quanta: [SensorType: Vector3] = [:]
+        /// Heart rate: the recorder's identifier, for its step summaries (nil: none, as in live streams).
+        var heartRateIdentifier: String?
         /// An analysis (gait) joining the producers.
         var analysis: (any RecordProducer)?
 
@@ -151,8 +153,8 @@ struct RecordPipeline {
         for p in producers { p.describe(&result) }
     }
 
-    /// The analyses' summary of the step at `path` so far.
-    func summaries(ofStep path: String) -> [GaitStepSummary] {
+    /// The producers' summaries of the step at `path` so far.
+    func summaries(ofStep path: String) -> [StepSummary] {
         producers.compactMap { $0.summary(ofStep: path) }
     }
 

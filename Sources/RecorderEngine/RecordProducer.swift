@@ -33,9 +33,10 @@ public protocol RecordProducer {
     mutating func abandon()
     /// True for an analysis: a live stream gives it every frame, not only those its rate keeps.
     var seesEveryFrame: Bool { get }
-    /// An analysis's summary of the step at `path` from the frames read so far (`step.finish`
-    /// answers with it while the step's last frames may still be in flight).
-    func summary(ofStep path: String) -> GaitStepSummary?
+    /// A summary of the step at `path` from the frames read so far (`step.finish` answers with
+    /// it while the step's last frames may still be in flight): an analysis's, a heart-rate
+    /// recorder's.
+    func summary(ofStep path: String) -> StepSummary?
     /// An analysis's summary of the step at `path` once nothing more can change it; nil before
     /// (and for recorders without one).
     func finalSummary(ofStep path: String) -> GaitStepSummary?
@@ -55,6 +56,6 @@ extension RecordProducer {
     public var fileResults: [FileResult] { [] }
     public mutating func abandon() {}
     public var seesEveryFrame: Bool { false }
-    public func summary(ofStep path: String) -> GaitStepSummary? { nil }
+    public func summary(ofStep path: String) -> StepSummary? { nil }
     public func finalSummary(ofStep path: String) -> GaitStepSummary? { nil }
 }

@@ -13,6 +13,8 @@ public struct RecordSink {
     var encoder = JSONLinesEncoder()
     /// The current step path; nil in live streams (their records carry none).
     private(set) var stepPath: JSONString?
+    /// When the current step began (its change's uptime); nil for the step the recording began in.
+    private(set) var stepStartUptime: Double?
     /// Timestamps count from here (a recording's start, a subscription's start).
     let startUptime: Double
     /// Frames measured before this are not recorded (a recording's start less its pre-roll).
@@ -68,6 +70,7 @@ public struct RecordSink {
         while let next = pendingSteps.first, next.uptime <= uptime {
             pendingSteps.removeFirst()
             stepPath = next.path
+            stepStartUptime = next.uptime
             encoder.appendMarker(uptime: next.uptime, timestamp: next.uptime - startUptime,
                                  timestampDate: ISO8601Timestamp.string(from: next.date), stepPath: next.path)
         }

@@ -182,7 +182,7 @@ final class Recording: @unchecked Sendable {
         case .gait:
             options.analysis = analysis?.makeProducer(configuration: configuration, capabilities: caps)
         case .heartRate:
-            break
+            options.heartRateIdentifier = identifier
         case .distance(let o):
             options.saveCoordinates = o.saveCoordinates
             options.distance = DistanceTracker(accuracyThreshold: o.horizontalAccuracyThreshold)
@@ -393,11 +393,11 @@ final class Recording: @unchecked Sendable {
         lease = nil
     }
 
-    /// An analysis's summary of the step at `path`, from every frame the ring holds now (drained
-    /// first); nil for recorders without one.
-    func summary(ofStep path: String) -> GaitStepSummary? {
+    /// A summary of the step at `path` (an analysis's, a heart-rate recorder's), from every frame
+    /// the ring holds now (drained first); nil for recorders without one.
+    func summary(ofStep path: String) -> StepSummary? {
         queue.precondition()
-        guard analysis != nil, pipeline != nil else { return nil }
+        guard pipeline != nil else { return nil }
         while drain(budget: Self.drainBudget) {}
         return pipeline?.summaries(ofStep: path).first
     }

@@ -241,8 +241,10 @@ public final class TaskRun: @unchecked Sendable {
         let (started, stopped) = apply(actions, uptime: uptime, date: date)
         let summaries = recordings.compactMap { $0.summary(ofStep: path) }
         persist()
+        let gait = summaries.compactMap(\.gait)
+        let heartRate = summaries.compactMap(\.heartRate)
         return StepResult(uptime: uptime, startedRecorders: started, stoppedRecorders: stopped,
-                          summaries: summaries.isEmpty ? nil : summaries)
+                          summaries: gait.isEmpty ? nil : gait, heartRate: heartRate.isEmpty ? nil : heartRate)
     }
 
     /// Calls `deliver` with each final summary of the step at `path` by the analyses

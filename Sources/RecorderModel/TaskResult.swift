@@ -65,6 +65,8 @@ public struct FileResult: Sendable, Equatable, Codable {
     public var channels: Int?
     /// Gait files: what the analysis found in each step it covered, in order.
     public var stepSummaries: [GaitStepSummary]?
+    /// Heart-rate files: what the recorder measured in each step it covered, in order.
+    public var heartRateSummaries: [HeartRateStepSummary]?
     /// Audio files: where lost audio was written as silence (`droppedSamples` frames in all).
     public var gaps: [AudioGap]?
 

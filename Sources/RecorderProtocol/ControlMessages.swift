@@ -86,12 +86,16 @@ public struct StepResult: Sendable, Codable, Equatable {
     /// `step.finish`: what the `gait` analyses found in the step, from the samples read when it
     /// finished (the task result's summaries add what was still in flight).
     public var summaries: [GaitStepSummary]?
+    /// `step.finish`: what the `heartRate` recorders measured in the step.
+    public var heartRate: [HeartRateStepSummary]?
 
-    public init(uptime: Double, startedRecorders: [String], stoppedRecorders: [String], summaries: [GaitStepSummary]? = nil) {
+    public init(uptime: Double, startedRecorders: [String], stoppedRecorders: [String], summaries: [GaitStepSummary]? = nil,
+                heartRate: [HeartRateStepSummary]? = nil) {
         self.uptime = uptime
         self.startedRecorders = startedRecorders
         self.stoppedRecorders = stoppedRecorders
         self.summaries = summaries
+        self.heartRate = heartRate
     }
 }
 

@@ -66,6 +66,7 @@ struct TerminalPresenter: TaskRunPresenter {
 
     func stepFinished(_ step: TaskDefinition.Step, result: StepResult) async {
         for summary in result.summaries ?? [] { print("    \(summary.identifier): \(summary.headline)") }
+        for summary in result.heartRate ?? [] { print("    \(summary.identifier): \(summary.headline)") }
     }
 
     func stepSkipped(_ step: TaskDefinition.Step) async {

@@ -82,8 +82,8 @@ struct AsyncActionConfigurationTests {
     }
 
     @Test func unknownTypeNamesTheValidOnes() {
-        #expect(message(#"{"taskIdentifier": "t", "asyncActions": [{"identifier": "m", "type": "heartRate"}]}"#)
-            == "asyncActions[0].type: unknown type \"heartRate\": expected one of motion, distance, location, microphone, gait")
+        #expect(message(#"{"taskIdentifier": "t", "asyncActions": [{"identifier": "m", "type": "pedometer"}]}"#)
+            == "asyncActions[0].type: unknown type \"pedometer\": expected one of motion, distance, location, microphone, gait, heartRate")
     }
 
     @Test func gaitActionsDecodeWithTheirSensorLocation() throws {
