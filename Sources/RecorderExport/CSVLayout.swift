@@ -11,7 +11,7 @@ struct CSVLayout {
         var hasW = false
     }
 
-    enum Kind { case motion, location, soundLevel, gait, other }
+    enum Kind { case motion, location, soundLevel, gait, heartRate, other }
 
     static let gravity = 9.80665
     static let degreesPerRadian = 180 / Double.pi
@@ -45,6 +45,7 @@ struct CSVLayout {
         else if types.contains("location") { kind = .location }
         else if types.contains("soundLevel") { kind = .soundLevel }
         else if types.contains("step") { kind = .gait }
+        else if types.contains("heartRate") { kind = .heartRate }
         else { kind = .other }
     }
 
@@ -64,6 +65,8 @@ struct CSVLayout {
         case .gait:
             return [("event", "step|bout"), ("side", "left|right"), ("startUptime", "s"), ("duration", "s"), ("steps", ""),
                     ("cadence", "steps/min"), ("distance", "m"), ("walkingSpeed", "m/s"), ("strideLength", "m")]
+        case .heartRate:
+            return [("heartRate", "count/min"), ("contact", "true|false"), ("energyExpended", "kJ"), ("rrIntervals", "s, space-separated")]
         case .other:
             return [("sensorType", ""), ("x", ""), ("y", ""), ("z", "")]
         }

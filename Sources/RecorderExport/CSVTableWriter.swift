@@ -47,6 +47,9 @@ struct CSVTableWriter {
         case .gait:
             try row(r, [.text(r.event), .text(r.side), .number(r.startUptime), .number(r.duration), .integer(r.steps), .number(r.cadence),
                         .number(r.distance), .number(r.walkingSpeed), .number(r.strideLength)])
+        case .heartRate:
+            try row(r, [.integer(r.heartRate), .text(r.contact.map { $0 ? "true" : "false" }), .integer(r.energyExpended),
+                        .numbers(r.rrIntervals)])
         case .other:
             try row(r, [.text(r.sensorType), .number(r.x), .number(r.y), .number(r.z)])
         }
@@ -56,6 +59,8 @@ struct CSVTableWriter {
         case number(Double?)
         case integer(Int?)
         case text(String?)
+        /// Numbers in one field, separated by spaces (a heart-rate record's RR intervals).
+        case numbers([Double]?)
     }
 
     private mutating func row(_ r: Record, _ cells: [Cell]) throws(ExportError) {
@@ -67,6 +72,11 @@ struct CSVTableWriter {
             case .number(let v): if let v { line.appendNumber(v) }
             case .integer(let v): if let v { line.appendInteger(v) }
             case .text(let s): if let s { Self.appendField(s, to: &line) }
+            case .numbers(let values):
+                for (i, v) in (values ?? []).enumerated() {
+                    if i > 0 { line.appendStatic(" ") }
+                    line.appendNumber(v)
+                }
             }
         }
         line.appendStatic("\n")

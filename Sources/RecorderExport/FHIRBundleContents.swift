@@ -95,6 +95,7 @@ struct FHIRBundleContents {
         var index: [String: Int] = [:]
         var lastName = "", lastIndex = -1
         var fixes = LocationTrack()
+        var beats = HeartRateTrack()
         let outcome = try RecordFileReader(path: run.path(of: file)).forEachPrefetched { (r) throws(ExportError) in
             guard let name = r.sensorType, r.isSample || r.isGap else { return }
             if name == lastName, lastIndex >= 0 {
@@ -103,6 +104,11 @@ struct FHIRBundleContents {
                 (lastName, lastIndex) = (name, i)
             } else {
                 guard let type = SensorType(rawValue: name) else { return }
+                if type == .heartRate {
+                    guard r.isSample, let uptime = r.uptime, let rate = r.heartRate else { return }
+                    try beats.append(uptime: uptime, rate: rate, contact: r.contact)
+                    return
+                }
                 if type == .location {
                     guard r.isSample, let latitude = r.latitude, let longitude = r.longitude, let uptime = r.uptime else { return }
                     try fixes.append(uptime: uptime, latitude: latitude, longitude: longitude, accuracy: r.horizontalAccuracy)
@@ -130,6 +136,9 @@ struct FHIRBundleContents {
         }
         if file.totalDistance != nil || file.distanceByStep != nil || fixes.count > 0 {
             addLocation(file, track: fixes, device: device(deviceName, kind: "location"))
+        }
+        if beats.count > 0 || file.heartRateSummaries != nil {
+            addHeartRate(file, track: beats, device: device(deviceName, kind: "heart rate"))
         }
         return outcome
     }
@@ -173,6 +182,43 @@ struct FHIRBundleContents {
         let fixes = observation(code: FHIRCodes.concept(FHIRCodes.recorderd, "location", "location fixes (\(file.identifier))"), period: period(file),
                                 device: device, [("component", .array(fixComponents))])
         entries.append((nextURL(), fixes))
+    }
+
+    /// Heart rate (LOINC 8867-4, UCUM /min): the notifications as SampledData — each one's time
+    /// from the first and its rate, `E` without skin contact — and each step's mean as an
+    /// Observation of its own, with its range and recovery as components.
+    mutating func addHeartRate(_ file: FileResult, track: HeartRateTrack, device: String) {
+        let heartRate = FHIRCodes.concept(FHIRCodes.loinc, "8867-4", "Heart rate")
+        if track.count > 0 {
+            let interval = track.medianIntervalMilliseconds
+            let components: [FHIRJSON] = [
+                Self.sampledComponent(code: "time-offset", display: "time offset", unit: "s", ucum: "s", period: interval, data: track.offsets),
+                .object([("code", heartRate),
+                         ("valueSampledData", .object([
+                            ("origin", FHIRCodes.quantity(0, unit: "/min", code: "/min")),
+                            ("period", .number(interval)),
+                            ("dimensions", .integer(1)),
+                            ("data", .escaped(track.rates.text)),
+                         ]))]),
+            ]
+            entries.append((nextURL(), observation(code: heartRate, period: period(file), device: device, [("component", .array(components))])))
+        }
+        for step in file.heartRateSummaries ?? [] {
+            guard let mean = step.mean else { continue }
+            func component(_ code: String, _ display: String, _ value: Int?) -> FHIRJSON? {
+                value.map { .object([("code", FHIRCodes.concept(FHIRCodes.recorderd, code, display)),
+                                     ("valueQuantity", FHIRCodes.quantity(Double($0), unit: "/min", code: "/min"))]) }
+            }
+            let components = [component("heart-rate-minimum", "Minimum heart rate", step.minimum),
+                              component("heart-rate-maximum", "Maximum heart rate", step.maximum),
+                              component("heart-rate-recovery-60s", "Heart rate recovery over the first 60 s", step.recovery)].compactMap { $0 }
+            let span = FHIRJSON.object([("start", .string(date(step.startUptime, in: file))), ("end", .string(date(step.endUptime, in: file)))])
+            entries.append((nextURL(), observation(code: heartRate, period: span, device: device, [
+                ("valueQuantity", FHIRCodes.quantity(mean, unit: "/min", code: "/min")),
+                ("note", .array([.object([("text", .string("step \(step.stepPath): mean of \(step.count) readings"))])])),
+                ("component", components.isEmpty ? nil : .array(components)),
+            ])))
+        }
     }
 
     // MARK: Answers and measures

@@ -30,6 +30,8 @@ enum MCAPSchemas {
         case .step?:
             fields = [("event", "string"), ("side", "string"), ("startUptime", "number"), ("duration", "number"), ("steps", "integer"),
                       ("cadence", "number"), ("distance", "number"), ("walkingSpeed", "number"), ("strideLength", "number")]
+        case .heartRate?:
+            fields = [("heartRate", "integer"), ("unit", "string"), ("contact", "boolean"), ("energyExpended", "integer"), ("rrIntervals", "array")]
         default: fields = [("x", "number"), ("y", "number"), ("z", "number")]
         }
         return Schema(name: "recorderd.\(sensorType)", json: object("recorderd \(sensorType) record", common + fields, required: ["uptime"]))

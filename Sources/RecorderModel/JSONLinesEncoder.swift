@@ -479,6 +479,26 @@ extension JSONLinesEncoder {
         string("event", r.event)
         string("sensorType", r.sensorType)
         string("side", r.side)
+        // Heart-rate records: their fields after `sensorType`, `unit` among them (as
+        // `appendHeartRate` places them).
+        if let rate = r.heartRate {
+            integer("heartRate", rate)
+            string("unit", r.unit)
+            if let contact = r.contact {
+                key("contact")
+                appendStatic(contact ? "true" : "false")
+            }
+            integer("energyExpended", r.energyExpended)
+            if let intervals = r.rrIntervals {
+                key("rrIntervals")
+                appendStatic("[")
+                for (i, v) in intervals.enumerated() {
+                    if i > 0 { appendStatic(",") }
+                    appendNumber(v)
+                }
+                appendStatic("]")
+            }
+        }
         if isLocation { string("timestampDate", r.timestampDate) }
         number("x", r.x)
         number("y", r.y)
@@ -513,7 +533,7 @@ extension JSONLinesEncoder {
         number("timeInterval", r.timeInterval)
         number("average", r.average)
         number("peak", r.peak)
-        string("unit", r.unit)
+        if r.heartRate == nil { string("unit", r.unit) }
         appendStatic(first ? "{}\n" : "}\n")
     }
 }

@@ -17,6 +17,7 @@ struct PlotPanel {
         case "attitude": return [("w", .w), ("x", .x), ("y", .y), ("z", .z)]
         case "location": return [("speed (m/s)", PlotColor.other[0]), ("horizontal accuracy (m)", PlotColor.other[1])]
         case "soundLevel": return [("average", PlotColor.other[0]), ("peak", PlotColor.other[1])]
+        case "heartRate": return [("heart rate (count/min)", PlotColor.other[0])]
         default: return [("x", .x), ("y", .y), ("z", .z)]
         }
     }
@@ -27,6 +28,8 @@ struct PlotPanel {
         case "attitude": return [r.w, r.x, r.y, r.z]
         case "location": return [r.speed, r.horizontalAccuracy]
         case "soundLevel": return [r.average, r.peak]
+        // A reading without skin contact is no heart rate: not drawn.
+        case "heartRate": return [r.heartRate.flatMap { $0 > 0 && r.contact != false ? Double($0) : nil }]
         default: return [r.x, r.y, r.z]
         }
     }
@@ -35,4 +38,6 @@ struct PlotPanel {
 /// The fields a panel reads from a record.
 struct RecordValues {
     var x, y, z, w, speed, horizontalAccuracy, average, peak: Double?
+    var heartRate: Int?
+    var contact: Bool?
 }

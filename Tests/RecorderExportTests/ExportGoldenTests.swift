@@ -59,6 +59,17 @@ struct ExportGoldenTests {
                          relativeDistance: 1.25, totalDistance: 1.25, saveCoordinates: true)
         try Data(e.bytes).write(to: URL(fileURLWithPath: directory + "/location.jsonl"))
 
+        e.removeAll()
+        e.appendMarker(uptime: t0, timestamp: 0, timestampDate: ISO8601Timestamp.string(from: start), stepPath: out)
+        e.appendHeartRate(HeartRateMeasurement(uptime: t0 + 0.04, heartRate: 96, contact: true, energyExpended: 4660,
+                                               rrIntervals: [640.0 / 1024, 638.0 / 1024]), timestamp: 0.04, stepPath: out)
+        e.appendHeartRate(HeartRateMeasurement(uptime: t0 + 0.05, heartRate: 0, contact: false), timestamp: 0.05, stepPath: out)
+        e.appendError(uptime: t0 + 0.06, timestamp: 0.06, stepPath: out, description: "A0:9E:1A:12:34:56 disconnected")
+        e.appendMarker(uptime: t0 + 0.09, timestamp: 0.09, timestampDate: ISO8601Timestamp.string(from: start.addingTimeInterval(0.09)), stepPath: rest)
+        e.appendGap(uptime: t0 + 0.14, timestamp: 0.14, stepPath: rest, sensorType: .heartRate, droppedSamples: 8, duration: 0.1)
+        e.appendHeartRate(HeartRateMeasurement(uptime: t0 + 0.14, heartRate: 88, rrIntervals: [0.6875]), timestamp: 0.14, stepPath: rest)
+        try Data(e.bytes).write(to: URL(fileURLWithPath: directory + "/heartRate.jsonl"))
+
         var result = TaskResult(taskIdentifier: "gait-balance", taskRunUUID: UUID(uuidString: "6F9619FF-8B86-D011-B42D-00C04FC964FF")!,
                                 startDate: start, status: .finished)
         result.endDate = start.addingTimeInterval(0.2)
@@ -75,6 +86,12 @@ struct ExportGoldenTests {
         var location = FileResult(identifier: "location", relativePath: "location.jsonl", device: "gps0", startDate: start, startUptime: t0,
                                   units: ["location": "m"])
         location.sampleCount = 3
+        var heartRate = FileResult(identifier: "heartRate", relativePath: "heartRate.jsonl", device: "hr0", startDate: start, startUptime: t0,
+                                   units: ["heartRate": "count/min"])
+        heartRate.sampleCount = 3
+        heartRate.gapCount = 1
+        heartRate.droppedSamples = 8
+        heartRate.conventions = ["heartRate": SensorType.heartRateConvention]
         if clinical {
             result.questionnaire = "http://recorderd.example/fhir/Questionnaire/gait-balance|2"
             result.stepHistory.insert(StepHistoryEntry(stepPath: "gait-balance/before/medication", startDate: start.addingTimeInterval(-5), startUptime: t0 - 5,
@@ -109,8 +126,16 @@ struct ExportGoldenTests {
             gait.stepSummaries = [summary]
             location.totalDistance = 1.25
             location.distanceByStep = ["gait-balance/rest": 1.25, "gait-balance/walking.outbound": 0]
+            var walkHeart = HeartRateStepSummary(identifier: "heartRate", stepPath: "gait-balance/walking.outbound", startUptime: t0)
+            walkHeart.endUptime = t0 + 0.05
+            (walkHeart.count, walkHeart.withoutContact, walkHeart.mean, walkHeart.minimum, walkHeart.maximum, walkHeart.atStart) = (1, 1, 96, 96, 96, 96)
+            var restHeart = HeartRateStepSummary(identifier: "heartRate", stepPath: "gait-balance/rest", startUptime: t0 + 0.09)
+            restHeart.endUptime = t0 + 0.14
+            (restHeart.count, restHeart.mean, restHeart.minimum, restHeart.maximum, restHeart.atStart) = (1, 88, 88, 88, 88)
+            (restHeart.gapCount, restHeart.gapSeconds) = (1, 0.1)
+            heartRate.heartRateSummaries = [walkHeart, restHeart]
         }
-        result.asyncResults = [.file(motion), .file(gait), .file(location), .error(ErrorResult(identifier: "voice_error", errorDescription: "no microphone"))]
+        result.asyncResults = [.file(motion), .file(gait), .file(location), .file(heartRate), .error(ErrorResult(identifier: "voice_error", errorDescription: "no microphone"))]
         try TaskResult.makeEncoder(pretty: true).encode(result).write(to: URL(fileURLWithPath: directory + "/taskResult.json"))
         return directory
     }
@@ -132,9 +157,9 @@ struct ExportGoldenTests {
         let run = try Self.makeRun()
         let output = (run as NSString).deletingLastPathComponent + "/csv"
         let report = try CSVExporter().export(try RunSource(directory: run), to: output)
-        #expect(report.records == 14 + 4 + 4 && report.warnings.isEmpty)
+        #expect(report.records == 14 + 4 + 4 + 7 && report.warnings.isEmpty)
         let names = try FileManager.default.contentsOfDirectory(atPath: output).sorted()
-        #expect(names == ["README.md", "gait.csv", "gait.events.csv", "location.csv", "location.events.csv", "motion.csv", "motion.events.csv"])
+        #expect(names == ["README.md", "gait.csv", "gait.events.csv", "heartRate.csv", "heartRate.events.csv", "location.csv", "location.events.csv", "motion.csv", "motion.events.csv"])
         for name in names {
             try Self.compare(try Data(contentsOf: URL(fileURLWithPath: output + "/" + name)), golden: "csv/" + name)
         }
@@ -147,7 +172,7 @@ struct ExportGoldenTests {
         _ = try SageExporter(deviceInfo: "Linux 6.6.51 aarch64", deviceTypeIdentifier: "Raspberry Pi 4 Model B Rev 1.5")
             .export(try RunSource(directory: run), to: output)
         let check = try await SageCheck.run(output)
-        #expect(check.entries.sorted() == ["gait.json", "info.json", "location.json", "metadata.json", "motion.json", "taskResult.json"])
+        #expect(check.entries.sorted() == ["gait.json", "heartRate.json", "info.json", "location.json", "metadata.json", "motion.json", "taskResult.json"])
         for name in check.entries.sorted() {
             try Self.compare(try Data(contentsOf: URL(fileURLWithPath: check.directory + "/" + name)), golden: "sage/" + name)
         }
@@ -177,7 +202,7 @@ struct ExportGoldenTests {
         #expect(check.answers.map(\.type) == ["valueBoolean", "valueCoding", "valueInteger", "valueDecimal", "valueDate", "valueString"])
         #expect(check.questionnaire == ["http://recorderd.example/fhir/Questionnaire/gait-balance|2"] && check.responseStatus == ["completed"])
         #expect(check.subjects == ["Patient/example"])
-        #expect(check.observations.map(\.code) == ["accelerometer", "gyro", "distance-walked", "location", "55423-8", "cadence", "walkingDuration",
+        #expect(check.observations.map(\.code) == ["accelerometer", "gyro", "distance-walked", "location", "8867-4", "8867-4", "8867-4", "55423-8", "cadence", "walkingDuration",
                                                         "distance", "walkingSpeed", "strideLength", "timedWalkTime", "timedWalkSpeed"])
     }
 

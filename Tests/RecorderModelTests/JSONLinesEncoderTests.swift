@@ -125,6 +125,11 @@ struct JSONLinesEncoderTests {
         e.appendLocation(LocationFix(uptime: 7, latitude: 1.5, longitude: 2.5, horizontalAccuracy: 4, altitude: 12, course: 90, speed: 1.25, mode: 3, satellitesUsed: 9),
                          timestamp: 3.75, stepPath: JSONString("t"), timestampDate: "2026-01-02T03:04:06.000+00:00",
                          relativeDistance: 1, totalDistance: 10, saveCoordinates: true)
+        e.appendHeartRate(HeartRateMeasurement(uptime: 8, heartRate: 96, contact: true, energyExpended: 4660, rrIntervals: [0.625, 0.623046875]),
+                          timestamp: 4.75, stepPath: JSONString("t"))
+        e.appendHeartRate(HeartRateMeasurement(uptime: 8.5, heartRate: 0, contact: false), timestamp: 5.25, stepPath: nil)
+        e.appendHeartRate(HeartRateMeasurement(uptime: 9, heartRate: 300), timestamp: 5.75, stepPath: nil)
+        e.appendGap(uptime: 20, timestamp: 16.75, stepPath: nil, sensorType: .heartRate, droppedSamples: 10, duration: 11.25)
         for line in lines(e).dropLast() {
             var again = JSONLinesEncoder()
             again.appendRecord(try JSONDecoder().decode(Record.self, from: Data(line.utf8)))
