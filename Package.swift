@@ -96,7 +96,7 @@ let package = Package(
         // Bluetooth LE sensors through BlueZ's D-Bus API (sd-bus, RecorderSystemd's DBusConnection): heart rate.
         .target(
             name: "BLESensors",
-            dependencies: ["RecorderEngine", "RecorderModel", "RecorderRuntime", "RecorderConfiguration", "RecorderSystemd",
+            dependencies: ["RecorderEngine", "RecorderModel", "RecorderRuntime", "RecorderConfiguration", "RecorderProtocol", "RecorderSystemd",
                            .product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "MotionFusion", dependencies: ["RecorderEngine", "RecorderModel", "RecorderJSON", "RecorderRuntime", "RecorderConfiguration"]),

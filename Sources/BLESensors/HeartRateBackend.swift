@@ -2,6 +2,7 @@ import Logging
 import RecorderConfiguration
 import RecorderEngine
 import RecorderModel
+import RecorderProtocol
 
 /// The `heartRate` backend: Bluetooth LE heart-rate sensors through BlueZ.
 public struct HeartRateBackend: TypedSensorBackend {
@@ -16,5 +17,14 @@ public struct HeartRateBackend: TypedSensorBackend {
 
     public func makeSource(_ configuration: HeartRateConfiguration, baseDirectory: String) -> any SensorSource {
         HeartRateSource(configuration: configuration, logger: logger)
+    }
+
+    /// An LE scan for sensors advertising the Heart Rate Service (`recorderctl ble scan`).
+    public func scan(seconds: Double, adapter: String?) -> Result<[HardwareDevice], DeviceScanFailure> {
+        let adapter = adapter ?? "hci0"
+        guard HeartRateConfiguration.isAdapterName(adapter) else {
+            return .failure(DeviceScanFailure("expected an adapter name such as hci0, got \(adapter.debugDescription)", unsupported: true))
+        }
+        return HeartRateScanner.scan(seconds: seconds, adapter: adapter)
     }
 }

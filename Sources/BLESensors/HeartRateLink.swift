@@ -100,7 +100,7 @@ final class HeartRateLink {
             // LE only: a heart-rate sensor is an LE device. The filter's answer matters not: the
             // scan works without it.
             try? bus.call(destination: BlueZ.service, path: adapterPath, interface: BlueZ.adapterInterface, member: "SetDiscoveryFilter",
-                          [.propertyMap(["Transport": .string("le")])], timeout: 10) { _ in }
+                          [.propertyMap(["Transport": .string("le")])], timeout: 10, autoStart: false) { _ in }
             request = (adapterPath, BlueZ.adapterInterface, "StartDiscovery", [], 10)
         case .stopDiscovery:
             request = (adapterPath, BlueZ.adapterInterface, "StopDiscovery", [], 10)
@@ -114,8 +114,9 @@ final class HeartRateLink {
             request = (path, BlueZ.characteristicInterface, "ReadValue", [.propertyMap([:])], 10)
         }
         do throws(DBusError) {
+            // BlueZ is not started by our calls (D-Bus activation): stopped on purpose, it stays stopped and is said so.
             try bus.call(destination: BlueZ.service, path: request.path, interface: request.interface, member: request.member,
-                         request.arguments, timeout: request.timeout) { [unowned self] result in
+                         request.arguments, timeout: request.timeout, autoStart: false) { [unowned self] result in
                 let now = self.now
                 switch result {
                 case .success(let values) where call == .getObjects:

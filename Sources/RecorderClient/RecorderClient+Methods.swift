@@ -19,6 +19,11 @@ extension RecorderClient {
         try await call(.devicesList, JSONValue.object([:]))
     }
 
+    /// `devices.scan`: devices of `kind` nearby (a Bluetooth LE scan of `seconds`).
+    public func scan(kind: String, seconds: Double? = nil, adapter: String? = nil) async throws(RecorderClientError) -> DeviceScanResult {
+        try await call(.devicesScan, DeviceScanParams(kind: kind, seconds: seconds, adapter: adapter))
+    }
+
     /// `runs.list`: the data directory's runs passing `params`' filters, newest first, one page.
     public func runs(_ params: RunsListParams = RunsListParams()) async throws(RecorderClientError) -> RunsListResult {
         try await call(.runsList, params)

@@ -59,6 +59,16 @@ struct RequestRouter: Sendable {
             let params = try Self.params(RunParams.self, request.params)
             let result = await SupervisorService.onBlockingQueue { [runs] in Result { () throws(RunCatalogError) in try runs.deleteRun(params.run) } }
             return try ResponseEncoding.success(id: id, result: try result.mapError(\.rpcError).get())
+        case .devicesScan:
+            let params = try Self.params(DeviceScanParams.self, request.params)
+            let result = await SupervisorService.onBlockingQueue { [devices] in
+                devices.scan(kind: params.kind, seconds: params.seconds ?? 10, adapter: params.adapter)
+            }
+            switch result {
+            case .success(let found): return try ResponseEncoding.success(id: id, result: DeviceScanResult(devices: found))
+            case .failure(let failure) where failure.unsupported: throw RPCError(.invalidParams, "invalid params: params.kind: \(failure.description)")
+            case .failure(let failure): throw RPCError(.deviceUnavailable, failure.description)
+            }
         case .devicesList:
             let hardware = await SupervisorService.onBlockingQueue { [devices] in devices.discoverHardware() }
             return try ResponseEncoding.success(id: id, result: DevicesListResult(devices: devices.infos, hardware: hardware))

@@ -3,6 +3,7 @@ import RecorderConfiguration
 import RecorderModel
 import RecorderProtocol
 import RecorderRuntime
+import Synchronization
 
 /// The configured devices, made by their backends. A configuration reload replaces the set:
 /// unchanged devices keep their `Device` (and whatever is sampling from it).
@@ -26,6 +27,8 @@ public final class DeviceRegistry: Sendable {
     /// The action types each device kind serves, from the backends.
     let served: [String: Set<AsyncActionType>]
     let backends: [any SensorBackend]
+    /// A `devices.scan` is under way.
+    private let scanning = Atomic<Bool>(false)
     /// Device-level stages (fused motion) every device may run.
     let stageProviders: [any FrameStageProvider]
     /// Analyses with action types of their own (gait), run on the devices' frames.
@@ -130,6 +133,19 @@ public final class DeviceRegistry: Sendable {
     public func discoverHardware() -> [HardwareDevice] {
         let configurations = state.withLock { $0.configurations }
         return backends.flatMap { backend in backend.discover(configurations: configurations.filter { $0.kind == backend.kind }) }
+    }
+
+    /// Scans for devices of `kind` (blocking: call off the cooperative pool). One scan at a time.
+    public func scan(kind: String, seconds: Double, adapter: String?) -> Result<[HardwareDevice], DeviceScanFailure> {
+        guard let backend = backends.first(where: { $0.kind == kind }) else {
+            return .failure(DeviceScanFailure("unknown kind \(kind.debugDescription): expected one of " + backends.map(\.kind).joined(separator: ", "),
+                                              unsupported: true))
+        }
+        guard scanning.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
+            return .failure(DeviceScanFailure("a scan is under way; try again when it ends"))
+        }
+        defer { scanning.store(false, ordering: .releasing) }
+        return backend.scan(seconds: seconds, adapter: adapter)
     }
 
     /// Sampling devices whose thread has not shown life for too long (see `Device.stall`).

@@ -86,9 +86,29 @@ public protocol SensorBackend: Sendable {
     /// The devices of this kind found on the machine, configured or not (`configurations`: the
     /// configured devices of this kind, e.g. for their URIs). Blocking; call off the cooperative pool.
     func discover(configurations: [DeviceConfiguration]) -> [HardwareDevice]
+    /// Looks for devices of this kind nearby for `seconds` through `adapter` (a Bluetooth LE
+    /// scan): what it found, or why it could not look. Blocking; call off the cooperative pool.
+    /// Backends that cannot scan say so.
+    func scan(seconds: Double, adapter: String?) -> Result<[HardwareDevice], DeviceScanFailure>
+}
+
+/// Why a `devices.scan` found nothing to list: the backend cannot scan, or its scan failed.
+public struct DeviceScanFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    public var description: String
+    /// True when the kind cannot scan at all (an invalid request, not a failure of the machine).
+    public var unsupported: Bool
+
+    public init(_ description: String, unsupported: Bool = false) {
+        self.description = description
+        self.unsupported = unsupported
+    }
 }
 
 extension SensorBackend {
     /// Nothing to discover by default.
     public func discover(configurations: [DeviceConfiguration]) -> [HardwareDevice] { [] }
+    /// No scanning by default.
+    public func scan(seconds: Double, adapter: String?) -> Result<[HardwareDevice], DeviceScanFailure> {
+        .failure(DeviceScanFailure("\(kind) devices are not scanned for", unsupported: true))
+    }
 }

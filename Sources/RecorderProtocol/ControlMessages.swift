@@ -263,6 +263,44 @@ public struct DevicesListResult: Sendable, Codable, Equatable {
     }
 }
 
+/// `devices.scan` parameters: look for devices of `kind` nearby for `seconds` (default 10, at
+/// most 60) through `adapter` (the backend's default when absent).
+public struct DeviceScanParams: Sendable, Codable, Equatable {
+    public var kind: String
+    public var seconds: Double?
+    public var adapter: String?
+
+    /// The seconds a scan may take.
+    public static let secondsRange = NumberRange(atLeast: 1, atMost: 60, "seconds")
+
+    public init(kind: String, seconds: Double? = nil, adapter: String? = nil) {
+        self.kind = kind
+        self.seconds = seconds
+        self.adapter = adapter
+    }
+
+    enum CodingKeys: String, CodingKey { case kind, seconds, adapter }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        guard let kind = try c.decodeIfPresent(String.self, forKey: .kind, bytes: 1...64, expected: "expected a device kind") else {
+            throw DecodingError.keyNotFound(CodingKeys.kind, .init(codingPath: c.codingPath, debugDescription: "expected a device kind"))
+        }
+        self.kind = kind
+        seconds = try c.decodeIfPresent(Double.self, forKey: .seconds, in: Self.secondsRange)
+        adapter = try c.decodeIfPresent(String.self, forKey: .adapter, bytes: 1...16, expected: "expected an adapter name such as hci0")
+    }
+}
+
+/// `devices.scan` result: what was found, strongest signal first (`details.rssi`).
+public struct DeviceScanResult: Sendable, Codable, Equatable {
+    public var devices: [HardwareDevice]
+
+    public init(devices: [HardwareDevice]) {
+        self.devices = devices
+    }
+}
+
 /// A task run in `daemon.status`.
 public struct ActiveTaskRun: Sendable, Codable, Equatable {
     public var taskIdentifier: String

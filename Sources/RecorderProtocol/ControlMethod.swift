@@ -2,6 +2,8 @@
 public enum ControlMethod: String, Sendable, CaseIterable {
     case daemonStatus = "daemon.status"
     case devicesList = "devices.list"
+    /// Looks for devices of a kind nearby (a Bluetooth LE scan).
+    case devicesScan = "devices.scan"
     case taskStart = "task.start"
     case stepStart = "step.start"
     case stepFinish = "step.finish"

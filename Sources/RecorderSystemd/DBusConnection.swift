@@ -71,10 +71,11 @@ public final class DBusConnection {
     // MARK: Calls
 
     private func methodCall(destination: String, path: String, interface: String, member: String,
-                            arguments: [DBusValue]) throws(DBusError) -> OpaquePointer {
+                            arguments: [DBusValue], autoStart: Bool = true) throws(DBusError) -> OpaquePointer {
         var message: OpaquePointer?
         let r = sd_bus_message_new_method_call(bus, &message, destination, path, interface, member)
         guard r >= 0, let message else { throw DBusError.system("calling \(interface).\(member) on \(path)", r) }
+        if !autoStart { _ = sd_bus_message_set_auto_start(message, 0) }
         for argument in arguments {
             let a = DBusMessageCodec.append(argument, to: message)
             guard a >= 0 else {
@@ -119,10 +120,13 @@ public final class DBusConnection {
     }
 
     /// Calls `member`; `reply` gets its values or error (a timeout after `timeout` seconds, or the
-    /// connection's loss, is an error too) from a later `process()`.
+    /// connection's loss, is an error too) from a later `process()`. `autoStart` false: a
+    /// destination that is not running is an error (`ServiceUnknown`) rather than started by the
+    /// bus (D-Bus activation).
     public func call(destination: String, path: String, interface: String, member: String, _ arguments: [DBusValue] = [],
-                     timeout: Double = 25, reply: @escaping (Result<[DBusValue], DBusError>) -> Void) throws(DBusError) {
-        let message = try methodCall(destination: destination, path: path, interface: interface, member: member, arguments: arguments)
+                     timeout: Double = 25, autoStart: Bool = true, reply: @escaping (Result<[DBusValue], DBusError>) -> Void) throws(DBusError) {
+        let message = try methodCall(destination: destination, path: path, interface: interface, member: member, arguments: arguments,
+                                     autoStart: autoStart)
         defer { sd_bus_message_unref(message) }
         let number = nextCall
         nextCall += 1

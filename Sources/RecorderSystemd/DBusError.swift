@@ -24,8 +24,11 @@ public struct DBusError: Error, Sendable, Equatable, CustomStringConvertible {
         return message.isEmpty ? name : "\(message) (\(name))"
     }
 
-    /// True when no program owns the destination (the service is not running).
-    public var isServiceUnknown: Bool { name == "org.freedesktop.DBus.Error.ServiceUnknown" }
+    /// True when no program owns the destination (the service is not running): `ServiceUnknown`,
+    /// or `NameHasNoOwner` for a call that asked not to start it.
+    public var isServiceUnknown: Bool {
+        name == "org.freedesktop.DBus.Error.ServiceUnknown" || name == "org.freedesktop.DBus.Error.NameHasNoOwner"
+    }
     /// True when the destination has no such object or interface (it went away).
     public var isUnknownObject: Bool {
         name == "org.freedesktop.DBus.Error.UnknownObject" || name == "org.freedesktop.DBus.Error.UnknownMethod"

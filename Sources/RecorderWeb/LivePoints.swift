@@ -6,7 +6,7 @@ import RecorderModel
 enum LivePoints {
     /// `{"type":"data","points":[["accelerometer",uptime,x,y,z],["gap",uptime],…]}`: one array a
     /// record, the values a plot draws (motion axes, sound level average and peak, GPS speed and
-    /// accuracy); gaps and gait steps as markers. Numbers with 6 decimals at most (µs for the
+    /// accuracy, heart rate); gaps and gait steps as markers. Numbers with 6 decimals at most (µs for the
     /// uptime), written digit by digit into one buffer.
     static func encode(_ records: [Record]) -> String {
         var out: [UInt8] = []
@@ -26,6 +26,8 @@ enum LivePoints {
                 switch known {
                 case .location: (values.0, values.1, count) = (r.speed, r.horizontalAccuracy, 2)
                 case .soundLevel: (values.0, values.1, count) = (r.average, r.peak, 2)
+                // A reading without skin contact is no heart rate: a point without a value.
+                case .heartRate: (values.0, count) = (r.heartRate.flatMap { $0 > 0 && r.contact != false ? Double($0) : nil }, 1)
                 case .attitude: (values, count) = ((r.x, r.y, r.z, r.w), 4)
                 default: (values.0, values.1, values.2, count) = (r.x, r.y, r.z, 3)
                 }

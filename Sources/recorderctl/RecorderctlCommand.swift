@@ -14,7 +14,8 @@ struct RecorderctlCommand: AsyncParsableCommand {
         version: RecorderVersion.string,
         subcommands: [StatusCommand.self, DevicesCommand.self, TailCommand.self, RunCommand.self,
                       StartCommand.self, StepCommand.self, FinishCommand.self, CancelCommand.self, RunsCommand.self, ExportCommand.self, PlotCommand.self,
-                      ShowCommand.self, RemoveCommand.self, DemoCommand.self, FleetCommand.self, CollectCommand.self])
+                      ShowCommand.self, RemoveCommand.self, DemoCommand.self, FleetCommand.self, CollectCommand.self,
+                      BLECommand.self])
 
     /// Parses and runs the command: a command-line mistake prints the usage and exits 64; a
     /// runtime failure prints one line and exits with its sysexits status (README, "Exit status").

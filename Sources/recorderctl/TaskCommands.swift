@@ -99,6 +99,7 @@ enum Summary {
                 let span = f.endUptime.map { String(format: "%.2f s", $0 - f.startUptime) } ?? "open"
                 Swift.print("  file \(f.relativePath): \(f.sampleCount) records over \(span), \(f.droppedSamples) dropped in \(f.gapCount) gaps, sha256 \(f.sha256?.prefix(16) ?? "-")…")
                 for summary in f.stepSummaries ?? [] { Swift.print("    \(summary.headline)") }
+                for summary in f.heartRateSummaries ?? [] { Swift.print("    \(summary.headline)") }
             case .error(let e):
                 Swift.print("  error \(e.identifier): \(e.errorDescription)")
             }

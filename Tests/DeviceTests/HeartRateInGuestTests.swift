@@ -47,6 +47,9 @@ struct HeartRateInGuestTests {
         // devices.list while streaming: connected, the battery and the location read.
         #expect(facts["connection"] == "connected", "\(facts)")
         #expect(facts["battery"] == "87 %" && facts["bodySensorLocation"] == "chest", "\(facts)")
+        // recorderctl ble scan heard the sensor: its address, its advertised name, an RSSI.
+        #expect(facts["scan"] == "0" && facts["scanFound"] == "1" && facts["scanName"] == "recorderd HR", "\(facts)")
+        #expect(facts["scanRSSI"].flatMap(Int.init).map { (-127...20).contains($0) } == true, "\(facts)")
 
         // What the peripheral handed to BlueZ, when (the guest's CLOCK_MONOTONIC).
         let sentLines = try String(contentsOfFile: outcome.share + "/sent.log", encoding: .utf8).split(whereSeparator: \.isNewline)
@@ -88,6 +91,123 @@ struct HeartRateInGuestTests {
         #expect(file.gapCount == 1 && file.droppedSamples == gap.droppedSamples, "\(file)")
     }
 
+    /// ResearchKit's fitness check (config/tasks/fitness-check.json) run by `recorderctl run` with
+    /// the replayed walk and the virtual strap: heart rate in the walk and the rest, each step's
+    /// summary in the result and printed; a malformed notification is a fault record and the
+    /// recording goes on. Then what goes wrong, each said and recorded while the other recorders go
+    /// on: a device that is not a heart-rate sensor (a third controller's peripheral with only a
+    /// battery), an adapter that does not exist, the adapter powered off mid-recording (and on
+    /// again: a gap), BlueZ stopped.
+    @Test(.enabled(if: enabled("HeartRateInGuestTests")), .timeLimit(.minutes(8)))
+    func theFitnessCheckAndWhatGoesWrong() async throws {
+        let deb = try #require(PackageInGuestTests.package, "no .build-deb/recorderd_*.deb: run scripts/build-deb.sh")
+        let name = URL(fileURLWithPath: deb).lastPathComponent
+        let peripheral = VMGuest.packageRoot + "/scripts/vm/heart-rate-peripheral.py"
+        let outcome = try await VMGuest.run(Self.fitnessScript.replacingOccurrences(of: "@DEB@", with: name),
+                                            files: [name: deb, "peripheral.py": peripheral], timeout: 420)
+        let facts = PackageInGuestTests.facts(outcome.output)
+        #expect(outcome.status == 0, "\(outcome.output.suffix(3000))\n--- console:\n\(outcome.console.suffix(2000))")
+        #expect(facts["installed"] == "ok" && facts["adapters"] == "3" && facts["ready"] == "0" && facts["plainReady"] == "0", "\(facts)")
+        // The fitness check: its run, each recorder's file, the summaries printed.
+        #expect(facts["fitness"] == "0" && facts["copied"] == "yes", "\(facts)\n\(outcome.output.suffix(3000))")
+        let printed = try String(contentsOfFile: outcome.share + "/run.txt", encoding: .utf8)
+        let result = try TaskResult.makeDecoder().decode(TaskResult.self, from: Data(contentsOf: URL(fileURLWithPath: outcome.share + "/result.json")))
+        #expect(result.status == .finished)
+        let files = result.asyncResults.compactMap(\.file)
+        let heart = try #require(files.first { $0.relativePath == "heartRate.jsonl" }, "\(result.asyncResults)")
+        let summaries = heart.heartRateSummaries ?? []
+        #expect(summaries.map(\.stepPath) == ["fitness-check/walk", "fitness-check/rest"], "\(summaries)")
+        let records = try Fixtures.records(outcome.share + "/heartRate.jsonl")
+        let beats = records.filter { $0.isSample && $0.sensorType == "heartRate" }
+        #expect(beats.count >= 20, "\(beats.count)")
+        for summary in summaries {
+            // Each step's figures are its records'.
+            let own = beats.filter { $0.stepPath == summary.stepPath && $0.contact != false && ($0.heartRate ?? 0) > 0 }.compactMap(\.heartRate)
+            #expect(summary.count == own.count && summary.minimum == own.min() && summary.maximum == own.max(), "\(summary)")
+            #expect(abs((summary.mean ?? 0) - Double(own.reduce(0, +)) / Double(max(1, own.count))) < 1e-9, "\(summary)")
+            #expect(printed.contains(summary.headline), "\(printed)")
+        }
+        #expect(records.contains { $0.event == "error" && $0.errorDescription?.contains("short Heart Rate Measurement") == true },
+                "the malformed notification is a fault record")
+        #expect(files.contains { $0.relativePath == "motion.jsonl" && $0.sampleCount > 1000 }, "the motion recorder went on: \(files)")
+        #expect(result.asyncResults.compactMap(\.file).contains { $0.relativePath == "gait.jsonl" })
+        // The scan lists the strap and not the device without the Heart Rate Service.
+        #expect(facts["scan"] == "0" && facts["scanStrap"] == "1" && facts["scanPlain"] == "0", "\(facts)")
+        // What goes wrong, in the records and in devices.list.
+        let strapErrors = ((try? Fixtures.records(outcome.share + "/strap.jsonl")) ?? []).filter { $0.event != nil }
+            .map { "\($0.uptime ?? 0) \($0.event ?? "") \($0.errorDescription ?? "") \($0.duration.map { "\($0) s" } ?? "")" }.joined(separator: "\n")
+        #expect(facts["tailed"] == "0", "the strap streams again after the fitness check: \(facts)\n\(strapErrors)")
+        #expect(facts["plainFault"]?.contains("is not a heart-rate sensor: no Heart Rate Measurement characteristic (0x2A37)") == true, "\(facts)")
+        #expect(facts["plainStatus"]?.hasPrefix("not connected: ") == true, "\(facts)")
+        #expect(facts["noAdapterFault"] == "no Bluetooth adapter hci9 (BlueZ has hci0, hci1, hci2)", "\(facts)")
+        #expect(facts["poweredOffFault"]?.contains("powered off") == true, "\(facts)\n\(strapErrors)")
+        #expect(facts["afterPowerOn"] == "gap", "\(facts)\n\(strapErrors)")
+        #expect(facts["bluezStoppedFault"] == "BlueZ (bluetoothd) stopped" || facts["bluezStoppedFault"] == "BlueZ (bluetoothd) is not running", "\(facts)")
+        #expect(facts["statusWithoutBlueZ"] == "0" && facts["badFinished"] == "0", "\(facts)")
+        print("GUEST fitness check: \(summaries.map(\.headline).joined(separator: "; "))")
+    }
+
+    static let fitnessScript = #"""
+    set -u
+    fact() { echo "fact $1=$2"; }
+    cd /vmtest
+    DEBIAN_FRONTEND=noninteractive apt-get install -y /vmtest/@DEB@ > /dev/null 2>&1 && fact installed ok
+    modprobe bluetooth
+    modprobe hci_vhci
+    btvirt -l3 > /vmtest/btvirt.log 2>&1 &
+    systemctl start bluetooth
+    # BlueZ takes the controllers up: a state with no event to wait on here, polled, at most 30 s.
+    for i in $(seq 300); do
+      [ "$(busctl tree org.bluez 2>/dev/null | grep -c '/org/bluez/hci[0-9]*$')" = 3 ] && break; sleep 0.1
+    done
+    fact adapters "$(busctl tree org.bluez 2>/dev/null | grep -c '/org/bluez/hci[0-9]*$')"
+    address() { busctl get-property org.bluez /org/bluez/$1 org.bluez.Adapter1 Address | cut -d'"' -f2; }
+    strap=$(address hci1); plain=$(address hci2)
+    # The strap notifies every second, round and round, a malformed notification each round;
+    # hci2 is a device with a battery and no heart rate.
+    python3 /vmtest/peripheral.py hci1 /vmtest/sent.log 1 0 0 loop > /tmp/strap.out 2>&1 &
+    python3 /vmtest/peripheral.py hci2 /vmtest/plain.log 1 0 0 plain > /tmp/plain.out 2>&1 &
+    timeout 60 sh -c 'tail -n +1 -f /tmp/strap.out | grep -q -m1 ready'; fact ready $?
+    timeout 60 sh -c 'tail -n +1 -f /tmp/plain.out | grep -q -m1 ready'; fact plainReady $?
+    recorderctl ble scan --seconds 5 --json > scan.json; fact scan $?
+    fact scanStrap "$(grep -c "\"$strap\"" scan.json)"
+    fact scanPlain "$(grep -c "\"$plain\"" scan.json)"
+    sed -i "s|\"devices\": \[|\"devices\": [{\"name\": \"hr0\", \"kind\": \"heartRate\", \"address\": \"$strap\"}, {\"name\": \"plain\", \"kind\": \"heartRate\", \"address\": \"$plain\"}, {\"name\": \"nowhere\", \"kind\": \"heartRate\", \"address\": \"$strap\", \"adapter\": \"hci9\"},|" /etc/recorderd/recorderd.json
+    recorderctl status > /dev/null; fact status $?
+    # ResearchKit's fitness check, every timed step 15 s (the walk is the replayed real walk).
+    recorderctl run /usr/share/recorderd/config/tasks/fitness-check.json --auto --step-seconds 15 > /vmtest/run.txt 2>&1; fact fitness $?
+    cat /vmtest/run.txt
+    dir=$(sed -n 's/^run directory: //p' /vmtest/run.txt)
+    cp "$dir/heartRate.jsonl" /vmtest/ && cp "$dir/taskResult.json" /vmtest/result.json && fact copied yes
+    # What goes wrong: three recorders at once.
+    started=$(recorderctl start bad --actions '[{"identifier": "plain", "type": "heartRate", "device": "plain"}, {"identifier": "nowhere", "type": "heartRate", "device": "nowhere"}, {"identifier": "strap", "type": "heartRate", "device": "hr0"}]')
+    uuid=$(echo "$started" | sed -n 1p); bad=$(echo "$started" | sed -n 2p)
+    fault() { grep -o '"errorDescription":"[^"]*"' "$bad/$1.jsonl" 2>/dev/null | head -1 | sed 's/^"errorDescription":"//; s/"$//'; }
+    # Faults are written as they come: polled in the files, at most 60 s.
+    for i in $(seq 600); do [ -n "$(fault plain)" ] && [ -n "$(fault nowhere)" ] && break; sleep 0.1; done
+    fact plainFault "$(fault plain)"
+    fact noAdapterFault "$(fault nowhere)"
+    recorderctl devices --json > devices.json
+    fact plainStatus "$(tr -d '\n' < devices.json | grep -o '"connection" *: *"not connected: [^"]*is not a heart-rate sensor[^"]*"' | head -1 | sed 's/^"connection" *: *"//; s/"$//')"
+    timeout 60 recorderctl tail hr0 --json --count 2 > /dev/null; fact tailed $?
+    busctl set-property org.bluez /org/bluez/hci0 org.bluez.Adapter1 Powered b false
+    for i in $(seq 300); do grep -q 'powered off' "$bad/strap.jsonl" && break; sleep 0.1; done
+    fact poweredOffFault "$(grep -o '"errorDescription":"[^"]*powered off[^"]*"' "$bad/strap.jsonl" | head -1)"
+    busctl set-property org.bluez /org/bluez/hci0 org.bluez.Adapter1 Powered b true
+    # Back: the first notification after it comes with the gap (polled in the file, at most 60 s).
+    for i in $(seq 600); do grep -q '"event":"gap"' "$bad/strap.jsonl" && break; sleep 0.1; done
+    grep -q '"event":"gap","sensorType":"heartRate"' "$bad/strap.jsonl" && fact afterPowerOn gap
+    systemctl stop bluetooth
+    for i in $(seq 300); do grep -q 'BlueZ (bluetoothd)' "$bad/strap.jsonl" && break; sleep 0.1; done
+    fact bluezStoppedFault "$(grep -o 'BlueZ (bluetoothd) [a-z ]*' "$bad/strap.jsonl" | head -1)"
+    recorderctl status > /dev/null; fact statusWithoutBlueZ $?
+    recorderctl finish "$uuid" > /dev/null; fact badFinished $?
+    cp "$bad/strap.jsonl" /vmtest/strap.jsonl
+    grep -v '"heartRate":' "$bad/strap.jsonl"
+    journalctl -u recorderd --no-pager | tail -20
+    exit 0
+    """#
+
     static let script = #"""
     set -u
     fact() { echo "fact $1=$2"; }
@@ -107,11 +227,17 @@ struct HeartRateInGuestTests {
     # The sensor: six notifications every 0.5 s, out of reach for 10 s, then the other four.
     python3 /vmtest/peripheral.py hci1 /vmtest/sent.log 0.5 6 10 > /tmp/peripheral.out 2>&1 &
     timeout 60 sh -c 'tail -n +1 -f /tmp/peripheral.out | grep -q -m1 ready'; fact ready $?
+    # recorderctl ble scan: the daemon's LE scan, filtered on the Heart Rate Service.
+    recorderctl ble scan --seconds 5 --json > scan.json; fact scan $?
+    cat scan.json
+    fact scanFound "$(grep -c "\"$address\"" scan.json)"
+    fact scanName "$(tr -d '\n' < scan.json | grep -o '"name" *: *"[^"]*"' | head -1 | sed 's/.*: *"//; s/"$//')"
+    fact scanRSSI "$(tr -d '\n' < scan.json | grep -o '"rssi" *: *"[^"]*"' | head -1 | sed 's/.*: *"//; s/"$//')"
     sed -i "s|\"devices\": \[|\"devices\": [{\"name\": \"hr0\", \"kind\": \"heartRate\", \"address\": \"$address\", \"adapter\": \"hci0\"},|" /etc/recorderd/recorderd.json
     recorderctl status > /dev/null; fact status $?
     started=$(recorderctl start hr-test --actions '[{"identifier": "heartRate", "type": "heartRate", "device": "hr0"}]')
     uuid=$(echo "$started" | sed -n 1p); dir=$(echo "$started" | sed -n 2p)
-    recorderctl tail hr0 --json --count 2 > /dev/null
+    timeout 60 recorderctl tail hr0 --json --count 2 > /dev/null
     recorderctl devices --json > devices.json; cat devices.json
     detail() { tr -d '\n' < devices.json | grep -o "\"$1\" *: *\"[^\"]*\"" | head -1 | sed "s/^\"$1\" *: *\"//; s/\"$//"; }
     for k in connection battery bodySensorLocation contact; do fact $k "$(detail $k)"; done

@@ -77,8 +77,16 @@ struct WebAccessTests {
         location.sensorType = "location"
         location.speed = .nan
         location.horizontalAccuracy = 3
-        let text = LivePoints.encode([motion, gap, location])
-        #expect(text == #"{"type":"data","points":[["accelerometer",12.5,0.1,-0.2,0.98],["gap",13],["location",14,null,3]]}"#)
+        var beat = RecorderModel.Record()
+        beat.uptime = 15
+        beat.sensorType = "heartRate"
+        beat.heartRate = 72
+        var noContact = beat
+        noContact.uptime = 16
+        (noContact.heartRate, noContact.contact) = (0, false)
+        let text = LivePoints.encode([motion, gap, location, beat, noContact])
+        #expect(text == #"{"type":"data","points":[["accelerometer",12.5,0.1,-0.2,0.98],["gap",13],["location",14,null,3],"#
+            + #"["heartRate",15,72],["heartRate",16,null]]}"#)
         #expect(["-0.0000004", "0.0000005", "77185.101523762", "-1.5", "1e15", "0.000123"].map { LivePoints.number(Double($0)!) }
                 == ["0", "0.000001", "77185.101524", "-1.5", "1000000000000000.0", "0.000123"])
         #expect(try JSONSerialization.jsonObject(with: Data(text.utf8)) is [String: Any])

@@ -11,7 +11,12 @@ with the rest once subscribed again. Every notification sent is a line of LOG: C
 seconds when it was handed to BlueZ, then its bytes in hex (the guest's clock is the
 recorder's). "ready" goes to stdout when the advertisement is registered.
 
-    heart-rate-peripheral.py ADAPTER LOG [INTERVAL] [DROP_AFTER] [DROP_SECONDS]
+    heart-rate-peripheral.py ADAPTER LOG [INTERVAL] [DROP_AFTER] [DROP_SECONDS] [MODE]
+
+MODE "once" (the default) sends the sequence once; "loop" sends it over and over with a malformed
+notification (flags announcing a 16-bit rate, one byte after them) after each round, never
+dropping out; "plain" is a device that is no heart-rate sensor: only the Battery Service, and an
+advertisement without the Heart Rate Service.
 
 Written for the tests from BlueZ's documented API (doc/gatt-api.txt, doc/advertising-api.txt).
 """
@@ -129,13 +134,14 @@ class Characteristic(dbus.service.Object):
 
 
 class Advertisement(dbus.service.Object):
-    def __init__(self, bus):
+    def __init__(self, bus, service):
         self.path = "/org/recorderd/test/advertisement"
+        self.service = service
         dbus.service.Object.__init__(self, bus, self.path)
 
     @dbus.service.method(PROPERTIES, in_signature="s", out_signature="a{sv}")
     def GetAll(self, interface):
-        return {"Type": "peripheral", "ServiceUUIDs": dbus.Array([uuid16(0x180D)], signature="s"),
+        return {"Type": "peripheral", "ServiceUUIDs": dbus.Array([self.service], signature="s"),
                 "LocalName": "recorderd HR", "Includes": dbus.Array([], signature="s")}
 
     @dbus.service.method(ADVERTISEMENT)
@@ -148,6 +154,8 @@ def main():
     interval = float(sys.argv[3]) if len(sys.argv) > 3 else 0.5
     drop_after = int(sys.argv[4]) if len(sys.argv) > 4 else len(SEQUENCE)
     drop_seconds = float(sys.argv[5]) if len(sys.argv) > 5 else 10.0
+    mode = sys.argv[6] if len(sys.argv) > 6 else "once"
+    sequence = SEQUENCE + [bytes([0x01, 60])] if mode == "loop" else SEQUENCE
     dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
     bus = dbus.SystemBus()
     adapter_path = "/org/bluez/" + adapter_name
@@ -163,13 +171,13 @@ def main():
     battery = Service(bus, 1, uuid16(0x180F))
     level = Characteristic(bus, battery, 0, uuid16(0x2A19), ["read"], bytes([87]))
     battery.characteristics = [level]
-    app.services = [heart, battery]
-    advertisement = Advertisement(bus)
+    app.services = [battery] if mode == "plain" else [heart, battery]
+    advertisement = Advertisement(bus, uuid16(0x180F) if mode == "plain" else uuid16(0x180D))
     gatt = dbus.Interface(adapter, "org.bluez.GattManager1")
     advertising = dbus.Interface(adapter, "org.bluez.LEAdvertisingManager1")
     loop = GLib.MainLoop()
     log = open(log_path, "w", buffering=1)
-    state = {"next": 0, "sending": False}
+    state = {"next": 0, "sending": False, "dropped": False}
 
     def fail(error):
         print("peripheral: %s" % error, flush=True)
@@ -184,21 +192,24 @@ def main():
             state["sending"] = False
             return False
         i = state["next"]
-        if i >= len(SEQUENCE):
+        if i >= len(sequence) and mode == "loop":
+            i = 0
+        if i >= len(sequence):
             print("sent all", flush=True)
             state["sending"] = False
             return False
-        value = SEQUENCE[i]
+        value = sequence[i]
         measurement.notify(value)
         log.write("%.6f %s\n" % (time.clock_gettime(time.CLOCK_MONOTONIC), value.hex()))
         state["next"] = i + 1
-        if state["next"] == drop_after:
+        if state["next"] == drop_after and mode != "loop":
             GLib.timeout_add(int(interval * 1000), drop)
             state["sending"] = False
             return False
         return True
 
     def drop():
+        state["dropped"] = True
         measurement.notifying = False
         print("dropping", flush=True)
         advertising.UnregisterAdvertisement(advertisement.path)
@@ -209,8 +220,23 @@ def main():
                 dbus.Interface(bus.get_object(BLUEZ, path), "org.bluez.Device1").Disconnect()
         log.write("%.6f dropped\n" % time.clock_gettime(time.CLOCK_MONOTONIC))
         GLib.timeout_add(int(drop_seconds * 1000), lambda: (log.write("%.6f back\n" % time.clock_gettime(time.CLOCK_MONOTONIC)),
-                                                            advertise(), False)[-1])
+                                                            state.update(dropped=False), advertise(), False)[-1])
         return False
+
+    # As a real sensor does, advertise again once the central is gone (the controller stopped
+    # advertising when it connected) — except while out of reach on purpose.
+    def connection_changed(interface, changed, invalidated, path=None):
+        if interface != "org.bluez.Device1" or not path.startswith(adapter_path + "/") or changed.get("Connected", True):
+            return
+        measurement.notifying = False
+        if state["dropped"]:
+            return
+        def again():
+            advertising.UnregisterAdvertisement(advertisement.path, reply_handler=lambda: advertise(), error_handler=lambda e: advertise())
+            return False
+        GLib.idle_add(again)
+
+    bus.add_signal_receiver(connection_changed, dbus_interface=PROPERTIES, signal_name="PropertiesChanged", path_keyword="path")
 
     def subscribed():
         if not state["sending"]:
