@@ -56,12 +56,14 @@ enum HeartRateScanner {
                   let rssi = device["RSSI"]?.integer else { continue }
             let uuids = device["UUIDs"]?.texts?.map { $0.lowercased() } ?? []
             guard uuids.contains(heartRate) else { continue }
-            var details = ["rssi": "\(rssi)", "connected": device["Connected"]?.bool == true ? "yes" : "no",
+            // HCI's 127: the controller measured no signal strength.
+            var details = ["rssi": rssi == 127 ? "unavailable" : "\(rssi)", "connected": device["Connected"]?.bool == true ? "yes" : "no",
                            "paired": device["Paired"]?.bool == true ? "yes" : "no"]
             if let type = device["AddressType"]?.text { details["addressType"] = type }
             found.append((rssi, HardwareDevice(kind: "heartRate", source: adapter, id: address, name: device["Name"]?.text ?? device["Alias"]?.text,
                                                details: details)))
         }
-        return found.sorted { $0.rssi != $1.rssi ? $0.rssi > $1.rssi : $0.device.id < $1.device.id }.map(\.device)
+        let strength = { (rssi: Int) in rssi == 127 ? Int.min : rssi }
+        return found.sorted { strength($0.rssi) != strength($1.rssi) ? strength($0.rssi) > strength($1.rssi) : $0.device.id < $1.device.id }.map(\.device)
     }
 }

@@ -29,9 +29,9 @@ struct BLEScanCommand: AsyncParsableCommand {
             print("no heart-rate sensor heard in \(Int(seconds)) s (worn and awake? a strap wakes on skin contact)")
             return
         }
-        print("ADDRESS            RSSI  NAME")
+        print("ADDRESS            RSSI        NAME")
         for d in result.devices {
-            let rssi = (d.details?["rssi"] ?? "?").padding(toLength: 5, withPad: " ", startingAt: 0)
+            let rssi = (d.details?["rssi"] ?? "?").padding(toLength: 11, withPad: " ", startingAt: 0)
             print("\(d.id)  \(rssi) \(d.name ?? "-")\(d.details?["connected"] == "yes" ? "  (connected)" : "")")
         }
         print("configure one as {\"name\": \"hr0\", \"kind\": \"heartRate\", \"address\": \"\(result.devices[0].id)\"}")

@@ -51,9 +51,14 @@ struct PackageDump: Decodable {
     static func load(root: String) async throws -> PackageDump {
         let scratch = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: scratch) }
-        let swift = try await ChildProcess("/usr/bin/env", ["swift", "package", "--package-path", root, "--scratch-path", scratch, "dump-package"])
-        guard try await swift.wait(timeout: 120) == 0 else { throw DumpFailed(output: swift.printed) }
-        let output = swift.printed
+        // Into a file: the dump is larger than a pipe holds (64 KiB), and the pipe is read only once
+        // the process has ended.
+        let file = scratch + "/package.json"
+        let swift = try await ChildProcess("/usr/bin/env", ["swift", "package", "--package-path", root, "--scratch-path", scratch, "dump-package"],
+                                           output: .file(file))
+        let status = try await swift.wait(timeout: 120)
+        let output = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+        guard status == 0 else { throw DumpFailed(output: output) }
         guard let start = output.firstIndex(of: "{") else { throw DumpFailed(output: output) }
         return try JSONDecoder().decode(PackageDump.self, from: Data(output[start...].utf8))
     }
