@@ -38,7 +38,7 @@ struct HeartRateInGuestTests {
         let deb = try #require(PackageInGuestTests.package, "no .build-deb/recorderd_*.deb: run scripts/build-deb.sh")
         let name = URL(fileURLWithPath: deb).lastPathComponent
         let peripheral = VMGuest.packageRoot + "/scripts/vm/heart-rate-peripheral.py"
-        let outcome = try await VMGuest.run(Self.script.replacingOccurrences(of: "@DEB@", with: name),
+        let outcome = try await VMGuest.run(Self.guestScript(Self.script, package: name),
                                             files: [name: deb, "peripheral.py": peripheral], timeout: 420)
         let facts = PackageInGuestTests.facts(outcome.output)
         #expect(outcome.status == 0, "\(outcome.output.suffix(3000))\n--- console:\n\(outcome.console.suffix(2000))")
@@ -107,7 +107,7 @@ struct HeartRateInGuestTests {
         let deb = try #require(PackageInGuestTests.package, "no .build-deb/recorderd_*.deb: run scripts/build-deb.sh")
         let name = URL(fileURLWithPath: deb).lastPathComponent
         let peripheral = VMGuest.packageRoot + "/scripts/vm/heart-rate-peripheral.py"
-        let outcome = try await VMGuest.run(Self.fitnessScript.replacingOccurrences(of: "@DEB@", with: name),
+        let outcome = try await VMGuest.run(Self.guestScript(Self.fitnessScript, package: name),
                                             files: [name: deb, "peripheral.py": peripheral], timeout: 420)
         let facts = PackageInGuestTests.facts(outcome.output)
         #expect(outcome.status == 0, "\(outcome.output.suffix(3000))\n--- console:\n\(outcome.console.suffix(2000))")
@@ -150,20 +150,44 @@ struct HeartRateInGuestTests {
         print("GUEST fitness check: \(summaries.map(\.headline).joined(separator: "; "))")
     }
 
+    /// `script` with the package's file name and the controllers' set-up in place.
+    static func guestScript(_ script: String, package: String) -> String {
+        script.replacingOccurrences(of: "@DEB@", with: package).replacingOccurrences(of: "@CONTROLLERS@", with: controllers)
+    }
+
+    /// `controllers N`: N virtual LE controllers (btvirt over hci_vhci) up in BlueZ. A controller
+    /// whose initialisation timed out (the kernel's HCI command timeout, seen when the host was
+    /// busy: "hci0: Opcode 0x0c03 failed: -110", BlueZ then lists only the others) is made again:
+    /// btvirt stopped and restarted, up to three times. BlueZ taking them up is a state with no
+    /// event to wait on here: polled, at most 30 s an attempt.
+    static let controllers = #"""
+    modprobe bluetooth
+    modprobe hci_vhci
+    systemctl start bluetooth
+    controllers() {
+      for attempt in 1 2 3; do
+        btvirt -l$1 > /vmtest/btvirt.log 2>&1 &
+        btvirt=$!
+        for i in $(seq 300); do
+          [ "$(busctl tree org.bluez 2>/dev/null | grep -c '/org/bluez/hci[0-9]*$')" = "$1" ] && return 0; sleep 0.1
+        done
+        echo "controllers: attempt $attempt: $(busctl tree org.bluez 2>/dev/null | grep -c '/org/bluez/hci[0-9]*$') of $1 up"
+        kill "$btvirt"; wait "$btvirt"
+        systemctl restart bluetooth
+      done
+      return 1
+    }
+    """#
+
     static let fitnessScript = #"""
     set -u
     fact() { echo "fact $1=$2"; }
     cd /vmtest
     DEBIAN_FRONTEND=noninteractive apt-get install -y /vmtest/@DEB@ > /dev/null 2>&1 && fact installed ok
-    modprobe bluetooth
-    modprobe hci_vhci
-    btvirt -l3 > /vmtest/btvirt.log 2>&1 &
-    systemctl start bluetooth
-    # BlueZ takes the controllers up: a state with no event to wait on here, polled, at most 30 s.
-    for i in $(seq 300); do
-      [ "$(busctl tree org.bluez 2>/dev/null | grep -c '/org/bluez/hci[0-9]*$')" = 3 ] && break; sleep 0.1
-    done
+    @CONTROLLERS@
+    controllers 3
     fact adapters "$(busctl tree org.bluez 2>/dev/null | grep -c '/org/bluez/hci[0-9]*$')"
+    [ "$(busctl tree org.bluez 2>/dev/null | grep -c '/org/bluez/hci[0-9]*$')" = 3 ] || exit 0
     address() { busctl get-property org.bluez /org/bluez/$1 org.bluez.Adapter1 Address | cut -d'"' -f2; }
     strap=$(address hci1); plain=$(address hci2)
     # The strap notifies every second, round and round, a malformed notification each round;
@@ -210,15 +234,10 @@ struct HeartRateInGuestTests {
     fact() { echo "fact $1=$2"; }
     cd /vmtest
     DEBIAN_FRONTEND=noninteractive apt-get install -y /vmtest/@DEB@ > /dev/null 2>&1 && fact installed ok
-    modprobe bluetooth
-    modprobe hci_vhci
-    btvirt -l2 > /vmtest/btvirt.log 2>&1 &
-    systemctl start bluetooth
-    # BlueZ takes both controllers up: a state with no event to wait on here, polled, at most 30 s.
-    for i in $(seq 300); do
-      [ "$(busctl tree org.bluez 2>/dev/null | grep -c '/org/bluez/hci[0-9]*$')" = 2 ] && break; sleep 0.1
-    done
+    @CONTROLLERS@
+    controllers 2
     fact adapters "$(busctl tree org.bluez 2>/dev/null | grep -c '/org/bluez/hci[0-9]*$')"
+    [ "$(busctl tree org.bluez 2>/dev/null | grep -c '/org/bluez/hci[0-9]*$')" = 2 ] || exit 0
     address=$(busctl get-property org.bluez /org/bluez/hci1 org.bluez.Adapter1 Address | cut -d'"' -f2)
     fact sensorAddress "$address"
     # The sensor: six notifications every 0.5 s, out of reach for 10 s, then the other four.
