@@ -26,9 +26,8 @@ struct HeartRateRecords: RecordProducer {
             sink.markSteps(upTo: measurement.uptime)
             sink.appendHeartRate(measurement)
             update(in: sink) { a in
-                let s = measurement.heartRate
                 a.summary.endUptime = measurement.uptime
-                guard measurement.contact != false, s > 0 else {
+                guard let s = HeartRateMeasurement.reading(rate: measurement.heartRate, contact: measurement.contact) else {
                     a.summary.withoutContact += 1
                     return
                 }

@@ -1,29 +1,17 @@
+import RecorderModel
+
 /// A heart-rate recording's notifications as SampledData series: seconds from the first, and
 /// the rate (`E` for a reading without skin contact: not a heart rate).
 struct HeartRateTrack {
-    var offsets = SampledDataSeries()
+    private(set) var times = TimeOffsetSeries()
     var rates = SampledDataSeries()
-    private var first: Double?
-    private var intervals: [Double] = []
-    private var last: Double?
 
-    var count: Int { offsets.count }
+    var count: Int { times.count }
+    var offsets: SampledDataSeries { times.offsets }
+    var medianIntervalMilliseconds: Double { times.medianIntervalMilliseconds }
 
     mutating func append(uptime: Double, rate: Int, contact: Bool?) throws(ExportError) {
-        let start = first ?? uptime
-        first = start
-        if let last { intervals.append(uptime - last) }
-        last = uptime
-        try offsets.append(uptime - start)
-        if contact == false || rate <= 0 { try rates.appendGap(1) } else { try rates.append(Double(rate)) }
-    }
-
-    /// The typical time between notifications in milliseconds (1000 for one): SampledData needs a
-    /// period; the time-offset component gives each its own time.
-    var medianIntervalMilliseconds: Double {
-        guard !intervals.isEmpty else { return 1000 }
-        let sorted = intervals.sorted()
-        let median = sorted[sorted.count / 2] * 1000
-        return median > 0 ? median : 1000
+        try times.append(uptime)
+        if let reading = HeartRateMeasurement.reading(rate: rate, contact: contact) { try rates.append(Double(reading)) } else { try rates.appendGap(1) }
     }
 }

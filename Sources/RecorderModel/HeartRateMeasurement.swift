@@ -19,4 +19,11 @@ public struct HeartRateMeasurement: Sendable, Equatable {
         self.energyExpended = energyExpended
         self.rrIntervals = rrIntervals
     }
+
+    /// The rate as a heart rate, or nil for a reading without skin contact (contact lost, or a
+    /// rate of 0: sensors send 0 when they measure nothing). Statistics, plots and exports leave
+    /// those out.
+    public static func reading(rate: Int, contact: Bool?) -> Int? {
+        contact == false || rate <= 0 ? nil : rate
+    }
 }

@@ -53,6 +53,11 @@ public struct Record: Sendable, Equatable, Codable {
     public var energyExpended: Int?
     public var rrIntervals: [Double]?
 
+    /// A heart-rate record's rate when it is a heart rate (`HeartRateMeasurement.reading`).
+    public var heartRateReading: Int? {
+        heartRate.flatMap { HeartRateMeasurement.reading(rate: $0, contact: contact) }
+    }
+
     public init() {}
 
     /// True for a marker line (first line and step changes).

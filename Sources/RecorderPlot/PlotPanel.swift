@@ -29,7 +29,7 @@ struct PlotPanel {
         case "location": return [r.speed, r.horizontalAccuracy]
         case "soundLevel": return [r.average, r.peak]
         // A reading without skin contact is no heart rate: not drawn.
-        case "heartRate": return [r.heartRate.flatMap { $0 > 0 && r.contact != false ? Double($0) : nil }]
+        case "heartRate": return [r.heartRate.map(Double.init)]
         default: return [r.x, r.y, r.z]
         }
     }
@@ -38,6 +38,6 @@ struct PlotPanel {
 /// The fields a panel reads from a record.
 struct RecordValues {
     var x, y, z, w, speed, horizontalAccuracy, average, peak: Double?
+    /// A heart rate with skin contact (`Record.heartRateReading`).
     var heartRate: Int?
-    var contact: Bool?
 }

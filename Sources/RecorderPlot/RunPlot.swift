@@ -74,7 +74,7 @@ public struct RunPlot {
                 guard let type = r.sensorType, r.event == nil, let i = local.firstIndex(where: { $0.sensorType == type }) else { return }
                 let column = Int(((uptime - origin) / span * Double(columns)).rounded(.down))
                 let values = PlotPanel.values(RecordValues(x: r.x, y: r.y, z: r.z, w: r.w, speed: r.speed, horizontalAccuracy: r.horizontalAccuracy,
-                                                           average: r.average, peak: r.peak, heartRate: r.heartRate, contact: r.contact),
+                                                           average: r.average, peak: r.peak, heartRate: r.heartRateReading),
                                               sensorType: type)
                 for (k, v) in values.enumerated() { local[i].series[k].add(v, column: min(column, columns - 1)) }
             }

@@ -27,7 +27,7 @@ enum LivePoints {
                 case .location: (values.0, values.1, count) = (r.speed, r.horizontalAccuracy, 2)
                 case .soundLevel: (values.0, values.1, count) = (r.average, r.peak, 2)
                 // A reading without skin contact is no heart rate: a point without a value.
-                case .heartRate: (values.0, count) = (r.heartRate.flatMap { $0 > 0 && r.contact != false ? Double($0) : nil }, 1)
+                case .heartRate: (values.0, count) = (r.heartRateReading.map(Double.init), 1)
                 case .attitude: (values, count) = ((r.x, r.y, r.z, r.w), 4)
                 default: (values.0, values.1, values.2, count) = (r.x, r.y, r.z, 3)
                 }
