@@ -49,8 +49,6 @@ struct BlueZObjects: Equatable {
         }
         adapters.sort()
     }
-
-    init() {}
 }
 
 /// BlueZ's D-Bus names and the Bluetooth SIG numbers recorderd uses.
