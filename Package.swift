@@ -233,7 +233,7 @@ let package = Package(
         .testTarget(name: "DeviceTests", dependencies: ["RecorderModel", "RecorderTestSupport"]),
         .testTarget(name: "ArchitectureTests", dependencies: ["RecorderTestSupport", "recorderd", "recorderd-services", "recorderctl"]),
         .testTarget(name: "RecorderModelTests", dependencies: bottom + ["RecorderTestSupport"]),
-        .testTarget(name: "BLESensorsTests", dependencies: ["BLESensors", "RecorderModel", "RecorderSystemd", "RecorderProtocol"]),
+        .testTarget(name: "BLESensorsTests", dependencies: ["BLESensors", "RecorderModel", "RecorderSystemd", "RecorderProtocol", "RecorderConfiguration", "RecorderJSON"]),
         .testTarget(name: "RecorderWebTests", dependencies: bottom + ["RecorderWeb", "RecorderClient", "RecorderFHIR", "RecorderTestSupport", "recorderd", "recorderd-services", "recorderctl"]),
         .testTarget(name: "RecorderFleetTests", dependencies: bottom + ["RecorderFleet", "RecorderClient", "RecorderTestSupport", "recorderd", "recorderd-services", "recorderctl",
                                                                         .product(name: "Logging", package: "swift-log")]),

@@ -11,6 +11,8 @@ struct BlueZObjects: Equatable {
     var devicePresent = false
     var connected = false
     var servicesResolved = false
+    /// BlueZ's `Paired`: the link has keys (this connection's or a bond's).
+    var paired = false
     /// Services the device advertised or has (128-bit UUIDs, lower case).
     var serviceUUIDs: [String] = []
     /// Characteristic object paths by 16-bit UUID (0x2A37…).
@@ -36,6 +38,7 @@ struct BlueZObjects: Equatable {
                 devicePresent = true
                 connected = device["Connected"]?.bool ?? false
                 servicesResolved = device["ServicesResolved"]?.bool ?? false
+                paired = device["Paired"]?.bool ?? false
                 serviceUUIDs = device["UUIDs"]?.texts?.map { $0.lowercased() } ?? []
                 name = device["Name"]?.text ?? device["Alias"]?.text
                 batteryPercentage = interfaces[BlueZ.batteryInterface]?.map?["Percentage"]?.integer
@@ -58,6 +61,7 @@ enum BlueZ {
     static let adapterInterface = "org.bluez.Adapter1"
     static let deviceInterface = "org.bluez.Device1"
     static let batteryInterface = "org.bluez.Battery1"
+    static let agentManagerInterface = "org.bluez.AgentManager1"
     static let characteristicInterface = "org.bluez.GattCharacteristic1"
     static let objectManager = "org.freedesktop.DBus.ObjectManager"
     static let properties = "org.freedesktop.DBus.Properties"

@@ -22,7 +22,7 @@ final class HeartRateLink {
         self.sink = sink
         self.control = control
         self.logger = logger
-        rules = HeartRateLinkRules(address: configuration.address, adapter: configuration.adapter)
+        rules = HeartRateLinkRules(address: configuration.address, adapter: configuration.adapter, passkey: configuration.passkey)
     }
 
     var now: Double { SystemClock.monotonicUptime() }
@@ -80,6 +80,7 @@ final class HeartRateLink {
         do throws(DBusError) {
             let connection = try DBusConnection.system(description: "recorderd-\(configuration.name)")
             try listen(on: connection)
+            try serveAgent(on: connection)
             bus = connection
             return connection
         } catch {
@@ -112,6 +113,11 @@ final class HeartRateLink {
             request = (path, BlueZ.characteristicInterface, "StartNotify", [], 10)
         case .read(let path, _):
             request = (path, BlueZ.characteristicInterface, "ReadValue", [.propertyMap([:])], 10)
+        case .registerAgent(let capability):
+            request = (BlueZ.root, BlueZ.agentManagerInterface, "RegisterAgent", [.objectPath(PairingAgent.path), .string(capability)], 10)
+        case .pair:
+            // BlueZ's own bound on a pairing is 60 s (and a passkey's entry on the sensor's side).
+            request = (devicePath, BlueZ.deviceInterface, "Pair", [], 90)
         }
         do throws(DBusError) {
             // BlueZ is not started by our calls (D-Bus activation): stopped on purpose, it stays stopped and is said so.
@@ -129,6 +135,22 @@ final class HeartRateLink {
             }
         } catch {
             perform(rules.failed(call, error: error, now: now))
+        }
+    }
+
+    // MARK: The agent
+
+    /// recorderd's pairing agent for this sensor, served on the link's connection (registered
+    /// with BlueZ by the rules' `registerAgent` before they pair). What the sensor asked is told to
+    /// the rules, for the error if the pairing fails.
+    func serveAgent(on bus: DBusConnection) throws(DBusError) {
+        try bus.addObject(path: PairingAgent.path) { [unowned self] call in
+            guard let (reply, request) = rules.agent.answer(call) else { return nil }
+            if let request { rules.agentAsked(request) }
+            var answered = true
+            if case .error = reply { answered = false }
+            logger.info("heart-rate sensor \(configuration.name): BlueZ asked recorderd's agent \(call.member): \(answered ? "answered" : "refused")")
+            return reply
         }
     }
 
@@ -185,6 +207,7 @@ final class HeartRateLink {
         case nil: if rules.lastRate != nil { details["contact"] = "not reported" }
         }
         if let location = rules.bodySensorLocation { details["bodySensorLocation"] = location }
+        if rules.paired { details["paired"] = "yes" }
         if let rate = rules.lastRate { details["heartRate"] = "\(rate) count/min" }
         details["notifications"] = "\(rules.notifications)"
         if rules.malformed > 0 { details["malformedNotifications"] = "\(rules.malformed)" }

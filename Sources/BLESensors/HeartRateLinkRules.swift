@@ -13,6 +13,12 @@ import RecorderSystemd
 /// back-off (1 s doubling to 8 s). A disconnection (out of range, strap off) or a sensor that stops
 /// notifying is an outage: the first notification after it comes with a gap of the time without
 /// notifications and the beats estimated lost in it.
+///
+/// Pairing: a sensor with a configured passkey is paired before it is subscribed to; any other is
+/// paired when BlueZ answers the subscription "Not paired" (a sensor whose characteristics want
+/// an encrypted link that BlueZ's own security upgrade did not get). Pairing goes through
+/// recorderd's agent (`PairingAgent`); a sensor that refuses is a fault saying why, and is tried
+/// again after the back-off.
 struct HeartRateLinkRules {
     /// A BlueZ call the runner makes; its answer comes back as `succeeded` or `failed`.
     enum Call: Equatable, Sendable {
@@ -27,6 +33,10 @@ struct HeartRateLinkRules {
         case startNotify(path: String)
         /// `GattCharacteristic1.ReadValue` of a characteristic (0x2A38, 0x2A19).
         case read(path: String, uuid: UInt16)
+        /// `AgentManager1.RegisterAgent` of recorderd's agent with this capability (before `pair`).
+        case registerAgent(capability: String)
+        /// `Device1.Pair`.
+        case pair
     }
 
     enum Action: Equatable, Sendable {
@@ -44,12 +54,16 @@ struct HeartRateLinkRules {
         case connecting
         /// Connected; BlueZ is reading the sensor's services.
         case resolving
+        /// Asked BlueZ to pair with the sensor.
+        case pairing
         case subscribing
         case streaming
     }
 
     let address: String
     let adapter: String
+    /// The passkey recorderd's agent gives when the sensor asks for one.
+    let passkey: UInt32?
 
     private(set) var phase = Phase.idle
     /// When a `waiting` link tries again.
@@ -76,6 +90,12 @@ struct HeartRateLinkRules {
     private var spacings: [Double] = []
     /// The Heart Rate Measurement characteristic's object path once found.
     private(set) var measurementPath: String?
+    /// Pairing was tried on this attempt (not again until a failure or a disconnection).
+    private(set) var pairingTried = false
+    /// BlueZ's `Paired` for the sensor, as last listed.
+    private(set) var paired = false
+    /// What the sensor asked of the agent while pairing, for the error if it fails.
+    private var agentRequest: PairingAgent.Request?
 
     static let scanTimeout = 30.0
     static let resolveTimeout = 30.0
@@ -85,10 +105,13 @@ struct HeartRateLinkRules {
     /// A device that is not a heart-rate sensor is looked at again after this long.
     static let notAHeartRateSensorRetry = 60.0
 
-    init(address: String, adapter: String) {
+    init(address: String, adapter: String, passkey: UInt32? = nil) {
         self.address = address
         self.adapter = adapter
+        self.passkey = passkey
     }
+
+    var agent: PairingAgent { PairingAgent(devicePath: devicePath, passkey: passkey) }
 
     var adapterPath: String { BlueZ.root + "/" + adapter }
     var devicePath: String { BlueZ.devicePath(adapter: adapter, address: address) }
@@ -135,6 +158,8 @@ struct HeartRateLinkRules {
                 now: now, retryAfter: Self.notAHeartRateSensorRetry)
         }
         measurementPath = measurement
+        paired = o.paired
+        if passkey != nil, !o.paired, !pairingTried { return pair() }
         phase = .subscribing
         status = "subscribing"
         var actions: [Action] = [.call(.startNotify(path: measurement))]
@@ -163,7 +188,10 @@ struct HeartRateLinkRules {
             if uuid == BlueZ.bodySensorLocation { bodySensorLocation = BlueZ.bodySensorLocationName(first) }
             if uuid == BlueZ.batteryLevel, first <= 100 { battery = Int(first) }
             return []
-        case .getObjects, .startDiscovery, .stopDiscovery, .disconnect:
+        case .pair:
+            guard phase == .pairing else { return [] }
+            return query()
+        case .getObjects, .startDiscovery, .stopDiscovery, .disconnect, .registerAgent:
             return []
         }
     }
@@ -184,10 +212,47 @@ struct HeartRateLinkRules {
             return fail("cannot connect to \(address): \(error.message.isEmpty ? "\(error)" : error.message)", now: now)
         case .startNotify:
             guard phase == .subscribing else { return [] }
+            if Self.wantsPairing(error) {
+                if !pairingTried { return pair() }
+                return [.call(.disconnect)] + fail("\(address) refused heart-rate notifications even after pairing: \(error)", now: now)
+            }
             return [.call(.disconnect)] + fail("\(address) refused heart-rate notifications: \(error)", now: now)
-        case .read, .stopDiscovery, .disconnect:
+        case .pair:
+            guard phase == .pairing else { return [] }
+            // Paired already (by another program, or BlueZ's own upgrade meanwhile): as good.
+            if error.name == "org.bluez.Error.AlreadyExists" { return query() }
+            return [.call(.disconnect)] + fail(pairingFailure(error), now: now)
+        case .read, .stopDiscovery, .disconnect, .registerAgent:
             return []
         }
+    }
+
+    /// The agent was asked `request` while pairing.
+    mutating func agentAsked(_ request: PairingAgent.Request) {
+        agentRequest = request
+    }
+
+    /// BlueZ's answer when a characteristic wants an encrypted (paired) link: `NotPermitted`
+    /// "Not paired" (its translation of ATT's insufficient authentication or encryption).
+    static func wantsPairing(_ error: DBusError) -> Bool {
+        error.name == "org.bluez.Error.NotPermitted" && error.message.lowercased().contains("not paired")
+    }
+
+    /// The fault of a refused pairing: BlueZ's reason, and what to do about it when we know.
+    private func pairingFailure(_ error: DBusError) -> String {
+        var message = "pairing with \(address) failed: \(error.message.isEmpty ? "\(error)" : error.message)"
+        if let name = error.name { message += " (\(name))" }
+        switch agentRequest {
+        case .passkey(given: false)?:
+            message += "; the sensor asked for a passkey: set \"passkey\" in its device configuration"
+        case .passkey(given: true)?:
+            message += "; the sensor asked for the passkey and was given the configured one: is it the sensor's?"
+        default:
+            if error.name == "org.bluez.Error.AuthenticationRejected" || error.name == "org.bluez.Error.AuthenticationFailed" {
+                message += "; the sensor refused (is it in pairing mode, or paired to another device?)"
+            }
+        }
+        return message
     }
 
     /// BlueZ added the sensor's device object (a scan found it).
@@ -201,7 +266,7 @@ struct HeartRateLinkRules {
     /// BlueZ removed the sensor's device object, or the adapter went away.
     mutating func deviceVanished(now: Double) -> [Action] {
         switch phase {
-        case .connecting, .resolving, .subscribing, .streaming: return lost("\(address) is gone from BlueZ's devices", now: now)
+        case .connecting, .resolving, .pairing, .subscribing, .streaming: return lost("\(address) is gone from BlueZ's devices", now: now)
         default: return []
         }
     }
@@ -229,7 +294,13 @@ struct HeartRateLinkRules {
     mutating func deviceChanged(connected: Bool?, servicesResolved: Bool?, now: Double) -> [Action] {
         if connected == false {
             switch phase {
-            case .resolving, .subscribing, .streaming: return lost("\(address) disconnected", now: now)
+            // While pairing, the answer to Pair says what happened (a refusal disconnects too).
+            case .resolving, .streaming: return lost("\(address) disconnected", now: now)
+            case .subscribing:
+                // A sensor that wants an authenticated link drops it when BlueZ's "just works"
+                // pairing (its own security upgrade, with no passkey to give) cannot satisfy it.
+                let hint = passkey == nil ? " (a sensor that pairs with a passkey needs \"passkey\" in its device configuration)" : ""
+                return lost("\(address) disconnected when asked for heart-rate notifications" + hint, now: now)
             default: return []
             }
         }
@@ -303,7 +374,7 @@ struct HeartRateLinkRules {
             guard outageSince == nil, now - since >= limit else { return [] }
             status = "connected, silent"
             return fault("\(address) connected but silent for \(Int(limit)) s", now: now, since: since)
-        case .idle, .querying, .connecting, .subscribing:
+        case .idle, .querying, .connecting, .pairing, .subscribing:
             return []
         }
     }
@@ -311,12 +382,21 @@ struct HeartRateLinkRules {
     /// Whether the runner should disconnect the sensor when sampling stops.
     var isConnected: Bool {
         switch phase {
-        case .resolving, .subscribing, .streaming: return true
+        case .resolving, .pairing, .subscribing, .streaming: return true
         default: return false
         }
     }
 
     // MARK: Transitions
+
+    /// Asks BlueZ to pair, through recorderd's agent.
+    private mutating func pair() -> [Action] {
+        phase = .pairing
+        pairingTried = true
+        agentRequest = nil
+        status = "pairing"
+        return [.call(.registerAgent(capability: agent.capability)), .call(.pair)]
+    }
 
     private mutating func query() -> [Action] {
         phase = .querying
@@ -334,6 +414,7 @@ struct HeartRateLinkRules {
         deadline = nil
         measurementPath = nil
         status = "not connected: " + message
+        pairingTried = false
         retryAt = now + (retryAfter ?? backoff)
         backoff = min(backoff * 2, Self.longestBackoff)
         return (wasDiscovering ? [.call(.stopDiscovery)] : []) + fault(message, now: now, since: lastNotification ?? now)
@@ -342,6 +423,7 @@ struct HeartRateLinkRules {
     /// The sensor went out of a working link: the fault, and straight back to connecting it.
     private mutating func lost(_ message: String, now: Double) -> [Action] {
         status = "reconnecting: " + message
+        pairingTried = false
         let actions = fault(message, now: now, since: lastNotification ?? now)
         return actions + query()
     }

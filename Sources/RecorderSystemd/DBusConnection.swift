@@ -25,6 +25,14 @@ public final class DBusConnection {
     /// Match slots and their handlers, by the number `addMatch` returned.
     private var matches: [Int: (slot: OpaquePointer, handler: Handler)] = [:]
     private var nextMatch = 1
+    /// Objects this connection serves: their slots and method handlers, by path.
+    private var objects: [String: (slot: OpaquePointer, handler: MethodHandler)] = [:]
+
+    /// A method handler of an object this connection serves; sd-bus holds it unretained.
+    final class MethodHandler {
+        let body: (OpaquePointer) -> Bool
+        init(_ body: @escaping (OpaquePointer) -> Bool) { self.body = body }
+    }
 
     private init(bus: OpaquePointer) {
         self.bus = bus
@@ -32,6 +40,7 @@ public final class DBusConnection {
 
     deinit {
         for match in matches.values { sd_bus_slot_unref(match.slot) }
+        for object in objects.values { sd_bus_slot_unref(object.slot) }
         sd_bus_flush_close_unref(bus)
     }
 
@@ -171,6 +180,53 @@ public final class DBusConnection {
         sd_bus_slot_unref(match.slot)
     }
 
+    // MARK: Objects
+
+    /// Serves the object at `path` (`handler` answers each method call to it, from `process()`)
+    /// until `removeObject(path)`. A call the handler leaves unanswered (nil) gets sd-bus's
+    /// `UnknownMethod` error.
+    public func addObject(path: String, handler: @escaping (DBusMethodCall) -> DBusMethodReply?) throws(DBusError) {
+        removeObject(path: path)
+        let box = MethodHandler { [unowned self] message in
+            func text(_ p: UnsafePointer<CChar>?) -> String { p.map { String(cString: $0) } ?? "" }
+            let arguments = (try? DBusMessageCodec.readAll(message)) ?? []
+            let call = DBusMethodCall(sender: text(sd_bus_message_get_sender(message)), path: text(sd_bus_message_get_path(message)),
+                                      interface: text(sd_bus_message_get_interface(message)),
+                                      member: text(sd_bus_message_get_member(message)), arguments: arguments)
+            guard let answer = handler(call) else { return false }
+            self.reply(to: message, with: answer)
+            return true
+        }
+        var slot: OpaquePointer?
+        let r = sd_bus_add_object(bus, &slot, path, dbusMethodTrampoline, Unmanaged.passUnretained(box).toOpaque())
+        guard r >= 0, let slot else { throw DBusError.system("serving the D-Bus object \(path)", r) }
+        objects[path] = (slot, box)
+    }
+
+    /// Stops serving the object `addObject` added at `path`.
+    public func removeObject(path: String) {
+        guard let object = objects.removeValue(forKey: path) else { return }
+        sd_bus_slot_unref(object.slot)
+    }
+
+    /// Sends the method return or error `answer` to `call` (a failure to send is the caller's
+    /// timeout: nothing else to do).
+    private func reply(to call: OpaquePointer, with answer: DBusMethodReply) {
+        switch answer {
+        case .values(let values):
+            var message: OpaquePointer?
+            guard sd_bus_message_new_method_return(call, &message) >= 0, let message else { return }
+            defer { sd_bus_message_unref(message) }
+            for value in values where DBusMessageCodec.append(value, to: message) < 0 { return }
+            _ = sd_bus_send(bus, message, nil)
+        case .error(let name, let text):
+            var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
+            defer { sd_bus_error_free(&error) }
+            _ = sd_bus_error_set(&error, name, text)
+            _ = sd_bus_reply_method_error(call, &error)
+        }
+    }
+
     // MARK: The loop
 
     /// Gives everything queued to its handlers: replies, signals. Throws when the connection is
@@ -223,6 +279,39 @@ public struct DBusSignal: Sendable, Equatable {
         self.member = member
         self.arguments = arguments
     }
+}
+
+/// A method call to an object this connection serves.
+public struct DBusMethodCall: Sendable, Equatable {
+    /// The caller's unique name (`:1.7`).
+    public var sender: String
+    public var path: String
+    public var interface: String
+    public var member: String
+    public var arguments: [DBusValue]
+
+    public init(sender: String, path: String, interface: String, member: String, arguments: [DBusValue]) {
+        self.sender = sender
+        self.path = path
+        self.interface = interface
+        self.member = member
+        self.arguments = arguments
+    }
+}
+
+/// The answer to a `DBusMethodCall`: a method return with its values, or an error reply.
+public enum DBusMethodReply: Sendable, Equatable {
+    case values([DBusValue])
+    /// An error reply: its D-Bus error name (`org.bluez.Error.Rejected`) and message.
+    case error(name: String, message: String)
+}
+
+/// sd-bus's callback for served objects: the userdata is the `MethodHandler`; 1 when it answered,
+/// 0 to let sd-bus answer (an unknown method).
+private let dbusMethodTrampoline: sd_bus_message_handler_t = { message, userdata, _ in
+    guard let message, let userdata else { return 0 }
+    let handler = Unmanaged<DBusConnection.MethodHandler>.fromOpaque(userdata).takeUnretainedValue()
+    return withExtendedLifetime(handler) { handler.body(message) ? 1 : 0 }
 }
 
 /// sd-bus's callback for every handler: the userdata is the `Handler`.

@@ -1,4 +1,6 @@
 @testable import BLESensors
+import RecorderConfiguration
+import RecorderJSON
 import RecorderModel
 import RecorderSystemd
 import Testing
@@ -14,7 +16,7 @@ struct HeartRateLinkRulesTests {
 
     /// BlueZ's tree as GetManagedObjects answers it.
     static func tree(adapter: Bool = true, powered: Bool = true, device: Bool = true, connected: Bool = false, resolved: Bool = false,
-                     heartRate: Bool = true, battery: Int? = nil) -> BlueZObjects {
+                     heartRate: Bool = true, battery: Int? = nil, paired: Bool = false) -> BlueZObjects {
         var objects: [DBusDictionaryEntry] = []
         func add(_ path: String, _ interfaces: [String: [String: DBusValue]]) {
             let value = DBusValue.dictionary(key: "s", value: "a{sv}", interfaces.map { name, properties in
@@ -28,6 +30,7 @@ struct HeartRateLinkRulesTests {
         if device {
             var interfaces: [String: [String: DBusValue]] = [
                 "org.bluez.Device1": ["Connected": .boolean(connected), "ServicesResolved": .boolean(resolved), "Name": .string("Polar H10"),
+                                      "Paired": .boolean(paired),
                                       "UUIDs": .strings([BlueZ.uuid(0x180A)] + (heartRate ? [BlueZ.uuid(0x180D)] : []))],
             ]
             if let battery { interfaces["org.bluez.Battery1"] = ["Percentage": .byte(UInt8(battery))] }
@@ -198,6 +201,125 @@ struct HeartRateLinkRulesTests {
         #expect(Self.faults(refused) == ["\(Self.address) refused heart-rate notifications: Notify not permitted (org.bluez.Error.NotPermitted)"])
     }
 
+    static let notPaired = DBusError(name: "org.bluez.Error.NotPermitted", message: "Not paired")
+
+    @Test func aSensorThatWantsAnEncryptedLinkIsPairedThroughTheAgentThenSubscribed() {
+        var rules = HeartRateLinkRules(address: Self.address, adapter: "hci0")
+        _ = rules.start(now: 0)
+        _ = rules.objects(Self.tree(connected: true, resolved: true), now: 0)
+        // BlueZ's answer when the characteristic wants a paired link: pair, through our agent.
+        #expect(rules.failed(.startNotify(path: Self.measurement), error: Self.notPaired, now: 1)
+            == [.call(.registerAgent(capability: "NoInputNoOutput")), .call(.pair)])
+        #expect(rules.phase == .pairing && rules.status == "pairing" && rules.isConnected)
+        // Pairing refuses and disconnects: the disconnection waits for Pair's answer.
+        #expect(rules.deviceChanged(connected: false, servicesResolved: nil, now: 1.5) == [])
+        #expect(rules.succeeded(.registerAgent(capability: "NoInputNoOutput"), values: [], now: 1.1) == [])
+        #expect(rules.succeeded(.pair, values: [], now: 2) == [.call(.getObjects)])
+        #expect(rules.objects(Self.tree(connected: true, resolved: true, paired: true), now: 2.1).first == .call(.startNotify(path: Self.measurement)))
+        #expect(rules.paired)
+        #expect(rules.succeeded(.startNotify(path: Self.measurement), values: [], now: 2.5) == [])
+        #expect(rules.phase == .streaming)
+    }
+
+    @Test func aSensorStillRefusingAfterPairingIsAFaultAndPairingIsTriedOnTheNextAttempt() {
+        var rules = HeartRateLinkRules(address: Self.address, adapter: "hci0")
+        _ = rules.start(now: 0)
+        _ = rules.objects(Self.tree(connected: true, resolved: true), now: 0)
+        _ = rules.failed(.startNotify(path: Self.measurement), error: Self.notPaired, now: 1)
+        _ = rules.succeeded(.pair, values: [], now: 2)
+        _ = rules.objects(Self.tree(connected: true, resolved: true, paired: true), now: 2)
+        let again = rules.failed(.startNotify(path: Self.measurement), error: Self.notPaired, now: 3)
+        #expect(again.first == .call(.disconnect) && rules.phase == .waiting)
+        #expect(Self.faults(again) == ["\(Self.address) refused heart-rate notifications even after pairing: Not paired (org.bluez.Error.NotPermitted)"])
+        // The next attempt may pair again.
+        _ = rules.tick(now: 10)
+        _ = rules.objects(Self.tree(connected: true, resolved: true), now: 10)
+        #expect(rules.failed(.startNotify(path: Self.measurement), error: Self.notPaired, now: 11).last == .call(.pair))
+    }
+
+    @Test func aRefusedPairingSaysWhyAndWhatToDo() {
+        func refusal(passkey: UInt32?, asked: PairingAgent.Request?, error: DBusError) -> (faults: [String], rules: HeartRateLinkRules) {
+            var rules = HeartRateLinkRules(address: Self.address, adapter: "hci0", passkey: passkey)
+            _ = rules.start(now: 0)
+            _ = rules.objects(Self.tree(connected: true, resolved: true), now: 0)
+            if passkey == nil { _ = rules.failed(.startNotify(path: Self.measurement), error: Self.notPaired, now: 1) }
+            #expect(rules.phase == .pairing)
+            if let asked { rules.agentAsked(asked) }
+            let actions = rules.failed(.pair, error: error, now: 2)
+            #expect(actions.first == .call(.disconnect) && rules.phase == .waiting && rules.retryAt == 3)
+            return (Self.faults(actions), rules)
+        }
+        let failed = DBusError(name: "org.bluez.Error.AuthenticationFailed", message: "Authentication Failed")
+        let noPasskey = refusal(passkey: nil, asked: .passkey(given: false), error: failed)
+        #expect(noPasskey.faults == ["pairing with \(Self.address) failed: Authentication Failed (org.bluez.Error.AuthenticationFailed); "
+            + "the sensor asked for a passkey: set \"passkey\" in its device configuration"])
+        #expect(noPasskey.rules.status.hasPrefix("not connected: pairing with"))
+        #expect(refusal(passkey: 123, asked: .passkey(given: true), error: failed).faults.first?.hasSuffix(
+            "the sensor asked for the passkey and was given the configured one: is it the sensor's?") == true)
+        let rejected = DBusError(name: "org.bluez.Error.AuthenticationRejected", message: "Authentication Rejected")
+        #expect(refusal(passkey: nil, asked: nil, error: rejected).faults == ["pairing with \(Self.address) failed: Authentication Rejected "
+            + "(org.bluez.Error.AuthenticationRejected); the sensor refused (is it in pairing mode, or paired to another device?)"])
+        #expect(refusal(passkey: nil, asked: .confirmation, error: DBusError(name: "org.bluez.Error.AuthenticationTimeout", message: "Authentication Timeout"))
+            .faults == ["pairing with \(Self.address) failed: Authentication Timeout (org.bluez.Error.AuthenticationTimeout)"])
+    }
+
+    @Test func aSensorThatDropsTheLinkWhenSubscribedToIsToldToMayWantAPasskey() {
+        var rules = HeartRateLinkRules(address: Self.address, adapter: "hci0")
+        _ = rules.start(now: 0)
+        _ = rules.objects(Self.tree(connected: true, resolved: true), now: 0)
+        let dropped = rules.deviceChanged(connected: false, servicesResolved: nil, now: 1)
+        #expect(Self.faults(dropped) == ["\(Self.address) disconnected when asked for heart-rate notifications "
+            + "(a sensor that pairs with a passkey needs \"passkey\" in its device configuration)"])
+        #expect(dropped.last == .call(.getObjects))
+        var keyed = HeartRateLinkRules(address: Self.address, adapter: "hci0", passkey: 1)
+        _ = keyed.start(now: 0)
+        _ = keyed.objects(Self.tree(connected: true, resolved: true, paired: true), now: 0)
+        #expect(Self.faults(keyed.deviceChanged(connected: false, servicesResolved: nil, now: 1)) == [
+            "\(Self.address) disconnected when asked for heart-rate notifications"])
+    }
+
+    @Test func aSensorWithAPasskeyIsPairedBeforeItIsSubscribedToUnlessPairedAlready() {
+        var rules = HeartRateLinkRules(address: Self.address, adapter: "hci0", passkey: 4321)
+        _ = rules.start(now: 0)
+        #expect(rules.objects(Self.tree(connected: true, resolved: true), now: 0) == [.call(.registerAgent(capability: "KeyboardOnly")), .call(.pair)])
+        // Paired meanwhile (BlueZ's own upgrade, another program): as good as done.
+        #expect(rules.failed(.pair, error: DBusError(name: "org.bluez.Error.AlreadyExists", message: "Already Paired"), now: 1) == [.call(.getObjects)])
+        #expect(rules.objects(Self.tree(connected: true, resolved: true, paired: true), now: 1).first == .call(.startNotify(path: Self.measurement)))
+        var bonded = HeartRateLinkRules(address: Self.address, adapter: "hci0", passkey: 4321)
+        _ = bonded.start(now: 0)
+        #expect(bonded.objects(Self.tree(connected: true, resolved: true, paired: true), now: 0).first == .call(.startNotify(path: Self.measurement)))
+    }
+
+    @Test func theAgentAnswersForItsSensorOnly() {
+        let agent = PairingAgent(devicePath: Self.devicePath, passkey: 1234)
+        func call(_ member: String, _ arguments: [DBusValue] = [], path: String = PairingAgent.path, interface: String = PairingAgent.interface) -> DBusMethodCall {
+            DBusMethodCall(sender: ":1.3", path: path, interface: interface, member: member, arguments: arguments)
+        }
+        let ours = DBusValue.objectPath(Self.devicePath), other = DBusValue.objectPath("/org/bluez/hci0/dev_11_22_33_44_55_66")
+        #expect(agent.capability == "KeyboardOnly" && PairingAgent(devicePath: Self.devicePath, passkey: nil).capability == "NoInputNoOutput")
+        #expect(agent.answer(call("RequestPasskey", [ours]))! == (.values([.uint32(1234)]), .passkey(given: true)))
+        #expect(agent.answer(call("RequestPinCode", [ours]))! == (.values([.string("001234")]), .passkey(given: true)))
+        #expect(agent.answer(call("RequestConfirmation", [ours, .uint32(555)]))! == (.values([]), .confirmation))
+        #expect(agent.answer(call("RequestAuthorization", [ours]))! == (.values([]), .authorization))
+        #expect(agent.answer(call("AuthorizeService", [ours, .string(BlueZ.uuid(0x180D))]))! == (.values([]), .authorization))
+        #expect(agent.answer(call("DisplayPasskey", [ours, .uint32(1), .uint16(0)]))! == (.values([]), nil))
+        #expect(agent.answer(call("Release"))! == (.values([]), nil) && agent.answer(call("Cancel"))! == (.values([]), nil))
+        // Another device: refused, whatever it asks.
+        for member in ["RequestPasskey", "RequestPinCode", "RequestConfirmation", "RequestAuthorization", "AuthorizeService"] {
+            let answer = agent.answer(call(member, [other, .uint32(0)]))
+            #expect(answer?.reply == .error(name: "org.bluez.Error.Rejected", message: "recorderd pairs only its configured sensor, not /org/bluez/hci0/dev_11_22_33_44_55_66")
+                && answer?.request == nil, "\(member)")
+        }
+        // No passkey configured: the request is refused and remembered.
+        #expect(PairingAgent(devicePath: Self.devicePath, passkey: nil).answer(call("RequestPasskey", [ours]))! ==
+            (.error(name: "org.bluez.Error.Rejected", message: "no passkey configured for this sensor in recorderd"), .passkey(given: false)))
+        // Not the agent's interface or path, or no such method: not answered here (sd-bus says unknown).
+        #expect(agent.answer(call("RequestPasskey", [ours], interface: "org.freedesktop.DBus.Introspectable")) == nil)
+        #expect(agent.answer(call("RequestPasskey", [ours], path: "/elsewhere")) == nil)
+        #expect(agent.answer(call("Frobnicate", [ours])) == nil)
+        #expect(PairingAgent.sixDigits(0) == "000000" && PairingAgent.sixDigits(999_999) == "999999")
+    }
+
     @Test func answersThatComeTooLateChangeNothing() {
         var rules = Self.streaming()
         #expect(rules.succeeded(.connect, values: [], now: 101) == [])
@@ -205,6 +327,20 @@ struct HeartRateLinkRulesTests {
         #expect(rules.objects(Self.tree(), now: 101) == [])
         #expect(rules.deviceAppeared(now: 101) == [])
         #expect(rules.phase == .streaming)
+    }
+
+    @Test func aPasskeyIsSixDigitsAtMost() throws {
+        func device(_ passkey: String) throws(ConfigurationError) -> HeartRateConfiguration {
+            let text = #"{"name": "hr0", "kind": "heartRate", "address": "a0:9e:1a:12:34:56", "passkey": "# + passkey + "}"
+            let entry = try! JSONValueDecoder().decode(DeviceConfiguration.self, from: Array(text.utf8))
+            return try entry.decode(HeartRateConfiguration.self)
+        }
+        #expect(try device("0").passkey == 0 && device("999999").passkey == 999_999 && device("1234").address == Self.address)
+        #expect(try device("null").passkey == nil)
+        for bad in ["1000000", "-1", "1.5", "\"123456\"", "1e300", "18446744073709551616"] {
+            #expect(throws: ConfigurationError.self, "\(bad)") { try device(bad) }
+        }
+        #expect(HeartRateConfiguration.keys.contains("passkey"))
     }
 
     @Test func configurationAddressesAndAdapters() {

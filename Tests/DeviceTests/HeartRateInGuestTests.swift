@@ -48,7 +48,7 @@ struct HeartRateInGuestTests {
         #expect(facts["connection"] == "connected", "\(facts)")
         #expect(facts["battery"] == "87 %" && facts["bodySensorLocation"] == "chest", "\(facts)")
         // recorderctl ble scan heard the sensor: its address, its advertised name, an RSSI.
-        #expect(facts["scan"] == "0" && facts["scanFound"] == "1" && facts["scanName"] == "recorderd HR", "\(facts)")
+        #expect(facts["scan"] == "0" && facts["scanFound"] == "1" && facts["scanName"] == "recorderd HR", "\(facts)\n\(outcome.output.suffix(4000))")
         // (btvirt's controllers report no signal strength: HCI's 127, "not available".)
         #expect(facts["scanRSSI"] == "unavailable" || facts["scanRSSI"].flatMap(Int.init).map { (-127...20).contains($0) } == true, "\(facts)")
         #expect(facts["reloaded"] == "0", "\(facts)")
@@ -74,10 +74,16 @@ struct HeartRateInGuestTests {
         print("GUEST heart rate: \(beats.count) notifications; sent → recorded p50 \(sorted[sorted.count / 2] * 1000) ms, "
             + "max \(sorted.last! * 1000) ms (debug build, TCG guest)")
         // The outage: a fault when the sensor went, one gap before the first notification after
-        // it, spanning the silence.
-        let gaps = records.filter { $0.isGap && $0.sensorType == "heartRate" }
+        // it, spanning the silence. Its gap is after the first notification. (A link that took more than one attempt to
+        // make — seen with the host busy, two guests and the TSan suite at once — is a fault and a gap
+        // before the first notification: not this test's outage.)
+        let first = try #require(records.firstIndex(of: beats[0]))
+        let leading = records[..<first].filter { $0.event != nil }
+        if !leading.isEmpty { print("GUEST heart rate: before the first notification: \(leading)") }
+        #expect(leading.allSatisfy { $0.isGap || $0.event == "error" }, "\(leading)")
+        let gaps = records[first...].filter { $0.isGap && $0.sensorType == "heartRate" }
         let gap = try #require(gaps.first, "no gap record:\n\(records)")
-        #expect(gaps.count == 1)
+        #expect(gaps.count == 1, "\(records.filter { $0.event != nil })\n\(outcome.output.suffix(3000))")
         let gapIndex = try #require(records.firstIndex(of: gap))
         let seventh = try #require(records.firstIndex(of: beats[6]))
         #expect(gapIndex == seventh - 1, "the gap comes just before the first notification after the outage")
@@ -90,7 +96,8 @@ struct HeartRateInGuestTests {
         let result = try TaskResult.makeDecoder().decode(TaskResult.self, from: Data(contentsOf: URL(fileURLWithPath: outcome.share + "/result.json")))
         let file = try #require(result.asyncResults.compactMap(\.file).first { $0.relativePath == "heartRate.jsonl" })
         #expect(file.units["heartRate"] == "count/min" && file.conventions?["heartRate"]?.contains("CLOCK_MONOTONIC") == true, "\(file)")
-        #expect(file.gapCount == 1 && file.droppedSamples == gap.droppedSamples, "\(file)")
+        let allGaps = records.filter { $0.isGap && $0.sensorType == "heartRate" }
+        #expect(file.gapCount == allGaps.count && file.droppedSamples == allGaps.compactMap(\.droppedSamples).reduce(0, +), "\(file)")
     }
 
     /// ResearchKit's fitness check (config/tasks/fitness-check.json) run by `recorderctl run` with
@@ -244,7 +251,7 @@ struct HeartRateInGuestTests {
     python3 /vmtest/peripheral.py hci1 /vmtest/sent.log 0.5 6 10 > /tmp/peripheral.out 2>&1 &
     timeout 60 sh -c 'tail -n +1 -f /tmp/peripheral.out | grep -q -m1 ready'; fact ready $?
     # recorderctl ble scan: the daemon's LE scan, filtered on the Heart Rate Service.
-    recorderctl ble scan --seconds 5 --json > scan.json; fact scan $?
+    recorderctl ble scan --seconds 10 --json > scan.json; fact scan $?
     cat scan.json
     fact scanFound "$(grep -c "\"$address\"" scan.json)"
     fact scanName "$(tr -d '\n' < scan.json | grep -o '"name" *: *"[^"]*"' | head -1 | sed 's/.*: *"//; s/"$//')"

@@ -102,6 +102,58 @@ struct DBusConnectionTests {
         }
     }
 
+    /// An object served by one connection (as recorderd serves BlueZ its pairing agent), called by
+    /// another through the daemon: values and error replies as the handler gave them, the caller
+    /// and arguments as sent, sd-bus's own errors for what the handler leaves, nothing after removal.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: daemon), "needs dbus-daemon (scripts/setup.sh installs it)"))
+    func servedObjectsAnswerCallsWithValuesAndErrors() async throws {
+        try await Self.withBus { address in
+            let server = try DBusConnection.connect(address: address, description: "server")
+            let client = try DBusConnection.connect(address: address, description: "client")
+            let destination = try #require(server.uniqueName)
+            var calls: [DBusMethodCall] = []
+            try server.addObject(path: "/org/recorderd/agent") { call in
+                calls.append(call)
+                switch call.member {
+                case "RequestPasskey": return .values([.uint32(123_456)])
+                case "RequestPinCode": return .values([.string("000042"), .boolean(true)])
+                case "RequestConfirmation": return .error(name: "org.bluez.Error.Rejected", message: "not this one")
+                default: return nil
+                }
+            }
+            // Both loops turn until the client has its reply (each wait ends at the server's next
+            // message; the bound is for a broken test only).
+            func ask(_ member: String, _ arguments: [DBusValue], path: String = "/org/recorderd/agent") throws -> Result<[DBusValue], DBusError>? {
+                var reply: Result<[DBusValue], DBusError>?
+                try client.call(destination: destination, path: path, interface: "org.bluez.Agent1", member: member, arguments, timeout: 10) { reply = $0 }
+                let deadline = Date().addingTimeInterval(20)
+                while reply == nil, Date() < deadline {
+                    try server.process()
+                    try client.process()
+                    if reply == nil { _ = try server.wait(timeout: 0.05, wake: -1) }
+                }
+                return reply
+            }
+            let device = DBusValue.objectPath("/org/bluez/hci0/dev_A0_9E_1A_12_34_56")
+            #expect(try ask("RequestPasskey", [device])?.get() == [.uint32(123_456)])
+            #expect(calls.first == DBusMethodCall(sender: client.uniqueName!, path: "/org/recorderd/agent", interface: "org.bluez.Agent1",
+                                                  member: "RequestPasskey", arguments: [device]), "\(calls)")
+            #expect(try ask("RequestPinCode", [device])?.get() == [.string("000042"), .boolean(true)])
+            guard case .failure(let rejected)? = try ask("RequestConfirmation", [device, .uint32(7)]) else { Issue.record("no error reply"); return }
+            #expect(rejected == DBusError(name: "org.bluez.Error.Rejected", message: "not this one"))
+            #expect(calls.last?.arguments == [device, .uint32(7)])
+            // What the handler leaves, another path, and the object once removed: sd-bus's errors.
+            guard case .failure(let unknown)? = try ask("Frobnicate", []) else { Issue.record("no error reply"); return }
+            #expect(unknown.isUnknownObject, "\(unknown)")
+            guard case .failure(let elsewhere)? = try ask("RequestPasskey", [device], path: "/elsewhere") else { Issue.record("no error reply"); return }
+            #expect(elsewhere.isUnknownObject, "\(elsewhere)")
+            server.removeObject(path: "/org/recorderd/agent")
+            let before = calls.count
+            guard case .failure(let removed)? = try ask("RequestPasskey", [device]) else { Issue.record("no error reply"); return }
+            #expect(removed.isUnknownObject && calls.count == before, "\(removed)")
+        }
+    }
+
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: daemon), "needs dbus-daemon (scripts/setup.sh installs it)"))
     func everyTypeIsReadBackAsWritten() async throws {
         try await Self.withBus { address in
