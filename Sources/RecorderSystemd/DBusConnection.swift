@@ -159,11 +159,8 @@ public final class DBusConnection {
     @discardableResult
     public func addMatch(_ rule: String, handler: @escaping (DBusSignal) -> Void) throws(DBusError) -> Int {
         let box = Handler { message in
-            func text(_ p: UnsafePointer<CChar>?) -> String { p.map { String(cString: $0) } ?? "" }
             guard let arguments = try? DBusMessageCodec.readAll(message) else { return }
-            handler(DBusSignal(sender: text(sd_bus_message_get_sender(message)), path: text(sd_bus_message_get_path(message)),
-                               interface: text(sd_bus_message_get_interface(message)), member: text(sd_bus_message_get_member(message)),
-                               arguments: arguments))
+            handler(DBusReceivedMessage(message, arguments: arguments))
         }
         var slot: OpaquePointer?
         let r = sd_bus_add_match(bus, &slot, rule, dbusTrampoline, Unmanaged.passUnretained(box).toOpaque())
@@ -188,11 +185,7 @@ public final class DBusConnection {
     public func addObject(path: String, handler: @escaping (DBusMethodCall) -> DBusMethodReply?) throws(DBusError) {
         removeObject(path: path)
         let box = MethodHandler { [unowned self] message in
-            func text(_ p: UnsafePointer<CChar>?) -> String { p.map { String(cString: $0) } ?? "" }
-            let arguments = (try? DBusMessageCodec.readAll(message)) ?? []
-            let call = DBusMethodCall(sender: text(sd_bus_message_get_sender(message)), path: text(sd_bus_message_get_path(message)),
-                                      interface: text(sd_bus_message_get_interface(message)),
-                                      member: text(sd_bus_message_get_member(message)), arguments: arguments)
+            let call = DBusReceivedMessage(message, arguments: (try? DBusMessageCodec.readAll(message)) ?? [])
             guard let answer = handler(call) else { return false }
             self.reply(to: message, with: answer)
             return true
@@ -264,8 +257,9 @@ public final class DBusConnection {
     }
 }
 
-/// One signal received: who sent it, from which object, and its arguments.
-public struct DBusSignal: Sendable, Equatable {
+/// A signal or a method call received: who sent it, to or from which object, and its arguments.
+public struct DBusReceivedMessage: Sendable, Equatable {
+    /// The sender's unique name (`:1.7`).
     public var sender: String
     public var path: String
     public var interface: String
@@ -279,25 +273,20 @@ public struct DBusSignal: Sendable, Equatable {
         self.member = member
         self.arguments = arguments
     }
+
+    /// The header fields of `message` and its `arguments`.
+    init(_ message: OpaquePointer, arguments: [DBusValue]) {
+        func text(_ p: UnsafePointer<CChar>?) -> String { p.map { String(cString: $0) } ?? "" }
+        self.init(sender: text(sd_bus_message_get_sender(message)), path: text(sd_bus_message_get_path(message)),
+                  interface: text(sd_bus_message_get_interface(message)), member: text(sd_bus_message_get_member(message)),
+                  arguments: arguments)
+    }
 }
 
+/// A signal a match delivered.
+public typealias DBusSignal = DBusReceivedMessage
 /// A method call to an object this connection serves.
-public struct DBusMethodCall: Sendable, Equatable {
-    /// The caller's unique name (`:1.7`).
-    public var sender: String
-    public var path: String
-    public var interface: String
-    public var member: String
-    public var arguments: [DBusValue]
-
-    public init(sender: String, path: String, interface: String, member: String, arguments: [DBusValue]) {
-        self.sender = sender
-        self.path = path
-        self.interface = interface
-        self.member = member
-        self.arguments = arguments
-    }
-}
+public typealias DBusMethodCall = DBusReceivedMessage
 
 /// The answer to a `DBusMethodCall`: a method return with its values, or an error reply.
 public enum DBusMethodReply: Sendable, Equatable {

@@ -23,7 +23,9 @@ interval=${2:-0.05}
 deb=${RECORDERD_DEB:-$(ls .build-deb/recorderd_*.deb 2> /dev/null | sort | tail -1)}
 [ -n "$deb" ] || { echo "heart-rate-benchmark.sh: no .build-deb/recorderd_*.deb (scripts/build-deb.sh)" >&2; exit 1; }
 share=$(mktemp -d)
-trap 'rm -rf "$share"' EXIT
+# Kept after a failure, to read (its output, the guest's console, the logs).
+trap 'if [ "${kept:-}" = 1 ]; then echo "heart-rate-benchmark: the guest'"'"'s files are in $share" >&2; else rm -rf "$share"; fi' EXIT
+kept=1
 cp "$deb" "$share/recorderd.deb"
 cp scripts/vm/heart-rate-peripheral.py "$share/peripheral.py"
 # The peer: subscribes through BlueZ as recorderd does, stamps each notification on arrival.
@@ -35,18 +37,29 @@ dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
 bus = dbus.SystemBus()
 path = "/org/bluez/hci0/dev_" + address.replace(":", "_")
 om = dbus.Interface(bus.get_object("org.bluez", "/"), "org.freedesktop.DBus.ObjectManager")
-dbus.Interface(bus.get_object("org.bluez", path), "org.bluez.Device1").Connect(timeout=60)
-while not dbus.Interface(bus.get_object("org.bluez", path), "org.freedesktop.DBus.Properties").Get("org.bluez.Device1", "ServicesResolved"):
-    time.sleep(0.1)
-hr = [p for p, i in om.GetManagedObjects().items() if p.startswith(path) and i.get("org.bluez.GattCharacteristic1", {}).get("UUID", "").startswith("00002a37")][0]
+hr = None
 def changed(interface, values, invalidated, path=None):
     if path == hr and "Value" in values:
         out.write("%.6f %s\n" % (time.clock_gettime(time.CLOCK_MONOTONIC), bytes(values["Value"]).hex()))
 bus.add_signal_receiver(changed, dbus_interface="org.freedesktop.DBus.Properties", signal_name="PropertiesChanged", path_keyword="path")
-dbus.Interface(bus.get_object("org.bluez", hr), "org.bluez.GattCharacteristic1").StartNotify()
+# The sensor may still be leaving recorderd's link (its Disconnect on stop): tried again.
+for attempt in range(10):
+    try:
+        dbus.Interface(bus.get_object("org.bluez", path), "org.bluez.Device1").Connect(timeout=60)
+        while not dbus.Interface(bus.get_object("org.bluez", path), "org.freedesktop.DBus.Properties").Get("org.bluez.Device1", "ServicesResolved"):
+            time.sleep(0.1)
+        hr = [p for p, i in om.GetManagedObjects().items() if p.startswith(path) and i.get("org.bluez.GattCharacteristic1", {}).get("UUID", "").startswith("00002a37")][0]
+        dbus.Interface(bus.get_object("org.bluez", hr), "org.bluez.GattCharacteristic1").StartNotify()
+        break
+    except dbus.exceptions.DBusException as error:
+        print("peer: attempt %d: %s" % (attempt + 1, error), file=sys.stderr)
+        time.sleep(1)
 loop = GLib.MainLoop()
 GLib.timeout_add(int(seconds * 1000), loop.quit)
+started = time.process_time()
 loop.run()
+# The peer's own CPU while receiving (its process: Python and libdbus).
+print("peer cpu_seconds %.3f" % (time.process_time() - started))
 PY
 # Stamps each line of standard input (the live subscriber's) on arrival.
 cat > "$share/stamp.py" <<'PY'
@@ -93,7 +106,7 @@ sed -i "s|\"devices\": \[|\"devices\": [{\"name\": \"hr0\", \"kind\": \"heartRat
 systemctl restart recorderd.service; recorderctl status > /dev/null || { echo "status failed"; exit 1; }
 pid=$(systemctl show -p MainPID --value recorderd.service)
 cpu() { awk '{print $14 + $15}' /proc/$pid/stat; }
-rss() { sed -n 's/^VmRSS: *\([0-9]*\) kB/\1/p' /proc/$pid/status; }
+rss() { awk '/^VmRSS:/ {print $2}' /proc/$pid/status; }
 echo "ticks $(getconf CLK_TCK)"
 # Idle: the configured device not sampling, the same span.
 c0=$(cpu); r0=$(rss); sleep "$seconds"; c1=$(cpu)
@@ -114,7 +127,7 @@ pkill -f "recorderctl tail" || true
 systemctl stop recorderd.service recorderd.socket
 # The peer, the same notifications through the same BlueZ.
 : > /vmtest/sent.log
-python3 /vmtest/central.py "$address" "$seconds" /vmtest/peer.txt
+python3 /vmtest/central.py "$address" "$seconds" /vmtest/peer.txt 2>&1 || echo "the peer failed: $?"
 cp /vmtest/sent.log /vmtest/sent-peer.log
 echo done
 EOF
@@ -127,14 +140,17 @@ import json, os, sys
 share, seconds = sys.argv[1], float(sys.argv[2])
 out = open(os.path.join(share, "output")).read().splitlines()
 print(out[0])
-facts = {l.split()[0]: l.split()[1:] for l in out if l.split() and l.split()[0] in ("idle", "streaming", "ticks")}
+facts = {l.split()[0]: l.split()[1:] for l in out if l.split() and l.split()[0] in ("idle", "streaming", "ticks", "peer")}
 def rate(h):
     b = bytes.fromhex(h)
     if b[0] & 1:
         return b[1] | b[2] << 8 if len(b) >= 3 else None
     return b[1] if len(b) >= 2 else None
 def sends(name):
-    rows = [l.split() for l in open(os.path.join(share, name)) if len(l.split()) == 2]
+    # The peripheral's log was emptied under it (the run's start): the bytes before its next
+    # write read back as NULs.
+    rows = [l.replace("\x00", "").split() for l in open(os.path.join(share, name))]
+    rows = [r for r in rows if len(r) == 2]
     return [(float(t), rate(h)) for t, h in rows if h not in ("dropped", "back") and rate(h) is not None]
 def match(sent, arrivals):
     """Pairs each arrival (time, rate) with the earliest unpaired send of that rate before it, in
@@ -179,5 +195,9 @@ print(f"| sent → the peer's reception (Python dbus, same BlueZ) | {len(peer)} 
 print(f"ratio recorderd / peer, sent → reception: p50 {pct(rec, .5) / pct(peer, .5):.2f}, p99 {pct(rec, .99) / pct(peer, .99):.2f}")
 print(f"CPU (recorderd's process): idle {idle:.2f} s, streaming {busy:.2f} s over {seconds:.0f} s each; {n} notifications recorded; "
       f"{(busy - idle) / max(1, n) * 1e6:.0f} µs of guest CPU per notification (record, file, live subscriber)")
+peer_cpu = float(facts["peer"][1])
+print(f"CPU (the peer's process, receiving only): {peer_cpu:.2f} s over {seconds:.0f} s; {len(peer_rows)} notifications; "
+      f"{peer_cpu / max(1, len(peer_rows)) * 1e6:.0f} µs per notification; recorderd / peer {((busy - idle) / max(1, n)) / (peer_cpu / max(1, len(peer_rows))):.2f}")
 print(f"RSS: {facts['idle'][3]} kB with the device idle, {facts['streaming'][3]} kB streaming: +{int(facts['streaming'][3]) - int(facts['idle'][3])} kB")
 PY
+kept=0
