@@ -11,7 +11,7 @@ struct ArchitectureTests {
 
     @Test("every declared arrow of a module points down and stays on its side")
     func declaredArrowsFollowTheRule() async throws {
-        let package = try await PackageDump.load(root: Self.root)
+        let package = try await PackageDump.ofThisPackage.value
         var wrong: [String] = []
         for target in package.modules {
             guard let from = ModuleRule.table[target.name] else {
@@ -28,7 +28,7 @@ struct ArchitectureTests {
 
     @Test("every module imports only what it declares (no module reached through another's)")
     func importsAreDeclared() async throws {
-        let package = try await PackageDump.load(root: Self.root)
+        let package = try await PackageDump.ofThisPackage.value
         let names = Set(package.targets.map(\.name))
         var undeclared: [String] = []
         for target in package.modules {
@@ -42,7 +42,7 @@ struct ArchitectureTests {
 
     @Test("recorderd-services and recorderctl reach no sensor backend, engine or daemon, even through others")
     func clientExecutablesReachNoRecordingModule() async throws {
-        let package = try await PackageDump.load(root: Self.root)
+        let package = try await PackageDump.ofThisPackage.value
         for executable in ["recorderd-services", "recorderctl"] {
             let reached = package.closure(of: executable)
             let recording = reached.filter { ModuleRule.table[$0].map { $0.side == .recording } ?? false }

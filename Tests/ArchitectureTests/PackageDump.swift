@@ -48,6 +48,12 @@ struct PackageDump: Decodable {
         return reached
     }
 
+    /// This package's dump, made once for every test that reads it: `swift package dump-package`
+    /// compiles the manifest (and resolves into its own scratch folder), about 20 s of both cores
+    /// under the parallel suite; three at once starved every other test for 25–40 s (a recording
+    /// test's ring overflowed while its waiting task could not run).
+    static let ofThisPackage = Task { try await load(root: ArchitectureTests.root) }
+
     static func load(root: String) async throws -> PackageDump {
         let scratch = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: scratch) }
