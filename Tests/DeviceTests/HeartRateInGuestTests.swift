@@ -33,13 +33,13 @@ struct HeartRateInGuestTests {
     /// arrived; the sensor drops out for 10 s mid-recording (the peripheral disconnects and stops
     /// advertising) and the silence is one gap record with its duration, after a fault record;
     /// the battery level and body sensor location are read.
-    @Test(.enabled(if: enabled("HeartRateInGuestTests")), .timeLimit(.minutes(8)))
+    @Test(.enabled(if: enabled("HeartRateInGuestTests")), .timeLimit(.minutes(16)))
     func everyNotificationIsRecordedExactlyAndAnOutageIsAGap() async throws {
         let deb = try #require(PackageInGuestTests.package, "no .build-deb/recorderd_*.deb: run scripts/build-deb.sh")
         let name = URL(fileURLWithPath: deb).lastPathComponent
         let peripheral = VMGuest.packageRoot + "/scripts/vm/heart-rate-peripheral.py"
         let outcome = try await VMGuest.run(Self.guestScript(Self.script, package: name),
-                                            files: [name: deb, "peripheral.py": peripheral], timeout: 420)
+                                            files: [name: deb, "peripheral.py": peripheral], timeout: 900)
         let facts = PackageInGuestTests.facts(outcome.output)
         #expect(outcome.status == 0, "\(outcome.output.suffix(3000))\n--- console:\n\(outcome.console.suffix(2000))")
         #expect(facts["installed"] == "ok" && facts["adapters"] == "2", "\(facts)")
@@ -109,13 +109,13 @@ struct HeartRateInGuestTests {
     /// recorderd's calls). An adapter powered off and on is left to the rules' tests: under btvirt,
     /// `Powered false` on the central's controller left bluetoothd restarting or the strap silent
     /// in two runs of four.
-    @Test(.enabled(if: enabled("HeartRateInGuestTests")), .timeLimit(.minutes(8)))
+    @Test(.enabled(if: enabled("HeartRateInGuestTests")), .timeLimit(.minutes(16)))
     func theFitnessCheckAndWhatGoesWrong() async throws {
         let deb = try #require(PackageInGuestTests.package, "no .build-deb/recorderd_*.deb: run scripts/build-deb.sh")
         let name = URL(fileURLWithPath: deb).lastPathComponent
         let peripheral = VMGuest.packageRoot + "/scripts/vm/heart-rate-peripheral.py"
         let outcome = try await VMGuest.run(Self.guestScript(Self.fitnessScript, package: name),
-                                            files: [name: deb, "peripheral.py": peripheral], timeout: 420)
+                                            files: [name: deb, "peripheral.py": peripheral], timeout: 900)
         let facts = PackageInGuestTests.facts(outcome.output)
         #expect(outcome.status == 0, "\(outcome.output.suffix(3000))\n--- console:\n\(outcome.console.suffix(2000))")
         #expect(facts["installed"] == "ok" && facts["adapters"] == "3" && facts["ready"] == "0" && facts["plainReady"] == "0", "\(facts)")

@@ -30,13 +30,13 @@ struct PackageInGuestTests {
     /// cannot write outside its directories; a BMI160 bound by `bmi160_i2c` on `i2c-stub` gets
     /// an IIO node of group `iio` that recorderd lists; `systemctl reload` applies a changed
     /// configuration; remove keeps the recordings and the configuration, purge removes them.
-    @Test(.enabled(if: enabled("PackageInGuestTests")), .timeLimit(.minutes(10)))
+    @Test(.enabled(if: enabled("PackageInGuestTests")), .timeLimit(.minutes(16)))
     func installedPackageRunsBySocketActivationUnderItsHardening() async throws {
         let deb = try #require(Self.package, "no .build-deb/recorderd_*.deb: run scripts/build-deb.sh")
         let name = URL(fileURLWithPath: deb).lastPathComponent
         let freezer = try await Self.freezeThreadHelper()
         let outcome = try await VMGuest.run(Self.installScript.replacingOccurrences(of: "@DEB@", with: name),
-                                            files: [name: deb, "freeze-thread": freezer], timeout: 480)
+                                            files: [name: deb, "freeze-thread": freezer], timeout: 900)
         let facts = Self.facts(outcome.output)
         print("guest uptime at each stage: " + outcome.output.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("at ") }.joined(separator: "; "))
         #expect(outcome.status == 0, "\(outcome.output.suffix(3000))\n--- console:\n\(outcome.console.suffix(3000))")
@@ -171,13 +171,13 @@ struct PackageInGuestTests {
     /// other. The WAV holds the source bit for bit after its start offset, with no gap and nothing
     /// discarded, paced in real time (the audio ends within a period of the recording's end on
     /// CLOCK_MONOTONIC, and the source lies where it was played), and the levels are the WAV's.
-    @Test(.enabled(if: enabled("PackageInGuestTests")), .timeLimit(.minutes(6)))
+    @Test(.enabled(if: enabled("PackageInGuestTests")), .timeLimit(.minutes(11)))
     func audioThroughTheLoopbackDriverIsTheSourceInRealTime() async throws {
         let deb = try #require(Self.package, "no .build-deb/recorderd_*.deb: run scripts/build-deb.sh")
         let name = URL(fileURLWithPath: deb).lastPathComponent
         let source = Fixtures.root + "/audio/Front_Center.wav"
         let outcome = try await VMGuest.run(Self.loopbackScript.replacingOccurrences(of: "@DEB@", with: name),
-                                            files: [name: deb, "source.wav": source], timeout: 300)
+                                            files: [name: deb, "source.wav": source], timeout: 600)
         let facts = Self.facts(outcome.output)
         #expect(outcome.status == 0, "\(outcome.output.suffix(3000))\n--- console:\n\(outcome.console.suffix(2000))")
         #expect(facts["installed"] == "ok" && facts["loopback"] == "1", "\(facts)")
