@@ -115,6 +115,8 @@ final class HeartRateLink {
             request = (path, BlueZ.characteristicInterface, "ReadValue", [.propertyMap([:])], 10)
         case .registerAgent(let capability):
             request = (BlueZ.root, BlueZ.agentManagerInterface, "RegisterAgent", [.objectPath(PairingAgent.path), .string(capability)], 10)
+        case .unregisterAgent:
+            request = (BlueZ.root, BlueZ.agentManagerInterface, "UnregisterAgent", [.objectPath(PairingAgent.path)], 10)
         case .pair:
             // BlueZ's own bound on a pairing is 60 s (and a passkey's entry on the sensor's side).
             request = (devicePath, BlueZ.deviceInterface, "Pair", [], 90)

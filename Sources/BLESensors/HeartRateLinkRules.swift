@@ -37,6 +37,9 @@ struct HeartRateLinkRules {
         case registerAgent(capability: String)
         /// `Device1.Pair`.
         case pair
+        /// `AgentManager1.UnregisterAgent` once the pairing ended: BlueZ makes a registered agent a
+        /// default (the first one the default), which recorderd's is not meant to stay.
+        case unregisterAgent
     }
 
     enum Action: Equatable, Sendable {
@@ -190,8 +193,8 @@ struct HeartRateLinkRules {
             return []
         case .pair:
             guard phase == .pairing else { return [] }
-            return query()
-        case .getObjects, .startDiscovery, .stopDiscovery, .disconnect, .registerAgent:
+            return [.call(.unregisterAgent)] + query()
+        case .getObjects, .startDiscovery, .stopDiscovery, .disconnect, .registerAgent, .unregisterAgent:
             return []
         }
     }
@@ -220,9 +223,9 @@ struct HeartRateLinkRules {
         case .pair:
             guard phase == .pairing else { return [] }
             // Paired already (by another program, or BlueZ's own upgrade meanwhile): as good.
-            if error.name == "org.bluez.Error.AlreadyExists" { return query() }
-            return [.call(.disconnect)] + fail(pairingFailure(error), now: now)
-        case .read, .stopDiscovery, .disconnect, .registerAgent:
+            if error.name == "org.bluez.Error.AlreadyExists" { return [.call(.unregisterAgent)] + query() }
+            return [.call(.unregisterAgent), .call(.disconnect)] + fail(pairingFailure(error), now: now)
+        case .read, .stopDiscovery, .disconnect, .registerAgent, .unregisterAgent:
             return []
         }
     }

@@ -214,7 +214,7 @@ struct HeartRateLinkRulesTests {
         // Pairing refuses and disconnects: the disconnection waits for Pair's answer.
         #expect(rules.deviceChanged(connected: false, servicesResolved: nil, now: 1.5) == [])
         #expect(rules.succeeded(.registerAgent(capability: "NoInputNoOutput"), values: [], now: 1.1) == [])
-        #expect(rules.succeeded(.pair, values: [], now: 2) == [.call(.getObjects)])
+        #expect(rules.succeeded(.pair, values: [], now: 2) == [.call(.unregisterAgent), .call(.getObjects)])
         #expect(rules.objects(Self.tree(connected: true, resolved: true, paired: true), now: 2.1).first == .call(.startNotify(path: Self.measurement)))
         #expect(rules.paired)
         #expect(rules.succeeded(.startNotify(path: Self.measurement), values: [], now: 2.5) == [])
@@ -246,7 +246,7 @@ struct HeartRateLinkRulesTests {
             #expect(rules.phase == .pairing)
             if let asked { rules.agentAsked(asked) }
             let actions = rules.failed(.pair, error: error, now: 2)
-            #expect(actions.first == .call(.disconnect) && rules.phase == .waiting && rules.retryAt == 3)
+            #expect(Array(actions.prefix(2)) == [.call(.unregisterAgent), .call(.disconnect)] && rules.phase == .waiting && rules.retryAt == 3)
             return (Self.faults(actions), rules)
         }
         let failed = DBusError(name: "org.bluez.Error.AuthenticationFailed", message: "Authentication Failed")
@@ -283,7 +283,8 @@ struct HeartRateLinkRulesTests {
         _ = rules.start(now: 0)
         #expect(rules.objects(Self.tree(connected: true, resolved: true), now: 0) == [.call(.registerAgent(capability: "KeyboardOnly")), .call(.pair)])
         // Paired meanwhile (BlueZ's own upgrade, another program): as good as done.
-        #expect(rules.failed(.pair, error: DBusError(name: "org.bluez.Error.AlreadyExists", message: "Already Paired"), now: 1) == [.call(.getObjects)])
+        #expect(rules.failed(.pair, error: DBusError(name: "org.bluez.Error.AlreadyExists", message: "Already Paired"), now: 1)
+            == [.call(.unregisterAgent), .call(.getObjects)])
         #expect(rules.objects(Self.tree(connected: true, resolved: true, paired: true), now: 1).first == .call(.startNotify(path: Self.measurement)))
         var bonded = HeartRateLinkRules(address: Self.address, adapter: "hci0", passkey: 4321)
         _ = bonded.start(now: 0)
