@@ -13,10 +13,12 @@ import RecorderRuntime
 public final class DBusConnection {
     let bus: OpaquePointer
 
-    /// A reply or signal handler; sd-bus holds it unretained as the callback's userdata.
+    /// A reply, signal or method handler; sd-bus holds it unretained as the callback's userdata.
+    /// Its body says whether it handled the message (a method call it answered); replies and
+    /// signals are never "handled", so other matches still see them.
     final class Handler {
-        let body: (OpaquePointer) -> Void
-        init(_ body: @escaping (OpaquePointer) -> Void) { self.body = body }
+        let body: (OpaquePointer) -> Bool
+        init(_ body: @escaping (OpaquePointer) -> Bool) { self.body = body }
     }
 
     /// Handlers of calls in flight (their slots are sd-bus's: floating), by call number.
@@ -26,13 +28,7 @@ public final class DBusConnection {
     private var matches: [Int: (slot: OpaquePointer, handler: Handler)] = [:]
     private var nextMatch = 1
     /// Objects this connection serves: their slots and method handlers, by path.
-    private var objects: [String: (slot: OpaquePointer, handler: MethodHandler)] = [:]
-
-    /// A method handler of an object this connection serves; sd-bus holds it unretained.
-    final class MethodHandler {
-        let body: (OpaquePointer) -> Bool
-        init(_ body: @escaping (OpaquePointer) -> Bool) { self.body = body }
-    }
+    private var objects: [String: (slot: OpaquePointer, handler: Handler)] = [:]
 
     private init(bus: OpaquePointer) {
         self.bus = bus
@@ -143,6 +139,7 @@ public final class DBusConnection {
             // The entry was the handler's last strong reference: it lives on for this call.
             let this = self.pendingReplies.removeValue(forKey: number)
             withExtendedLifetime(this) { reply(Self.values(ofReply: message)) }
+            return false
         }
         let r = sd_bus_call_async(bus, nil, message, dbusTrampoline, Unmanaged.passUnretained(handler).toOpaque(), Self.microseconds(timeout))
         guard r >= 0 else { throw DBusError.system("calling \(interface).\(member) on \(path)", r) }
@@ -159,8 +156,8 @@ public final class DBusConnection {
     @discardableResult
     public func addMatch(_ rule: String, handler: @escaping (DBusSignal) -> Void) throws(DBusError) -> Int {
         let box = Handler { message in
-            guard let arguments = try? DBusMessageCodec.readAll(message) else { return }
-            handler(DBusReceivedMessage(message, arguments: arguments))
+            if let arguments = try? DBusMessageCodec.readAll(message) { handler(DBusReceivedMessage(message, arguments: arguments)) }
+            return false
         }
         var slot: OpaquePointer?
         let r = sd_bus_add_match(bus, &slot, rule, dbusTrampoline, Unmanaged.passUnretained(box).toOpaque())
@@ -184,14 +181,14 @@ public final class DBusConnection {
     /// `UnknownMethod` error.
     public func addObject(path: String, handler: @escaping (DBusMethodCall) -> DBusMethodReply?) throws(DBusError) {
         removeObject(path: path)
-        let box = MethodHandler { [unowned self] message in
+        let box = Handler { [unowned self] message in
             let call = DBusReceivedMessage(message, arguments: (try? DBusMessageCodec.readAll(message)) ?? [])
             guard let answer = handler(call) else { return false }
             self.reply(to: message, with: answer)
             return true
         }
         var slot: OpaquePointer?
-        let r = sd_bus_add_object(bus, &slot, path, dbusMethodTrampoline, Unmanaged.passUnretained(box).toOpaque())
+        let r = sd_bus_add_object(bus, &slot, path, dbusTrampoline, Unmanaged.passUnretained(box).toOpaque())
         guard r >= 0, let slot else { throw DBusError.system("serving the D-Bus object \(path)", r) }
         objects[path] = (slot, box)
     }
@@ -295,20 +292,12 @@ public enum DBusMethodReply: Sendable, Equatable {
     case error(name: String, message: String)
 }
 
-/// sd-bus's callback for served objects: the userdata is the `MethodHandler`; 1 when it answered,
-/// 0 to let sd-bus answer (an unknown method).
-private let dbusMethodTrampoline: sd_bus_message_handler_t = { message, userdata, _ in
-    guard let message, let userdata else { return 0 }
-    let handler = Unmanaged<DBusConnection.MethodHandler>.fromOpaque(userdata).takeUnretainedValue()
-    return withExtendedLifetime(handler) { handler.body(message) ? 1 : 0 }
-}
-
-/// sd-bus's callback for every handler: the userdata is the `Handler`.
+/// sd-bus's callback for every handler: the userdata is the `Handler`; 1 when it handled the
+/// message (a method call answered), else 0 (for a method call: sd-bus answers "unknown method").
 private let dbusTrampoline: sd_bus_message_handler_t = { message, userdata, _ in
     guard let message, let userdata else { return 0 }
     let handler = Unmanaged<DBusConnection.Handler>.fromOpaque(userdata).takeUnretainedValue()
-    withExtendedLifetime(handler) { handler.body(message) }
-    return 0
+    return withExtendedLifetime(handler) { handler.body(message) ? 1 : 0 }
 }
 
 extension DBusConnection {
