@@ -181,6 +181,7 @@ final class HeartRateLink {
             case (adapterPath, BlueZ.adapterInterface):
                 if let powered = changed["Powered"]?.bool { perform(rules.adapterPowered(powered, now: now)) }
             case (devicePath, BlueZ.deviceInterface):
+                if let paired = changed["Paired"]?.bool { rules.pairedChanged(paired) }
                 perform(rules.deviceChanged(connected: changed["Connected"]?.bool, servicesResolved: changed["ServicesResolved"]?.bool, now: now))
             case (devicePath, BlueZ.batteryInterface):
                 if let percentage = changed["Percentage"]?.integer { rules.batteryChanged(percentage) }

@@ -18,7 +18,11 @@ import RecorderSystemd
 /// paired when BlueZ answers the subscription "Not paired" (a sensor whose characteristics want
 /// an encrypted link that BlueZ's own security upgrade did not get). Pairing goes through
 /// recorderd's agent (`PairingAgent`); a sensor that refuses is a fault saying why, and is tried
-/// again after the back-off.
+/// again after the back-off. The agent is registered with BlueZ only while recorderd pairs or
+/// subscribes to a sensor BlueZ does not list as paired: a sensor whose notifications want an
+/// encrypted link makes the kernel pair within the subscription ("just works", Secure
+/// Connections), and BlueZ then asks its agent to confirm — on a headless Pi with no agent of its
+/// own the pairing fails ("No agent available") and the sensor drops the link.
 struct HeartRateLinkRules {
     /// A BlueZ call the runner makes; its answer comes back as `succeeded` or `failed`.
     enum Call: Equatable, Sendable {
@@ -33,12 +37,14 @@ struct HeartRateLinkRules {
         case startNotify(path: String)
         /// `GattCharacteristic1.ReadValue` of a characteristic (0x2A38, 0x2A19).
         case read(path: String, uuid: UInt16)
-        /// `AgentManager1.RegisterAgent` of recorderd's agent with this capability (before `pair`).
+        /// `AgentManager1.RegisterAgent` of recorderd's agent with this capability (before `pair`,
+        /// and before subscribing to a sensor not paired yet).
         case registerAgent(capability: String)
         /// `Device1.Pair`.
         case pair
-        /// `AgentManager1.UnregisterAgent` once the pairing ended: BlueZ makes a registered agent a
-        /// default (the first one the default), which recorderd's is not meant to stay.
+        /// `AgentManager1.UnregisterAgent` once the pairing or subscription it was registered for
+        /// ended: BlueZ makes a registered agent a default (the first one the default), which
+        /// recorderd's is not meant to stay.
         case unregisterAgent
     }
 
@@ -97,6 +103,8 @@ struct HeartRateLinkRules {
     private(set) var pairingTried = false
     /// BlueZ's `Paired` for the sensor, as last listed.
     private(set) var paired = false
+    /// recorderd's agent is registered with BlueZ (for a pairing or a subscription under way).
+    private(set) var agentRegistered = false
     /// What the sensor asked of the agent while pairing, for the error if it fails.
     private var agentRequest: PairingAgent.Request?
 
@@ -165,7 +173,10 @@ struct HeartRateLinkRules {
         if passkey != nil, !o.paired, !pairingTried { return pair() }
         phase = .subscribing
         status = "subscribing"
-        var actions: [Action] = [.call(.startNotify(path: measurement))]
+        // Not paired yet: the subscription may pair (the kernel's security upgrade), and BlueZ
+        // asks an agent to confirm even a "just works" pairing.
+        var actions = o.paired ? [] : registerAgent()
+        actions.append(.call(.startNotify(path: measurement)))
         if let location = o.characteristics[BlueZ.bodySensorLocation] { actions.append(.call(.read(path: location, uuid: BlueZ.bodySensorLocation))) }
         if o.batteryPercentage == nil, let level = o.characteristics[BlueZ.batteryLevel] {
             actions.append(.call(.read(path: level, uuid: BlueZ.batteryLevel)))
@@ -185,7 +196,7 @@ struct HeartRateLinkRules {
             status = "connected"
             subscribedAt = now
             backoff = 1
-            return []
+            return releaseAgent()
         case .read(_, let uuid):
             guard let bytes = values.first?.byteArray, let first = bytes.first else { return [] }
             if uuid == BlueZ.bodySensorLocation { bodySensorLocation = BlueZ.bodySensorLocationName(first) }
@@ -193,7 +204,7 @@ struct HeartRateLinkRules {
             return []
         case .pair:
             guard phase == .pairing else { return [] }
-            return [.call(.unregisterAgent)] + query()
+            return releaseAgent() + query()
         case .getObjects, .startDiscovery, .stopDiscovery, .disconnect, .registerAgent, .unregisterAgent:
             return []
         }
@@ -217,14 +228,14 @@ struct HeartRateLinkRules {
             guard phase == .subscribing else { return [] }
             if Self.wantsPairing(error) {
                 if !pairingTried { return pair() }
-                return [.call(.disconnect)] + fail("\(address) refused heart-rate notifications even after pairing: \(error)", now: now)
+                return releaseAgent() + [.call(.disconnect)] + fail("\(address) refused heart-rate notifications even after pairing: \(error)", now: now)
             }
-            return [.call(.disconnect)] + fail("\(address) refused heart-rate notifications: \(error)", now: now)
+            return releaseAgent() + [.call(.disconnect)] + fail("\(address) refused heart-rate notifications: \(error)", now: now)
         case .pair:
             guard phase == .pairing else { return [] }
             // Paired already (by another program, or BlueZ's own upgrade meanwhile): as good.
-            if error.name == "org.bluez.Error.AlreadyExists" { return [.call(.unregisterAgent)] + query() }
-            return [.call(.unregisterAgent), .call(.disconnect)] + fail(pairingFailure(error), now: now)
+            if error.name == "org.bluez.Error.AlreadyExists" { return releaseAgent() + query() }
+            return releaseAgent() + [.call(.disconnect)] + fail(pairingFailure(error), now: now)
         case .read, .stopDiscovery, .disconnect, .registerAgent, .unregisterAgent:
             return []
         }
@@ -309,6 +320,11 @@ struct HeartRateLinkRules {
         }
         if servicesResolved == true, phase == .resolving { return query() }
         return []
+    }
+
+    /// BlueZ's `Paired` for the sensor changed (a pairing within a subscription, or a bond removed).
+    mutating func pairedChanged(_ paired: Bool) {
+        self.paired = paired
     }
 
     /// BlueZ's battery reading changed (org.bluez.Battery1).
@@ -398,7 +414,20 @@ struct HeartRateLinkRules {
         pairingTried = true
         agentRequest = nil
         status = "pairing"
-        return [.call(.registerAgent(capability: agent.capability)), .call(.pair)]
+        return registerAgent() + [.call(.pair)]
+    }
+
+    private mutating func registerAgent() -> [Action] {
+        guard !agentRegistered else { return [] }
+        agentRegistered = true
+        return [.call(.registerAgent(capability: agent.capability))]
+    }
+
+    /// Unregisters recorderd's agent if it is registered.
+    private mutating func releaseAgent() -> [Action] {
+        guard agentRegistered else { return [] }
+        agentRegistered = false
+        return [.call(.unregisterAgent)]
     }
 
     private mutating func query() -> [Action] {
@@ -420,14 +449,14 @@ struct HeartRateLinkRules {
         pairingTried = false
         retryAt = now + (retryAfter ?? backoff)
         backoff = min(backoff * 2, Self.longestBackoff)
-        return (wasDiscovering ? [.call(.stopDiscovery)] : []) + fault(message, now: now, since: lastNotification ?? now)
+        return (wasDiscovering ? [.call(.stopDiscovery)] : []) + releaseAgent() + fault(message, now: now, since: lastNotification ?? now)
     }
 
     /// The sensor went out of a working link: the fault, and straight back to connecting it.
     private mutating func lost(_ message: String, now: Double) -> [Action] {
         status = "reconnecting: " + message
         pairingTried = false
-        let actions = fault(message, now: now, since: lastNotification ?? now)
+        let actions = releaseAgent() + fault(message, now: now, since: lastNotification ?? now)
         return actions + query()
     }
 

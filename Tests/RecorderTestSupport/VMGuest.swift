@@ -48,20 +48,73 @@ public struct VMGuest: Sendable {
     /// (name → host path, copied) beside it in `/vmtest`; returns once the guest powered off,
     /// or kills it after `timeout` s (a test issue).
     public static func run(_ script: String, files: [String: String] = [:], memory: Int = 1024, timeout: Double = 420) async throws -> Outcome {
+        let share = try prepare(Setup(script: script, files: files, memory: memory))
+        let guest = try await boot(share, memory: memory)
+        return outcome(of: guest, in: share, exit: try await guest.wait(timeout: timeout))
+    }
+
+    /// One guest of a joined pair (`runJoined`): its script, the files beside it, its memory.
+    public struct Setup: Sendable {
+        public var script: String
+        public var files: [String: String]
+        public var memory: Int
+
+        public init(script: String, files: [String: String] = [:], memory: Int = 1024) {
+            self.script = script
+            self.files = files
+            self.memory = memory
+        }
+    }
+
+    /// Boots two guests whose serial ports from ttyS1 on are joined, `lines` of them: byte
+    /// streams between the guests, as a cable between two boards would be (the first guest's
+    /// qemu serves each on a Unix socket, the second's connects, retrying each second until it
+    /// is there; a byte the second guest sends reaches the first's port once joined). Returns
+    /// once both powered off; the first is killed by its PID after `timeout` s (a test issue),
+    /// the second once the first is gone and it has not powered off within 120 s (a script that
+    /// waits on the first, whose end it cannot see on a serial port).
+    public static func runJoined(_ first: Setup, _ second: Setup, lines: Int, timeout: Double) async throws -> (Outcome, Outcome) {
+        let sockets = try Fixtures.temporaryDirectory()
+        func arguments(serving: Bool) -> [String] {
+            (1...lines).flatMap { line in
+                let path = "\(sockets)/line\(line).sock"
+                return ["-chardev", "socket,id=line\(line),path=\(path)" + (serving ? ",server=on,wait=off" : ",reconnect=1"),
+                        "-serial", "chardev:line\(line)"]
+            }
+        }
+        let firstShare = try prepare(first), secondShare = try prepare(second)
+        let firstGuest = try await boot(firstShare, memory: first.memory, qemuArguments: arguments(serving: true))
+        let secondGuest = try await boot(secondShare, memory: second.memory, qemuArguments: arguments(serving: false))
+        let firstExit = try await firstGuest.wait(timeout: timeout)
+        var secondExit = await secondGuest.exitStatus(within: 120)
+        if secondExit == nil {
+            print("the second guest had not powered off 120 s after the first: stopped")
+            secondExit = try await secondGuest.stop(signal: SIGKILL)
+        }
+        return (outcome(of: firstGuest, in: firstShare, exit: firstExit), outcome(of: secondGuest, in: secondShare, exit: secondExit ?? -1))
+    }
+
+    /// A shared folder with the setup's script and files.
+    static func prepare(_ setup: Setup) throws -> String {
         let share = try Fixtures.temporaryDirectory()
-        for (name, path) in files {
+        for (name, path) in setup.files {
             try FileManager.default.copyItem(atPath: path, toPath: share + "/" + name)
         }
-        try ("#!/bin/sh\n" + script).write(toFile: share + "/script", atomically: true, encoding: .utf8)
+        try ("#!/bin/sh\n" + setup.script).write(toFile: share + "/script", atomically: true, encoding: .utf8)
         chmod(share + "/script", 0o755)
-        // scripts/vm/run.sh execs qemu: the PID the limit stops is qemu's.
+        return share
+    }
+
+    /// The guest booting: scripts/vm/run.sh execs qemu, so the PID a limit stops is qemu's.
+    static func boot(_ share: String, memory: Int, qemuArguments: [String] = []) async throws -> ChildProcess {
         let run = packageRoot + "/scripts/vm/run.sh"
-        let guest = try await ChildProcess("/bin/bash", [run, share, String(memory)], environment: ["RECORDERD_VM_RIG": rig])
-        let exit = try await guest.wait(timeout: timeout)
+        return try await ChildProcess("/bin/bash", [run, share, String(memory)] + qemuArguments, environment: ["RECORDERD_VM_RIG": rig])
+    }
+
+    static func outcome(of guest: ChildProcess, in share: String, exit: Int32) -> Outcome {
         let read = { (name: String) in (try? String(contentsOfFile: share + "/" + name, encoding: .utf8)) ?? "" }
-        let outcome = Outcome(status: Int32(read("status").trimmingCharacters(in: .whitespacesAndNewlines)), output: read("output"),
-                              console: read("console.log"), share: share)
         if exit != 0 { print("qemu exited with \(exit): \(guest.printed)") }
-        return outcome
+        return Outcome(status: Int32(read("status").trimmingCharacters(in: .whitespacesAndNewlines)), output: read("output"),
+                       console: read("console.log"), share: share)
     }
 }

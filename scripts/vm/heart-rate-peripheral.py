@@ -16,7 +16,16 @@ recorder's). "ready" goes to stdout when the advertisement is registered.
 MODE "once" (the default) sends the sequence once; "loop" sends it over and over with a malformed
 notification (flags announcing a 16-bit rate, one byte after them) after each round, never
 dropping out; "plain" is a device that is no heart-rate sensor: only the Battery Service, and an
-advertisement without the Heart Rate Service.
+advertisement without the Heart Rate Service. Options may follow the mode, comma-separated (the
+two-guest pairing test, where this bluetoothd drives only the sensor):
+  "discoverable"   the adapter discoverable, without time-out (a sensor in pairing mode);
+  "encrypt"        notifications only over an encrypted link: a central must pair ("just works":
+                   this side's default agent, NoInputNoOutput, accepts);
+  "passkey=N"      notifications only over a link encrypted by a key made with a passkey
+                   (MITM-protected): this side's default agent is KeyboardOnly and enters N, so a
+                   central pairs only if it enters N too (both sides typing one fixed passkey, as
+                   with a sensor whose passkey is printed on it).
+Bonds the adapter holds are forgotten at start: every run starts unpaired.
 
 Written for the tests from BlueZ's documented API (doc/gatt-api.txt, doc/advertising-api.txt).
 """
@@ -35,6 +44,7 @@ PROPERTIES = "org.freedesktop.DBus.Properties"
 SERVICE = "org.bluez.GattService1"
 CHARACTERISTIC = "org.bluez.GattCharacteristic1"
 ADVERTISEMENT = "org.bluez.LEAdvertisement1"
+AGENT = "org.bluez.Agent1"
 
 
 def uuid16(short):
@@ -115,6 +125,7 @@ class Characteristic(dbus.service.Object):
 
     @dbus.service.method(CHARACTERISTIC)
     def StartNotify(self):
+        print("subscribed %.6f" % time.clock_gettime(time.CLOCK_MONOTONIC), flush=True)
         if not self.notifying:
             self.notifying = True
             if self.on_subscribe:
@@ -149,12 +160,52 @@ class Advertisement(dbus.service.Object):
         pass
 
 
+class Agent(dbus.service.Object):
+    """This side's answers when a central pairs (org.bluez.Agent1, doc/agent-api.txt): the fixed
+    passkey when one is set, else "yes" to a "just works" confirmation. Every request is printed."""
+
+    def __init__(self, bus, passkey):
+        self.path = "/org/recorderd/test/agent"
+        self.passkey = passkey
+        dbus.service.Object.__init__(self, bus, self.path)
+
+    @dbus.service.method(AGENT, in_signature="o", out_signature="u")
+    def RequestPasskey(self, device):
+        print("agent: passkey asked by %s" % device, flush=True)
+        return dbus.UInt32(self.passkey)
+
+    @dbus.service.method(AGENT, in_signature="ou", out_signature="")
+    def RequestConfirmation(self, device, passkey):
+        print("agent: confirmation of %06d asked by %s" % (passkey, device), flush=True)
+
+    @dbus.service.method(AGENT, in_signature="o", out_signature="")
+    def RequestAuthorization(self, device):
+        print("agent: authorization asked by %s" % device, flush=True)
+
+    @dbus.service.method(AGENT, in_signature="os", out_signature="")
+    def AuthorizeService(self, device, uuid):
+        pass
+
+    @dbus.service.method(AGENT, in_signature="ouq", out_signature="")
+    def DisplayPasskey(self, device, passkey, entered):
+        pass
+
+    @dbus.service.method(AGENT, in_signature="", out_signature="")
+    def Cancel(self):
+        print("agent: cancelled", flush=True)
+
+    @dbus.service.method(AGENT, in_signature="", out_signature="")
+    def Release(self):
+        pass
+
+
 def main():
     adapter_name, log_path = sys.argv[1], sys.argv[2]
     interval = float(sys.argv[3]) if len(sys.argv) > 3 else 0.5
     drop_after = int(sys.argv[4]) if len(sys.argv) > 4 else len(SEQUENCE)
     drop_seconds = float(sys.argv[5]) if len(sys.argv) > 5 else 10.0
-    mode = sys.argv[6] if len(sys.argv) > 6 else "once"
+    mode, *options = (sys.argv[6] if len(sys.argv) > 6 else "once").split(",")
+    passkey = next((int(o[len("passkey="):]) for o in options if o.startswith("passkey=")), None)
     sequence = SEQUENCE + [bytes([0x01, 60])] if mode == "loop" else SEQUENCE
     dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
     bus = dbus.SystemBus()
@@ -162,10 +213,23 @@ def main():
     adapter = bus.get_object(BLUEZ, adapter_path)
     adapter_properties = dbus.Interface(adapter, PROPERTIES)
     adapter_properties.Set("org.bluez.Adapter1", "Powered", dbus.Boolean(True))
+    manager = dbus.Interface(bus.get_object(BLUEZ, "/"), OBJECT_MANAGER)
+    if "discoverable" in options:
+        adapter_properties.Set("org.bluez.Adapter1", "DiscoverableTimeout", dbus.UInt32(0))
+        adapter_properties.Set("org.bluez.Adapter1", "Discoverable", dbus.Boolean(True))
+    if passkey is not None or "encrypt" in options:
+        for path, interfaces in manager.GetManagedObjects().items():
+            if "org.bluez.Device1" in interfaces and path.startswith(adapter_path + "/"):
+                dbus.Interface(adapter, "org.bluez.Adapter1").RemoveDevice(path)
+        agent = Agent(bus, passkey or 0)
+        agents = dbus.Interface(bus.get_object(BLUEZ, "/org/bluez"), "org.bluez.AgentManager1")
+        agents.RegisterAgent(agent.path, "KeyboardOnly" if passkey is not None else "NoInputNoOutput")
+        agents.RequestDefaultAgent(agent.path)
+    security = ["encrypt-authenticated-notify"] if passkey is not None else ["encrypt-notify"] if "encrypt" in options else []
 
     app = Application(bus)
     heart = Service(bus, 0, uuid16(0x180D))
-    measurement = Characteristic(bus, heart, 0, uuid16(0x2A37), ["notify"])
+    measurement = Characteristic(bus, heart, 0, uuid16(0x2A37), ["notify"] + security)
     location = Characteristic(bus, heart, 1, uuid16(0x2A38), ["read"], bytes([1]))  # 1: chest
     heart.characteristics = [measurement, location]
     battery = Service(bus, 1, uuid16(0x180F))
@@ -183,9 +247,16 @@ def main():
         print("peripheral: %s" % error, flush=True)
         loop.quit()
 
-    def advertise():
+    def advertise(attempt=1):
+        # A controller may refuse for a moment (still tearing down the last connection): a
+        # sensor keeps trying, five times a second apart here.
+        def refused(error):
+            if attempt >= 5:
+                return fail(error)
+            print("peripheral: advertising refused (%s); again" % error, flush=True)
+            GLib.timeout_add(1000, lambda: (advertise(attempt + 1), False)[-1])
         advertising.RegisterAdvertisement(advertisement.path, {},
-                                          reply_handler=lambda: print("ready", flush=True), error_handler=fail)
+                                          reply_handler=lambda: print("ready", flush=True), error_handler=refused)
 
     def send():
         if not measurement.notifying:
@@ -213,7 +284,6 @@ def main():
         measurement.notifying = False
         print("dropping", flush=True)
         advertising.UnregisterAdvertisement(advertisement.path)
-        manager = dbus.Interface(bus.get_object(BLUEZ, "/"), OBJECT_MANAGER)
         for path, interfaces in manager.GetManagedObjects().items():
             device = interfaces.get("org.bluez.Device1")
             if device and path.startswith(adapter_path + "/") and device.get("Connected"):

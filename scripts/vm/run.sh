@@ -5,13 +5,17 @@
 # SHARE/status, the console to SHARE/console.log) and powers off. The guest tests (VMGuest) and
 # scripts/vm/polled-benchmark.sh boot their guests through it.
 #
-#   scripts/vm/run.sh SHARE [MEMORY_MB]
+#   scripts/vm/run.sh SHARE [MEMORY_MB [QEMU_ARGUMENT...]]
+#
+# Arguments after the memory go to qemu as they are: the two-guest Bluetooth test joins its guests'
+# second and third serial ports (ttyS1, ttyS2) with -serial chardev sockets.
 #
 # qemu replaces this script (exec): the caller's PID is qemu's, for its wall-clock limit.
 # Needs the rig (scripts/vm/prepare.sh; RECORDERD_VM_RIG, default .build-vm).
 set -euo pipefail
 share=$1
 memory=${2:-1024}
+shift $(( $# < 2 ? $# : 2 ))
 rig=${RECORDERD_VM_RIG:-$(cd "$(dirname "$0")/../.." && pwd)/.build-vm}
 [ -x "$share/script" ] || { echo "run.sh: no executable $share/script" >&2; exit 64; }
 [ -f "$rig/root.ext4" ] && [ -f "$rig/initramfs.cpio.gz" ] || { echo "run.sh: no rig in $rig (scripts/vm/prepare.sh)" >&2; exit 1; }
@@ -22,4 +26,4 @@ exec qemu-system-x86_64 -accel tcg -m "$memory" -smp 2 -no-reboot -display none 
   -append "console=ttyS0 rdinit=/init panic=-1 loglevel=4 systemd.show_status=0" \
   -drive "file=$rig/root.ext4,if=virtio,format=raw,snapshot=on" \
   -virtfs "local,path=$kernel/lib/modules,mount_tag=modules,security_model=none,readonly=on" \
-  -virtfs "local,path=$share,mount_tag=vmtest,security_model=none"
+  -virtfs "local,path=$share,mount_tag=vmtest,security_model=none" "$@"
