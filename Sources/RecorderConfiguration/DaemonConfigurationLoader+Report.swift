@@ -42,7 +42,7 @@ extension DaemonConfigurationLoader.Check {
             lines.append("http            off")
         }
         if let mqtt = c.mqtt {
-            lines.append("mqtt            \(mqtt.broker), site \(mqtt.site), device \(mqtt.device ?? "(host name)"), prefix \(mqtt.topicPrefix), "
+            lines.append("mqtt            \(mqtt.broker) (MQTT \(mqtt.protocolChoice.rawValue)), site \(mqtt.site), device \(mqtt.device ?? "(host name)"), prefix \(mqtt.topicPrefix), "
                 + "remote control \(mqtt.remoteControl ? "on" : "off")"
                 + (mqtt.live.isEmpty ? "" : ", live " + mqtt.live.map { "\($0.device) at \(Self.number($0.rate)) Hz" }.joined(separator: ", ")))
         } else {

@@ -7,7 +7,7 @@ import RecorderModel
 /// (off when absent).
 ///
 /// ```json
-/// "mqtt": {"broker": "mqtts://broker.example.org:8883", "site": "clinic-a", "device": "pi-07",
+/// "mqtt": {"broker": "mqtts://broker.example.org:8883", "site": "clinic-a", "device": "pi-07", "protocol": "auto",
 ///          "tls": {"ca": "/etc/recorderd/ca.pem", "certificate": "pi-07.pem", "key": "pi-07.key"},
 ///          "username": "pi-07", "passwordFile": "/etc/recorderd/mqtt-password",
 ///          "remoteControl": false}
@@ -27,6 +27,8 @@ public struct MQTTConfiguration: Sendable, Equatable {
     public var device: String?
     /// The topics' first levels.
     public var topicPrefix: String = "recorderd/v1"
+    /// The protocol spoken to the broker (`"protocol"`: `"auto"`, `"5"`, `"3.1.1"`).
+    public var protocolChoice: MQTTProtocolChoice = .auto
     /// TLS files (PEM): the CA to trust (absent: the system's CAs), and a client certificate
     /// with its key (both or neither).
     public var tls: MQTTTLSFiles?
@@ -152,7 +154,7 @@ public struct MQTTTLSFiles: Sendable, Equatable, Codable {
 
 extension MQTTConfiguration: Codable {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case broker, site, device, topicPrefix, tls, username, passwordFile, keepalive, statusInterval, remoteControl, upload, uploadBandwidth, deleteAfterUpload, keepFreeBytes, live
+        case broker, site, device, topicPrefix, `protocol`, tls, username, passwordFile, keepalive, statusInterval, remoteControl, upload, uploadBandwidth, deleteAfterUpload, keepFreeBytes, live
     }
 
     /// The keys of `mqtt`, with those of `mqtt.tls`.
@@ -180,6 +182,12 @@ extension MQTTConfiguration: Codable {
         guard topicPrefix.utf8.count <= 256, levels.allSatisfy({ Self.isTopicLevel(String($0)) }) else {
             throw DecodingError.dataCorruptedError(forKey: .topicPrefix, in: c, debugDescription:
                 "expected topic levels joined by / (each 1 to 64 of A-Z a-z 0-9 . _ -), at most 256 bytes")
+        }
+        if let text = try c.decodeIfPresent(String.self, forKey: .protocol) {
+            guard let choice = MQTTProtocolChoice(text: text) else {
+                throw DecodingError.dataCorruptedError(forKey: .protocol, in: c, debugDescription: MQTTProtocolChoice.expected)
+            }
+            protocolChoice = choice
         }
         tls = try c.decodeIfPresent(MQTTTLSFiles.self, forKey: .tls)
         if tls != nil, !usesTLS {
@@ -222,6 +230,7 @@ extension MQTTConfiguration: Codable {
         try c.encode(site, forKey: .site)
         try c.encodeIfPresent(device, forKey: .device)
         try c.encode(topicPrefix, forKey: .topicPrefix)
+        try c.encode(protocolChoice.rawValue, forKey: .protocol)
         try c.encodeIfPresent(tls, forKey: .tls)
         try c.encodeIfPresent(username, forKey: .username)
         try c.encodeIfPresent(passwordFile, forKey: .passwordFile)

@@ -2,15 +2,18 @@ import Foundation
 import RecorderConfiguration
 import RecorderJSON
 import RecorderModel
+import RecorderRuntime
 
 /// The central side of run uploads (`recorderctl collect`): subscribes to every Pi's manifests
 /// and chunks under a prefix, writes each run with a `CollectorStore`, and answers on the run's
 /// `ack` topic. Several collectors can share the load through an MQTT shared subscription
-/// (`$share/{group}/…`) when they share the folder.
+/// (`$share/{group}/…`) when they share the folder — MQTT 5 only: on a broker of 3.1.1 a shared
+/// collector stops at once and says so (one collector per site, `site`, is the way there).
 public struct Collector: Sendable {
     /// One line of what happened (a run complete, a manifest refused).
     public enum Report: Sendable {
-        case connected
+        /// Connected and subscribed, speaking this protocol (`.v5` or `.v311`).
+        case connected(MQTTProtocolChoice)
         case complete(site: String, device: String, manifest: RunManifest)
         case refused(site: String, device: String, run: UUID, reason: String)
         /// A file whose bytes were all there failed its SHA-256: emptied and asked for again.
@@ -21,43 +24,64 @@ public struct Collector: Sendable {
     let options: MQTTClient.Options
     let prefix: String
     let shareGroup: String?
+    /// Only this site's Pis (nil: every site).
+    let site: String?
     let store: CollectorStore
     /// Disk work runs here, off the cooperative pool, one message at a time.
     let queue = DispatchQueue(label: "recorderd.collector.store")
 
-    public init(options: MQTTClient.Options, prefix: String, shareGroup: String?, directory: String) {
+    public init(options: MQTTClient.Options, prefix: String, shareGroup: String?, site: String? = nil, directory: String) {
         var options = options
         // Chunks arrive faster than a disk may take them for a moment: room for a burst.
         options.messageBuffer = 1024
         self.options = options
         self.prefix = prefix
         self.shareGroup = shareGroup
+        self.site = site
         store = CollectorStore(root: directory)
     }
 
     /// The topics it subscribes to.
     public var patterns: [String] {
         let share = shareGroup.map { "$share/\($0)/" } ?? ""
-        return ["\(share)\(prefix)/+/+/runs/+/manifest", "\(share)\(prefix)/+/+/runs/+/chunk"]
+        let site = self.site ?? "+"
+        return ["\(share)\(prefix)/\(site)/+/runs/+/manifest", "\(share)\(prefix)/\(site)/+/runs/+/chunk"]
     }
 
-    /// Collects until cancelled.
+    /// Why collectors cannot share one subscription over MQTT 3.1.1, and what to do instead.
+    public static let shareNeedsMQTT5 = "--share needs MQTT 5 (a shared subscription); this broker speaks MQTT 3.1.1: "
+        + "run one collector per site instead (--site), each with its own folder or all with one"
+
+    /// A shared collector on a broker of MQTT 3.1.1 (`Collector.shareNeedsMQTT5`).
+    public struct ShareNeedsMQTT5: Error, CustomStringConvertible {
+        public var description: String { Collector.shareNeedsMQTT5 }
+    }
+
+    /// Collects until cancelled; throws `ShareNeedsMQTT5` when a shared collector finds the broker
+    /// speaks 3.1.1 only.
     public func run(report: @escaping @Sendable (Report) -> Void) async throws {
         let client = try MQTTClient(options: options)
         defer { client.stop() }
         client.start()
-        await withDiscardingTaskGroup { group in
+        let refusedShare = LockedValue(false)
+        await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await event in client.events {
                     switch event {
                     case .connected:
+                        if shareGroup != nil, client.protocolInUse == .v311 {
+                            refusedShare.withLock { $0 = true }
+                            client.stop()
+                            return
+                        }
                         do {
                             for p in patterns { try client.subscribe(p, qos: 1) }
-                            report(.connected)
+                            report(.connected(client.protocolInUse))
                         } catch {
                             report(.failed("cannot subscribe: \(error)"))
                         }
                     case .refused(let why): report(.failed("the broker refused the connection: \(why)"))
+                    case .protocolFallback(let why): report(.failed(why))
                     case .disconnected(let why): report(.failed("disconnected (\(why)); reconnecting"))
                     }
                 }
@@ -72,7 +96,11 @@ public struct Collector: Sendable {
                 while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
                 client.stop()
             }
+            // The first to end (the caller cancelled, or the client was stopped) ends the others.
+            await group.next()
+            group.cancelAll()
         }
+        if refusedShare.withLock({ $0 }) { throw ShareNeedsMQTT5() }
     }
 
     /// `{prefix}/{site}/{device}/runs/{uuid}/{manifest|chunk}`: the parts, or nil.

@@ -97,6 +97,7 @@ public struct FleetAgent: Service {
     func options() throws -> MQTTClient.Options {
         var o = MQTTClient.Options(clientID: "recorderd-\(configuration.site)-\(deviceID)", host: configuration.host, port: configuration.port)
         o.keepalive = configuration.keepalive
+        o.protocolChoice = configuration.protocolChoice
         o.useTLS = configuration.usesTLS
         o.caFile = configuration.tls?.ca.map(resolve)
         o.certificateFile = configuration.tls?.certificate.map(resolve)
@@ -132,7 +133,7 @@ public struct FleetAgent: Service {
         for await event in client.events {
             switch event {
             case .connected:
-                logger.notice("fleet link connected", metadata: ["broker": "\(configuration.broker)"])
+                logger.notice("fleet link connected", metadata: ["broker": "\(configuration.broker)", "protocol": "MQTT \(client.protocolInUse.rawValue)"])
                 do {
                     try client.subscribe(topics.command, qos: 1)
                     try client.subscribe(topics.acknowledgements, qos: 1)
@@ -141,6 +142,8 @@ public struct FleetAgent: Service {
                 }
                 perform(rules.withLock { $0.connected(now: SystemClock.monotonicUptime(), time: Self.timestamp()) }, links)
                 links.wake.signal()
+            case .protocolFallback(let why):
+                logger.notice("fleet link: \(why)", metadata: ["broker": "\(configuration.broker)"])
             case .refused(let why), .disconnected(let why):
                 let wasConnected = rules.withLock { r in
                     defer { r.disconnected() }

@@ -37,7 +37,7 @@ public enum FleetView {
                         throw Failure(description: "the connection to \(options.host):\(options.port) ended")
                     case .refused(let why):
                         throw Failure(description: "the broker \(options.host):\(options.port) refused the connection: \(why)")
-                    case .disconnected:
+                    case .disconnected, .protocolFallback:
                         continue
                     }
                 }

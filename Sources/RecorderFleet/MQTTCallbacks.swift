@@ -1,5 +1,6 @@
 import CMosquitto
 import Foundation
+import RecorderConfiguration
 import RecorderModel
 import RecorderRuntime
 
@@ -13,22 +14,66 @@ final class MQTTCallbacks: Sendable {
         var finished = false
     }
 
+    /// The protocol spoken, and whether a refusal of MQTT 5 may still turn it to 3.1.1 (`auto`,
+    /// until a connection is accepted: what worked is kept).
+    struct ProtocolState: Equatable {
+        var speaking: MQTTProtocolChoice
+        var mayFallBack: Bool
+
+        init(_ choice: MQTTProtocolChoice) {
+            speaking = choice == .v311 ? .v311 : .v5
+            mayFallBack = choice == .auto
+        }
+
+        enum Answer: Equatable {
+            case connected
+            /// Try again with MQTT 3.1.1.
+            case fallBack
+            case refused
+        }
+
+        /// What a CONNACK's code means here.
+        mutating func connack(_ rc: Int32) -> Answer {
+            if rc == 0 {
+                mayFallBack = false
+                return .connected
+            }
+            guard mayFallBack, speaking == .v5, MQTTClient.refusesProtocolVersion(rc) else { return .refused }
+            speaking = .v311
+            mayFallBack = false
+            return .fallBack
+        }
+    }
+
     let events: AsyncStream<MQTTClient.Event>.Continuation
     let messages: AsyncStream<MQTTClient.Message>.Continuation
     let dropped = LockedValue(0)
     let waiters = LockedValue(Waiters())
+    let protocolState: LockedValue<ProtocolState>
 
-    init(events: AsyncStream<MQTTClient.Event>.Continuation, messages: AsyncStream<MQTTClient.Message>.Continuation) {
+    init(events: AsyncStream<MQTTClient.Event>.Continuation, messages: AsyncStream<MQTTClient.Message>.Continuation,
+         protocolChoice: MQTTProtocolChoice) {
         self.events = events
         self.messages = messages
+        protocolState = LockedValue(ProtocolState(protocolChoice))
     }
 
     static func from(_ context: UnsafeMutableRawPointer?) -> MQTTCallbacks {
         Unmanaged<MQTTCallbacks>.fromOpaque(context!).takeUnretainedValue()
     }
 
-    func connected(_ rc: Int32) {
-        events.yield(rc == 0 ? .connected : .refused(MQTTClient.describeConnack(rc)))
+    /// The CONNACK (on libmosquitto's network thread). `auto` refused MQTT 5 by a broker of 3.1.1:
+    /// the next attempt (libmosquitto's reconnection, after its delay) speaks 3.1.1.
+    func connected(_ rc: Int32, _ mosq: OpaquePointer?) {
+        switch protocolState.withLock({ $0.connack(rc) }) {
+        case .connected:
+            events.yield(.connected)
+        case .fallBack:
+            mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
+            events.yield(.protocolFallback("the broker refused MQTT 5 (\(MQTTClient.describeConnack(rc))): trying MQTT 3.1.1"))
+        case .refused:
+            events.yield(.refused(MQTTClient.describeConnack(rc)))
+        }
     }
 
     func disconnected(_ rc: Int32) {

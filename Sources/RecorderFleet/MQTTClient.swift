@@ -1,5 +1,6 @@
 import CMosquitto
 import Foundation
+import RecorderConfiguration
 import RecorderRuntime
 import RecorderModel
 
@@ -14,8 +15,10 @@ public final class MQTTClient: Sendable {
     /// What the connection did.
     public enum Event: Sendable, Equatable {
         case connected
-        /// The broker refused the connection (bad credentials, not authorised); retried.
+        /// The broker refused the connection (bad credentials, not authorised, the protocol); retried.
         case refused(String)
+        /// The broker refused MQTT 5 and `auto` goes on with 3.1.1 (what it said, what comes next).
+        case protocolFallback(String)
         /// The connection dropped (or could not be made); libmosquitto reconnects.
         case disconnected(String)
     }
@@ -57,6 +60,8 @@ public final class MQTTClient: Sendable {
         public var will: Will?
         /// Received publications held for the reader; beyond, new ones are dropped and counted.
         public var messageBuffer = 256
+        /// The protocol: MQTT 5, 3.1.1, or 5 falling back to 3.1.1 when the broker refuses 5.
+        public var protocolChoice = MQTTProtocolChoice.auto
 
         public init(clientID: String, host: String, port: Int) {
             self.clientID = clientID
@@ -84,7 +89,7 @@ public final class MQTTClient: Sendable {
         let (messages, messageContinuation) = AsyncStream.makeStream(of: Message.self, bufferingPolicy: .bufferingOldest(options.messageBuffer))
         self.events = events
         self.messages = messages
-        let callbacks = MQTTCallbacks(events: eventContinuation, messages: messageContinuation)
+        let callbacks = MQTTCallbacks(events: eventContinuation, messages: messageContinuation, protocolChoice: options.protocolChoice)
         guard let mosq = mosquitto_new(options.clientID, true, Unmanaged.passUnretained(callbacks).toOpaque()) else {
             throw .library("mosquitto_new", "out of memory or an invalid client id")
         }
@@ -94,7 +99,8 @@ public final class MQTTClient: Sendable {
 
     private func configure(_ options: Options) throws(MQTTClientError) {
         let mosq = handle.pointer
-        try check(mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5), "protocol version")
+        let version = options.protocolChoice == .v311 ? MQTT_PROTOCOL_V311 : MQTT_PROTOCOL_V5
+        try check(mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, version), "protocol version")
         if let will = options.will {
             let rc = will.payload.withUnsafeBytes {
                 mosquitto_will_set(mosq, will.topic, Int32($0.count), $0.baseAddress, will.qos, will.retain)
@@ -110,8 +116,8 @@ public final class MQTTClient: Sendable {
                                         options.keyFile, nil), "TLS files")
         }
         try check(mosquitto_reconnect_delay_set(mosq, 1, 30, true), "reconnect delay")
-        mosquitto_connect_callback_set(mosq) { _, context, rc in
-            MQTTCallbacks.from(context).connected(rc)
+        mosquitto_connect_callback_set(mosq) { mosq, context, rc in
+            MQTTCallbacks.from(context).connected(rc, mosq)
         }
         mosquitto_disconnect_callback_set(mosq) { _, context, rc in
             MQTTCallbacks.from(context).disconnected(rc)
@@ -172,6 +178,9 @@ public final class MQTTClient: Sendable {
         callbacks.finish()
     }
 
+    /// The protocol spoken (or tried next): `.v5` or `.v311`, never `.auto`.
+    public var protocolInUse: MQTTProtocolChoice { callbacks.protocolState.withLock { $0.speaking } }
+
     /// Received publications dropped because the reader was behind.
     public var droppedMessages: Int { callbacks.dropped.withLock { $0 } }
 
@@ -188,9 +197,17 @@ public final class MQTTClient: Sendable {
         return String(cString: mosquitto_strerror(rc))
     }
 
-    /// libmosquitto's text for a CONNACK code.
+    /// libmosquitto's text for a CONNACK code: MQTT 3.1.1's return codes (1–5) or MQTT 5's reason
+    /// codes (128 and up), with the number.
     static func describeConnack(_ rc: Int32) -> String {
-        String(cString: mosquitto_connack_string(rc))
+        let text = String(cString: rc >= 128 ? mosquitto_reason_string(rc) : mosquitto_connack_string(rc))
+        return "\(text) (CONNACK \(rc))"
+    }
+
+    /// A CONNACK refusing the protocol version: 3.1.1's return code 1 or MQTT 5's reason 0x84
+    /// (libmosquitto gives 0x84 too for a 3.1.1 broker's short CONNACK to a CONNECT of MQTT 5).
+    static func refusesProtocolVersion(_ rc: Int32) -> Bool {
+        rc == 1 || rc == 0x84
     }
 }
 

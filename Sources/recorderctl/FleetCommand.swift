@@ -41,11 +41,16 @@ struct FleetCommand: AsyncParsableCommand {
 struct BrokerOptions: ParsableArguments {
     @Option(help: "The broker: mqtt://host[:port] or mqtts://host[:port].") var broker: String
     @Option(help: "The topics' prefix.") var prefix = "recorderd/v1"
+    @Option(name: .customLong("protocol"), help: "MQTT: auto (5, else 3.1.1 when the broker refuses 5), 5 or 3.1.1.") var protocolText = "auto"
     @Option(help: "TLS: the CA to trust (PEM; default: the system's).") var ca: String?
     @Option(help: "TLS: a client certificate (PEM).") var cert: String?
     @Option(help: "TLS: the client certificate's key (PEM).") var key: String?
     @Option(help: "The broker's user name.") var username: String?
     @Option(help: "A file whose first line is the password.") var passwordFile: String?
+
+    func validate() throws {
+        guard MQTTProtocolChoice(text: protocolText) != nil else { throw ValidationError("--protocol: \(MQTTProtocolChoice.expected)") }
+    }
 
     func options(clientPrefix: String) throws -> MQTTClient.Options {
         let parsed: (host: String, port: Int, tls: Bool)
@@ -56,9 +61,11 @@ struct BrokerOptions: ParsableArguments {
         guard prefix.split(separator: "/", omittingEmptySubsequences: false).allSatisfy({ MQTTConfiguration.isTopicLevel(String($0)) }) else {
             throw ValidationError("--prefix: expected topic levels joined by / (each 1 to 64 of A-Z a-z 0-9 . _ -)")
         }
+        guard let choice = MQTTProtocolChoice(text: protocolText) else { throw ValidationError("--protocol: \(MQTTProtocolChoice.expected)") }
         guard (cert == nil) == (key == nil) else { throw ValidationError("--cert and --key go together") }
         guard parsed.tls || (ca == nil && cert == nil) else { throw ValidationError("TLS files need an mqtts:// broker") }
         var o = MQTTClient.Options(clientID: "\(clientPrefix)-\(UUID().uuidString.prefix(8))", host: parsed.host, port: parsed.port)
+        o.protocolChoice = choice
         o.useTLS = parsed.tls
         (o.caFile, o.certificateFile, o.keyFile) = (ca, cert, key)
         o.username = username
@@ -77,19 +84,32 @@ struct CollectCommand: AsyncParsableCommand {
         abstract: "Receive the fleet's runs: DIR/{site}/{device}/{task}/{run}/, each file checked against its SHA-256 before it is acknowledged.")
     @OptionGroup var broker: BrokerOptions
     @Option(help: "The folder the runs go to.") var dir: String
-    @Option(help: "Share the load with other collectors of this group (an MQTT shared subscription; they must share DIR).") var share: String?
+    @Option(help: "Share the load with other collectors of this group (an MQTT 5 shared subscription; they must share DIR).") var share: String?
+    @Option(help: "Only this site's Pis (one collector per site: the way to share the load over MQTT 3.1.1).") var site: String?
 
     func run() async throws {
         if let share, !MQTTConfiguration.isTopicLevel(share) { throw ValidationError("--share: expected 1 to 64 of A-Z a-z 0-9 . _ -") }
+        if let site, !MQTTConfiguration.isTopicLevel(site) { throw ValidationError("--site: expected 1 to 64 of A-Z a-z 0-9 . _ -") }
+        if share != nil, broker.protocolText == MQTTProtocolChoice.v311.rawValue {
+            throw ValidationError(Collector.shareNeedsMQTT5.replacingOccurrences(of: "this broker speaks", with: "--protocol is"))
+        }
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let directory = (dir as NSString).standardizingPath
-        let collector = Collector(options: try broker.options(clientPrefix: "recorderctl-collect"), prefix: broker.prefix, shareGroup: share,
+        let collector = Collector(options: try broker.options(clientPrefix: "recorderctl-collect"), prefix: broker.prefix, shareGroup: share, site: site,
                                   directory: directory.hasPrefix("/") ? directory : FileManager.default.currentDirectoryPath + "/" + directory)
-        @Sendable func emit(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
         // Until it is stopped (Ctrl-C, SIGTERM): what it holds on disk is safe at any moment.
+        do {
+            try await collect(collector, directory: directory)
+        } catch let refused as Collector.ShareNeedsMQTT5 {
+            throw CommandFailure(refused.description, .usage)
+        }
+    }
+
+    func collect(_ collector: Collector, directory: String) async throws {
+        @Sendable func emit(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
         try await collector.run { report in
             switch report {
-            case .connected: emit("collecting from \(broker.broker) into \(directory) (\(collector.patterns.joined(separator: ", ")))")
+            case .connected(let version): emit("collecting from \(broker.broker) over MQTT \(version.rawValue) into \(directory) (\(collector.patterns.joined(separator: ", ")))")
             case .complete(let site, let device, let m):
                 let bytes = m.files.reduce(Int64(0)) { $0 + $1.size }
                 emit("run \(site)/\(device)/\(m.taskIdentifier)/\(m.directory): \(m.files.count) files, \(bytes) bytes, checked")

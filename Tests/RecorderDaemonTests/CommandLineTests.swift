@@ -110,7 +110,7 @@ struct CommandLineTests {
         try #"{"mqtt": {"broker": "mqtts://broker.lab", "site": "clinic-a", "username": "pi", "passwordFile": "mqtt-password"}}"#
             .write(toFile: fleet, atomically: true, encoding: .utf8)
         let (fleetOK, fleetText) = try await run("recorderd", ["--check-config", fleet])
-        #expect(fleetOK == 0 && fleetText.contains("mqtt            mqtts://broker.lab, site clinic-a, device (host name), prefix recorderd/v1, remote control off"),
+        #expect(fleetOK == 0 && fleetText.contains("mqtt            mqtts://broker.lab (MQTT auto), site clinic-a, device (host name), prefix recorderd/v1, remote control off"),
                 "\(fleetText)")
         #expect(!fleetText.contains("secret"))
         // A live stream of a device the file does not have.

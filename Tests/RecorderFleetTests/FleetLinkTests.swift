@@ -291,3 +291,48 @@ extension FleetTests.FleetLinkTests {
         try await broker.stop()
     }
 }
+
+extension FleetTests.FleetLinkTests {
+    /// The protocol each side speaks, as the broker itself logs it (mosquitto's `(p5` for MQTT 5,
+    /// `(p2` for 3.1.1): `mqtt.protocol` `auto` (MQTT 5 to a broker that speaks it), `5` and
+    /// `3.1.1`; the status, an event and `recorderctl fleet --protocol 3.1.1` work over 3.1.1; a
+    /// collector told to share a subscription over 3.1.1 is refused at once, saying what to do.
+    @Test(.timeLimit(.minutes(3)))
+    func eachProtocolIsSpokenAsConfiguredAndEverythingWorksOver311() async throws {
+        let broker = try await MosquittoBroker.start()
+        /// The protocol level of `client`'s latest connection in the broker's log.
+        func level(_ client: String) -> String? {
+            broker.log.split(separator: "\n").last { $0.contains("New client connected") && $0.contains(" as \(client) (") }
+                .flatMap { line in line.range(of: " as \(client) (p").map { String(line[$0.upperBound...].prefix(1)) } }
+        }
+        for (choice, expected) in [(MQTTProtocolChoice.auto, "5"), (.v5, "5"), (.v311, "2")] {
+            let pi = try await FleetHarness.start(broker: broker, mqtt: { $0.protocolChoice = choice })
+            _ = try await pi.retainedStatus { $0.state == .online && $0.uptimeSeconds ?? 99 < 60 }
+            let events = try await pi.readySubscriber(pi.topics + "/events")
+            #expect(level("recorderd-lab-pi-1") == expected, "\(choice): \(broker.log.suffix(1500))")
+            try await pi.logged("fleet link connected")
+            #expect(pi.daemon.printedSoFar().contains("MQTT \(choice == .v311 ? "3.1.1" : "5")"), "\(pi.daemon.printedSoFar())")
+            // An event over it: a run's start.
+            let client = try await RecorderClient.connect(socketPath: pi.socket)
+            let run = try await client.startTask(identifier: "proto", asyncActions: [.motion("motion")])
+            _ = try await pi.message(on: events, topic: pi.topics + "/events") { $0.contains(run.taskRunUUID.uuidString) }
+            _ = try await run.finish()
+            client.close()
+            _ = try await events.stop()
+            #expect(try await pi.daemon.stop() == 0)
+        }
+        let fleet = try await Self.recorderctl(["fleet", "--broker", "mqtt://127.0.0.1:\(broker.port)", "--protocol", "3.1.1", "--json"])
+        #expect(try JSONDecoder().decode([FleetStatus].self, from: Data(fleet.utf8)).map(\.device) == ["pi-1"], "\(fleet)")
+        #expect(broker.log.contains(" as recorderctl-fleet-") && broker.log.split(separator: "\n").contains {
+            $0.contains(" as recorderctl-fleet-") && $0.contains("(p2,")
+        }, "\(broker.log.suffix(1500))")
+        // A shared collector over 3.1.1: refused before it connects, with what to do.
+        let shared = try await ChildProcess(ChildProcess.executable("recorderctl"), [
+            "collect", "--broker", "mqtt://127.0.0.1:\(broker.port)", "--protocol", "3.1.1", "--share", "g", "--dir", try Fixtures.temporaryDirectory()])
+        #expect(try await shared.wait(timeout: 30) == 64)
+        #expect(shared.printed.contains("--share needs MQTT 5") && shared.printed.contains("--site"), "\(shared.printed)")
+        let wrong = try await ChildProcess(ChildProcess.executable("recorderctl"), ["fleet", "--broker", "mqtt://127.0.0.1:\(broker.port)", "--protocol", "4"])
+        #expect(try await wrong.wait(timeout: 30) == 64 && wrong.printed.contains("expected \"auto\", \"5\" or \"3.1.1\""), "\(wrong.printed)")
+        try await broker.stop()
+    }
+}

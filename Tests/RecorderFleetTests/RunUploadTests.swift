@@ -11,8 +11,8 @@ extension FleetTests {
     @Suite(.enabled(if: MosquittoBroker.testsEnabled("RunUploadTests"), "needs mosquitto (scripts/setup.sh)"))
     struct RunUploadTests {
         /// `recorderctl collect` into `directory`, once it has subscribed.
-        static func collector(_ broker: MosquittoBroker, _ directory: String, share: String? = nil) async throws -> ChildProcess {
-            var arguments = ["collect", "--broker", "mqtt://127.0.0.1:\(broker.port)", "--dir", directory]
+        static func collector(_ broker: MosquittoBroker, _ directory: String, share: String? = nil, arguments more: [String] = []) async throws -> ChildProcess {
+            var arguments = ["collect", "--broker", "mqtt://127.0.0.1:\(broker.port)", "--dir", directory] + more
             if let share { arguments += ["--share", share] }
             let p = try await ChildProcess(ChildProcess.executable("recorderctl"), arguments)
             if try await p.printed(where: { $0.contains("collecting from") }, timeout: 30) != nil { return p }
@@ -115,6 +115,33 @@ extension FleetTests {
             #expect(!again.daemon.printedSoFar().contains("fleet upload queued"))
             #expect(try await again.daemon.stop() == 0)
             _ = try await collector.stop()
+            try await broker.stop()
+        }
+
+        /// Over MQTT 3.1.1 both sides (a broker of 3.1.1, such as RabbitMQ's plugin before 3.13, as
+        /// mosquitto logs it: `(p2`), with a collector for the Pi's site only (`--site`, the way to
+        /// share the load without MQTT 5's shared subscriptions): the run arrives byte for byte; a
+        /// collector for another site gets nothing.
+        @Test(.timeLimit(.minutes(3)))
+        func aRunArrivesOverMQTT311ToItsSitesCollector() async throws {
+            let broker = try await MosquittoBroker.start()
+            let root = try Fixtures.temporaryDirectory(), elsewhere = try Fixtures.temporaryDirectory()
+            let collector = try await Self.collector(broker, root, arguments: ["--protocol", "3.1.1", "--site", "lab"])
+            let other = try await Self.collector(broker, elsewhere, arguments: ["--protocol", "3.1.1", "--site", "clinic-b"])
+            #expect(collector.printedSoFar().contains("over MQTT 3.1.1") && collector.printedSoFar().contains("recorderd/v1/lab/+/runs/+/manifest"),
+                    "\(collector.printedSoFar())")
+            let pi = try await FleetHarness.start(broker: broker, mqtt: { $0.protocolChoice = .v311 }, speed: 10)
+            let (run, directory) = try await Self.recordRun(pi, bytes: 600_000)
+            let copy = try await Self.collected(root, runDirectory: directory, while: [collector, pi.daemon])
+            try await Self.expectIdentical(directory, copy)
+            try await Self.acknowledged(pi, run)
+            let connections = broker.log.split(separator: "\n").filter { $0.contains("New client connected") }
+            #expect(connections.count >= 3 && connections.allSatisfy { $0.contains("(p2,") }, "\(connections)")
+            #expect(try await pi.daemon.stop() == 0)
+            _ = try await collector.stop()
+            _ = try await other.stop()
+            #expect(((try? FileManager.default.subpathsOfDirectory(atPath: elsewhere)) ?? []).filter { !$0.hasPrefix(".") }.isEmpty,
+                    "the other site's collector took nothing")
             try await broker.stop()
         }
 

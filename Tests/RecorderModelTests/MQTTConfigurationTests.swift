@@ -16,6 +16,10 @@ struct MQTTConfigurationTests {
         #expect(plain.host == "broker.lab" && plain.port == 1883 && !plain.usesTLS && plain.topicPrefix == "recorderd/v1")
         #expect(plain.keepalive == 30 && plain.statusInterval == 60 && !plain.remoteControl && plain.device == nil)
         #expect(plain.upload && plain.uploadBandwidth == nil && !plain.deleteAfterUpload && plain.keepFreeBytes == nil)
+        #expect(plain.protocolChoice == .auto)
+        for (text, choice) in [("auto", MQTTProtocolChoice.auto), ("5", .v5), ("3.1.1", .v311)] {
+            #expect(try decode(#"{"broker": "mqtt://h", "site": "s", "protocol": "\#(text)"}"#).get()?.protocolChoice == choice)
+        }
         #expect(plain.deviceID(hostName: "raspberrypi") == "raspberrypi")
         #expect(plain.deviceID(hostName: "pi 7/#+") == "pi-7---", "a host name becomes one topic level")
         let tls = try #require(try decode(#"""
@@ -59,6 +63,8 @@ struct MQTTConfigurationTests {
             (#"{"broker": "mqtt://h", "site": "s", "keepalive": 1e300}"#, "mqtt.keepalive"),
             (#"{"broker": "mqtt://h", "site": "s", "statusInterval": 0}"#, "mqtt.statusInterval"),
             (#"{"broker": "mqtt://h", "site": "s", "remoteControl": "yes"}"#, "mqtt.remoteControl"),
+            (#"{"broker": "mqtt://h", "site": "s", "protocol": "3"}"#, "mqtt.protocol: expected \"auto\", \"5\" or \"3.1.1\""),
+            (#"{"broker": "mqtt://h", "site": "s", "protocol": 5}"#, "mqtt.protocol"),
             (#"{"broker": "mqtt://h", "site": "s", "uploadBandwidth": 10}"#, "mqtt.uploadBandwidth: expected bytes per second"),
             (#"{"broker": "mqtt://h", "site": "s", "keepFreeBytes": 1000}"#, "mqtt.keepFreeBytes: keepFreeBytes applies to deleteAfterUpload"),
             (#"{"broker": "mqtt://h", "site": "s", "deleteAfterUpload": true, "keepFreeBytes": -1}"#, "mqtt.keepFreeBytes: expected bytes"),

@@ -1,0 +1,37 @@
+import RecorderConfiguration
+@testable import RecorderFleet
+import Testing
+
+/// `mqtt.protocol`'s negotiation as rules, without a broker: what each CONNACK code does to the
+/// protocol spoken. (With brokers: `FleetLinkTests`, mosquitto logging each side's protocol.)
+@Suite struct MQTTProtocolStateTests {
+    @Test func autoFallsBackTo311OnceWhenTheBrokerRefuses5() {
+        var state = MQTTCallbacks.ProtocolState(.auto)
+        #expect(state.speaking == .v5 && state.mayFallBack)
+        // libmosquitto's code for a 3.1.1 broker's short CONNACK to MQTT 5: 0x84.
+        #expect(state.connack(0x84) == .fallBack && state.speaking == .v311)
+        // Refused again (3.1.1's "unacceptable protocol version"): a refusal, no second turn.
+        #expect(state.connack(1) == .refused && state.speaking == .v311)
+        var plain = MQTTCallbacks.ProtocolState(.auto)
+        #expect(plain.connack(1) == .fallBack, "3.1.1's return code 1 too")
+    }
+
+    @Test func whatWorkedIsKeptAndOtherRefusalsAreRefusals() {
+        var state = MQTTCallbacks.ProtocolState(.auto)
+        #expect(state.connack(0) == .connected)
+        #expect(state.connack(0x84) == .refused && state.speaking == .v5, "once MQTT 5 worked, it is kept")
+        var credentials = MQTTCallbacks.ProtocolState(.auto)
+        #expect(credentials.connack(0x86) == .refused && credentials.speaking == .v5, "bad user name or password is no protocol matter")
+        #expect(credentials.connack(5) == .refused && credentials.mayFallBack)
+        var five = MQTTCallbacks.ProtocolState(.v5)
+        #expect(five.connack(0x84) == .refused && five.speaking == .v5, "5, told so, stays 5")
+        var old = MQTTCallbacks.ProtocolState(.v311)
+        #expect(old.speaking == .v311 && old.connack(1) == .refused)
+    }
+
+    @Test func refusalsSayWhatTheBrokerAnswered() {
+        #expect(MQTTClient.describeConnack(0x84) == "Unsupported Protocol Version (CONNACK 132)")
+        #expect(MQTTClient.describeConnack(5).hasSuffix("(CONNACK 5)") && MQTTClient.describeConnack(5).contains("not authorised"))
+        #expect(MQTTClient.describeConnack(0x87).contains("Not authorized"))
+    }
+}
