@@ -19,6 +19,10 @@ final class MQTTCallbacks: Sendable {
     struct ProtocolState: Equatable {
         var speaking: MQTTProtocolChoice
         var mayFallBack: Bool
+        /// A CONNACK came on the connection now open.
+        var answered = false
+        /// libmosquitto logged an error since (a TLS handshake refused: no protocol matter).
+        var failed = false
 
         init(_ choice: MQTTProtocolChoice) {
             speaking = choice == .v311 ? .v311 : .v5
@@ -34,6 +38,7 @@ final class MQTTCallbacks: Sendable {
 
         /// What a CONNACK's code means here.
         mutating func connack(_ rc: Int32) -> Answer {
+            answered = true
             if rc == 0 {
                 mayFallBack = false
                 return .connected
@@ -42,6 +47,18 @@ final class MQTTCallbacks: Sendable {
             speaking = .v311
             mayFallBack = false
             return .fallBack
+        }
+
+        /// Whether a connection's end means the broker refused MQTT 5 without a word: it was
+        /// made (libmosquitto's "connection lost", not a refused or failed connect) and closed
+        /// before any CONNACK, while `auto` speaks 5 and has never been accepted — what RabbitMQ's
+        /// plugin before 3.13 does ("cannot parse a frame"). Then 3.1.1 is next.
+        mutating func disconnected(_ rc: Int32) -> Bool {
+            defer { (answered, failed) = (false, false) }
+            guard !answered, !failed, rc == Int32(MOSQ_ERR_CONN_LOST.rawValue), mayFallBack, speaking == .v5 else { return false }
+            speaking = .v311
+            mayFallBack = false
+            return true
         }
     }
 
@@ -76,7 +93,19 @@ final class MQTTCallbacks: Sendable {
         }
     }
 
-    func disconnected(_ rc: Int32) {
+    /// libmosquitto logged at `level` (an error: the connection failed for a reason of its own,
+    /// such as TLS).
+    func logged(_ level: Int32) {
+        guard level & MOSQ_LOG_ERR != 0 else { return }
+        protocolState.withLock { $0.failed = true }
+    }
+
+    func disconnected(_ rc: Int32, _ mosq: OpaquePointer? = nil) {
+        if let mosq, protocolState.withLock({ $0.disconnected(rc) }) {
+            mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
+            events.yield(.protocolFallback("the broker closed the connection to MQTT 5 without an answer (\(MQTTClient.describe(rc))): trying MQTT 3.1.1"))
+            return
+        }
         events.yield(.disconnected(rc == 0 ? "disconnected" : MQTTClient.describe(rc)))
     }
 

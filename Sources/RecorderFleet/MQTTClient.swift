@@ -119,8 +119,11 @@ public final class MQTTClient: Sendable {
         mosquitto_connect_callback_set(mosq) { mosq, context, rc in
             MQTTCallbacks.from(context).connected(rc, mosq)
         }
-        mosquitto_disconnect_callback_set(mosq) { _, context, rc in
-            MQTTCallbacks.from(context).disconnected(rc)
+        mosquitto_disconnect_callback_set(mosq) { mosq, context, rc in
+            MQTTCallbacks.from(context).disconnected(rc, mosq)
+        }
+        mosquitto_log_callback_set(mosq) { _, context, level, _ in
+            MQTTCallbacks.from(context).logged(level)
         }
         mosquitto_message_callback_set(mosq) { _, context, message in
             guard let message else { return }

@@ -14,7 +14,7 @@ import Testing
 /// broker; `mosquitto_sub` and `mosquitto_pub` are the independent peers.
 struct FleetHarness: RecorderdHarness {
     let recorderd: TestDaemon
-    let broker: MosquittoBroker
+    let broker: any TestBroker
     let topics: String
 
     static let site = "lab"
@@ -22,7 +22,7 @@ struct FleetHarness: RecorderdHarness {
 
     /// Starts recorderd with its fleet link to `broker` (site, device, keepalive 5 s; `mqtt` sets
     /// the rest); returns once it is ready.
-    static func start(broker: MosquittoBroker, port: Int? = nil, scheme: String = "mqtt", device: String = device,
+    static func start(broker: any TestBroker, port: Int? = nil, scheme: String = "mqtt", device: String = device,
                       mqtt configure: (inout MQTTConfiguration) -> Void = { _ in },
                       speed: Double = 1, directory chosen: String? = nil) async throws -> FleetHarness {
         var configuration = try TestConfiguration(directory: chosen, speed: speed)

@@ -16,6 +16,36 @@ import Testing
         #expect(plain.connack(1) == .fallBack, "3.1.1's return code 1 too")
     }
 
+    /// A broker of 3.1.1 may close the connection on a CONNECT of MQTT 5 without a CONNACK
+    /// (RabbitMQ's plugin before 3.13): libmosquitto's "connection lost" (7) before any answer.
+    @Test func aConnectionClosedBeforeAnyAnswerTo5IsAFallBackToo() {
+        var state = MQTTCallbacks.ProtocolState(.auto)
+        let downBroker = state.disconnected(14)
+        #expect(!downBroker && state.speaking == .v5, "a refused or failed connect (the broker down) says nothing of the protocol")
+        let closed = state.disconnected(7)
+        #expect(closed && state.speaking == .v311 && !state.mayFallBack)
+        let again = state.disconnected(7)
+        #expect(!again, "once")
+        var answered = MQTTCallbacks.ProtocolState(.auto)
+        _ = answered.connack(0x86)
+        let afterAnswer = answered.disconnected(7)
+        #expect(!afterAnswer, "a connection the broker answered (and refused) is no protocol matter")
+        let unanswered = answered.disconnected(7)
+        #expect(unanswered, "the next connection, closed unanswered, is")
+        var accepted = MQTTCallbacks.ProtocolState(.auto)
+        _ = accepted.connack(0)
+        _ = accepted.disconnected(7)
+        let later = accepted.disconnected(7)
+        #expect(!later && accepted.speaking == .v5, "MQTT 5 worked: kept")
+        var tls = MQTTCallbacks.ProtocolState(.auto)
+        tls.failed = true
+        let refusedCertificate = tls.disconnected(7)
+        #expect(!refusedCertificate && tls.speaking == .v5, "libmosquitto logged an error (a TLS handshake refused): no protocol matter")
+        var five = MQTTCallbacks.ProtocolState(.v5)
+        let told = five.disconnected(7)
+        #expect(!told)
+    }
+
     @Test func whatWorkedIsKeptAndOtherRefusalsAreRefusals() {
         var state = MQTTCallbacks.ProtocolState(.auto)
         #expect(state.connack(0) == .connected)

@@ -11,7 +11,7 @@ extension FleetTests {
     @Suite(.enabled(if: MosquittoBroker.testsEnabled("RunUploadTests"), "needs mosquitto (scripts/setup.sh)"))
     struct RunUploadTests {
         /// `recorderctl collect` into `directory`, once it has subscribed.
-        static func collector(_ broker: MosquittoBroker, _ directory: String, share: String? = nil, arguments more: [String] = []) async throws -> ChildProcess {
+        static func collector(_ broker: any TestBroker, _ directory: String, share: String? = nil, arguments more: [String] = []) async throws -> ChildProcess {
             var arguments = ["collect", "--broker", "mqtt://127.0.0.1:\(broker.port)", "--dir", directory] + more
             if let share { arguments += ["--share", share] }
             let p = try await ChildProcess(ChildProcess.executable("recorderctl"), arguments)

@@ -3,7 +3,7 @@ import Testing
 
 /// A real mosquitto broker on a free loopback port, for one test: started with its own
 /// configuration file, stopped by its PID.
-public struct MosquittoBroker: Sendable {
+public struct MosquittoBroker: TestBroker {
     public let process: ChildProcess
     public let port: Int
     public let directory: String
@@ -59,6 +59,28 @@ public struct MosquittoBroker: Sendable {
         try await process.stop()
     }
 
+}
+
+/// Lines printed by a subscriber (`topic payload`), split into topic and payload.
+public func mqttMessages(_ printed: String) -> [(topic: String, payload: String)] {
+    printed.split(separator: "\n").compactMap { line -> (topic: String, payload: String)? in
+        // mosquitto_sub -d's own lines (`readySubscriber` waits on its SUBACK).
+        if line.hasPrefix("Client ") || line.hasPrefix("Subscribed (mid") { return nil }
+        let parts = line.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+        return (String(parts[0]), String(parts[1]))
+    }
+}
+
+/// An MQTT broker a test runs (mosquitto, RabbitMQ): where it listens, and mosquitto's own clients
+/// as the independent peers (MQTT 3.1.1 by default, which every broker speaks).
+public protocol TestBroker: Sendable {
+    var port: Int { get }
+    /// What mosquitto_sub and mosquitto_pub need to connect (TLS files).
+    var clientArguments: [String] { get }
+}
+
+extension TestBroker {
     /// `mosquitto_sub` on `topic`, printing `topic payload` per message until stopped or `count`
     /// messages (`-C`); it stops itself after `timeout` s.
     public func subscriber(_ topic: String, count: Int? = nil, timeout: Int = 60, arguments: [String] = []) async throws -> ChildProcess {
@@ -83,16 +105,5 @@ public struct MosquittoBroker: Sendable {
         let p = try await ChildProcess("/usr/bin/mosquitto_pub", ["-h", "127.0.0.1", "-p", "\(port)", "-t", topic, "-q", "1"] + clientArguments + arguments)
         let status = try await p.wait(timeout: 20)
         #expect(status == 0, "mosquitto_pub: \(p.printed)")
-    }
-}
-
-/// Lines printed by a subscriber (`topic payload`), split into topic and payload.
-public func mqttMessages(_ printed: String) -> [(topic: String, payload: String)] {
-    printed.split(separator: "\n").compactMap { line -> (topic: String, payload: String)? in
-        // mosquitto_sub -d's own lines (`readySubscriber` waits on its SUBACK).
-        if line.hasPrefix("Client ") || line.hasPrefix("Subscribed (mid") { return nil }
-        let parts = line.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2 else { return nil }
-        return (String(parts[0]), String(parts[1]))
     }
 }
