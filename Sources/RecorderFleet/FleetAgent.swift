@@ -66,7 +66,7 @@ public struct FleetAgent: Service {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.followConnection(links) }
             group.addTask { await self.watchDaemon(links) }
-            group.addTask { await self.dispatch(client.messages, commands: commandInput, acks: acks) }
+            group.addTask { await self.dispatch(client.messages, commands: commandInput, acks: acks, links: links) }
             group.addTask { await self.serveCommands(commands, client: client, control: control) }
             if configuration.upload {
                 var uploader = RunUploader(client: client, control: control, outbox: RunOutbox(dataDirectory: dataDirectory), topics: topics, acks: acks,
@@ -137,6 +137,7 @@ public struct FleetAgent: Service {
                 do {
                     try client.subscribe(topics.command, qos: 1)
                     try client.subscribe(topics.acknowledgements, qos: 1)
+                    try client.subscribe(FleetTopics.statusRequest(prefix: configuration.topicPrefix), qos: 0)
                 } catch {
                     logger.error("fleet link cannot subscribe to its commands", metadata: ["error": "\(error)"])
                 }
@@ -208,10 +209,15 @@ public struct FleetAgent: Service {
 
     // MARK: Remote control
 
-    /// Hands each received message to its reader: commands, and the collectors' answers.
-    func dispatch(_ messages: AsyncStream<MQTTClient.Message>, commands: AsyncStream<MQTTClient.Message>.Continuation, acks: AckInbox) async {
+    /// Hands each received message to its reader: commands, the collectors' answers, and fleet
+    /// views' status requests (answered here: a publication).
+    func dispatch(_ messages: AsyncStream<MQTTClient.Message>, commands: AsyncStream<MQTTClient.Message>.Continuation, acks: AckInbox,
+                  links: Links) async {
+        let statusRequest = FleetTopics.statusRequest(prefix: configuration.topicPrefix)
         for await message in messages {
-            if message.topic == topics.command {
+            if message.topic == statusRequest {
+                perform(links.rules.withLock { $0.statusRequested(now: SystemClock.monotonicUptime(), time: Self.timestamp()) }, links)
+            } else if message.topic == topics.command {
                 if case .dropped = commands.yield(message) { logger.warning("fleet link: command dropped (64 waiting)") }
             } else if message.topic.hasPrefix(topics.base + "/runs/"), message.topic.hasSuffix("/ack") {
                 guard let ack = try? JSONValueDecoder().decode(UploadAck.self, from: message.payload) else { continue }

@@ -23,6 +23,10 @@ struct FleetStatusRules {
     var uploadsPending: Int?
     private var previous: DaemonStatus?
     private var published: (status: FleetStatus, at: Double)?
+    /// When a status request was last answered.
+    private var requestAnswered: Double?
+    /// At most one answer to status requests a second, however often a view asks.
+    static let requestAnswerInterval = 1.0
 
     init(site: String, device: String, statusInterval: Double) {
         self.site = site
@@ -53,6 +57,18 @@ struct FleetStatusRules {
 
     mutating func disconnected() {
         isConnected = false
+    }
+
+    /// A fleet view asked for the status (`FleetTopics.statusRequest`): published again, at most
+    /// once a second; nothing before the daemon's first answer or while disconnected.
+    mutating func statusRequested(now: Double, time: String) -> [Action] {
+        guard isConnected, let previous else { return [] }
+        if let requestAnswered, now - requestAnswered < Self.requestAnswerInterval { return [] }
+        requestAnswered = now
+        var status = FleetStatus(site: site, device: device, time: time, daemon: previous)
+        status.uploadsPending = uploadsPending
+        published = (status, now)
+        return [.publishStatus(status)]
     }
 
     /// A new answer of the daemon.

@@ -21,6 +21,11 @@ public struct FleetTopics: Sendable, Equatable {
     public func run(_ run: UUID) -> String { "\(base)/runs/\(run.uuidString)" }
     /// A device's live records of one sensor type (QoS 0, decimated; `mqtt.live`).
     public func live(device: String, sensorType: String) -> String { "\(base)/live/\(device)/\(sensorType)" }
+    /// Where a fleet view asks every Pi under `prefix` for its status (`recorderctl fleet`), each
+    /// answering by publishing it again: for brokers that give retained messages to exact topics
+    /// only (RabbitMQ 3.10), where a view's `+/+/status` gets none.
+    public static func statusRequest(prefix: String) -> String { prefix + "/_request/status" }
+
     /// Every run's acknowledgements (the Pi subscribes).
     public var acknowledgements: String { base + "/runs/+/ack" }
 }

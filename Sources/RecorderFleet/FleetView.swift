@@ -11,10 +11,14 @@ public enum FleetView {
         public let description: String
     }
 
-    /// Connects, subscribes to `{prefix}/+/+/status`, and returns the statuses the broker holds.
-    /// All retained messages have arrived when a probe published after subscribing does (the
-    /// broker delivers one client's messages in order).
-    public static func statuses(options: MQTTClient.Options, prefix: String, site: String? = nil, timeout: Double = 10) async throws -> [FleetStatus] {
+    /// Connects, subscribes to `{prefix}/+/+/status`, and returns the statuses the broker holds
+    /// and those the Pis publish when asked (`FleetTopics.statusRequest`). All retained messages
+    /// have arrived when a probe published after subscribing does (the broker delivers one
+    /// client's messages in order); the Pis' answers are taken for `answerWindow` s more. A broker
+    /// that gives retained messages to exact topics only (RabbitMQ 3.10) shows the Pis connected:
+    /// their answers; an offline Pi's Will is not seen there.
+    public static func statuses(options: MQTTClient.Options, prefix: String, site: String? = nil, timeout: Double = 10,
+                                answerWindow: Double = 1) async throws -> [FleetStatus] {
         let client = try MQTTClient(options: options)
         defer { client.stop() }
         let probe = "\(prefix)/_probe/\(UUID().uuidString)"
@@ -26,15 +30,30 @@ public enum FleetView {
                     case .connected:
                         try client.subscribe("\(prefix)/\(site ?? "+")/+/status", qos: 1)
                         try client.subscribe(probe, qos: 1)
+                        // Every Pi connected publishes its status again (for brokers that give
+                        // retained messages to exact topics only).
+                        try client.publish(topic: FleetTopics.statusRequest(prefix: prefix), payload: [], qos: 1)
                         try client.publish(topic: probe, payload: [], qos: 1)
                         var statuses: [String: FleetStatus] = [:]
+                        var probed = false
                         for await message in client.messages {
-                            if message.topic == probe { return statuses.values.sorted { ($0.site, $0.device) < ($1.site, $1.device) } }
-                            if let status = try? JSONValueDecoder().decode(FleetStatus.self, from: message.payload) {
-                                statuses[message.topic] = status
+                            if message.topic == probe {
+                                probed = true
+                                break
                             }
+                            if let status = try? JSONValueDecoder().decode(FleetStatus.self, from: message.payload) { statuses[message.topic] = status }
                         }
-                        throw Failure(description: "the connection to \(options.host):\(options.port) ended")
+                        guard probed else { throw Failure(description: "the connection to \(options.host):\(options.port) ended") }
+                        // The Pis' answers to the request, for `answerWindow` s.
+                        let window = Task {
+                            try? await Task.sleep(for: .seconds(answerWindow))
+                            client.stop()
+                        }
+                        for await message in client.messages {
+                            if let status = try? JSONValueDecoder().decode(FleetStatus.self, from: message.payload) { statuses[message.topic] = status }
+                        }
+                        window.cancel()
+                        return statuses.values.sorted { ($0.site, $0.device) < ($1.site, $1.device) }
                     case .refused(let why):
                         throw Failure(description: "the broker \(options.host):\(options.port) refused the connection: \(why)")
                     case .disconnected, .protocolFallback:

@@ -2,6 +2,7 @@ import Foundation
 import RecorderClient
 import RecorderConfiguration
 import RecorderModel
+import RecorderProtocol
 import RecorderTestSupport
 import Testing
 
@@ -12,7 +13,8 @@ extension FleetTests {
     @Suite(.enabled(if: RabbitMQBroker.testsEnabled("FleetOnRabbitMQTests"), "needs rabbitmq-server and mosquitto (scripts/setup.sh)"))
     struct FleetOnRabbitMQTests {
         /// The Pi falls back to 3.1.1 and says so; its retained status is online for mosquitto's
-        /// own subscriber; a run's events arrive; the run is uploaded to a
+        /// own subscriber, and `recorderctl fleet` lists it (its answer to the view's request); a
+        /// run's events arrive; the run is uploaded to a
         /// collector (which fell back too) byte for byte and acknowledged; a shared collector is
         /// refused at start, saying what to do instead.
         @Test(.timeLimit(.minutes(5)))
@@ -28,8 +30,11 @@ extension FleetTests {
             try await pi.logged("fleet link: the broker closed the connection to MQTT 5 without an answer")
             try await pi.logged("MQTT 3.1.1")
             #expect(broker.log.contains("MQTT cannot parse a frame"), "RabbitMQ refused MQTT 5: \(broker.log.suffix(2000))")
-            // (`recorderctl fleet` is left out: RabbitMQ 3.10 gives retained messages to exact topics
-            // only, and the fleet view subscribes to `+/+/status`: the next slice's.)
+            // RabbitMQ 3.10 gives retained messages to exact topics only: `recorderctl fleet`'s
+            // `+/+/status` gets the Pi's answer to its status request.
+            let fleet = try await FleetTests.FleetLinkTests.recorderctl(["fleet", "--broker", "mqtt://127.0.0.1:\(broker.port)", "--json"])
+            let listed = try JSONDecoder().decode([FleetStatus].self, from: Data(fleet.utf8))
+            #expect(listed.map(\.device) == ["pi-1"] && listed.first?.state == .online, "\(fleet)")
             let events = try await pi.readySubscriber(pi.topics + "/events")
             let (run, directory) = try await RunUploadTests.recordRun(pi, bytes: 300_000)
             _ = try await pi.message(on: events, topic: pi.topics + "/events") { $0.contains(run.uuidString) && $0.contains("taskRunEnded") }

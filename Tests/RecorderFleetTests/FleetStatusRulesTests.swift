@@ -38,6 +38,22 @@ import RecorderProtocol
         #expect(s.count == 1 && s[0].state == .online && s[0].devices?.first?.name == "imu0" && s[0].time == "t1")
     }
 
+    /// A fleet view's status request (for brokers that give retained messages to exact topics
+    /// only): the status again, at most once a second however often asked; nothing while
+    /// disconnected or before the daemon's first answer.
+    @Test func aStatusRequestIsAnsweredAtMostOnceASecond() {
+        var rules = FleetStatusRules(site: "s", device: "d", statusInterval: 60)
+        _ = rules.connected(now: 0, time: "t")
+        #expect(rules.statusRequested(now: 0.5, time: "t").isEmpty, "no status yet")
+        _ = rules.observed(status(uptime: 1), now: 1, time: "t1")
+        let answer = published(rules.statusRequested(now: 2, time: "t2"))
+        #expect(answer.count == 1 && answer[0].time == "t2" && answer[0].device == "d")
+        #expect(rules.statusRequested(now: 2.5, time: "t").isEmpty, "a flood of requests: one answer a second")
+        #expect(published(rules.statusRequested(now: 3, time: "t3")).count == 1)
+        rules.disconnected()
+        #expect(rules.statusRequested(now: 10, time: "t").isEmpty)
+    }
+
     @Test func anUnchangedStatusWaitsForTheIntervalAChangeDoesNot() {
         var rules = FleetStatusRules(site: "s", device: "d", statusInterval: 60)
         _ = rules.connected(now: 0, time: "t")
