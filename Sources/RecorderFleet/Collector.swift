@@ -52,6 +52,13 @@ public struct Collector: Sendable {
     public static let shareNeedsMQTT5 = "--share needs MQTT 5 (a shared subscription); this broker speaks MQTT 3.1.1: "
         + "run one collector per site instead (--site), each with its own folder or all with one"
 
+    /// The broker refused the collector before it ever connected (credentials, authorisation):
+    /// what it answered.
+    public struct Refused: Error, CustomStringConvertible {
+        public let answer: String
+        public var description: String { "the broker refused the connection: \(answer)" }
+    }
+
     /// A shared collector on a broker of MQTT 3.1.1 (`Collector.shareNeedsMQTT5`).
     public struct ShareNeedsMQTT5: Error, CustomStringConvertible {
         public var description: String { Collector.shareNeedsMQTT5 }
@@ -64,11 +71,14 @@ public struct Collector: Sendable {
         defer { client.stop() }
         client.start()
         let refusedShare = LockedValue(false)
+        let refusedAtStart = LockedValue<String?>(nil)
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
+                var everConnected = false
                 for await event in client.events {
                     switch event {
                     case .connected:
+                        everConnected = true
                         if shareGroup != nil, client.protocolInUse == .v311 {
                             refusedShare.withLock { $0 = true }
                             client.stop()
@@ -80,7 +90,14 @@ public struct Collector: Sendable {
                         } catch {
                             report(.failed("cannot subscribe: \(error)"))
                         }
-                    case .refused(let why): report(.failed("the broker refused the connection: \(why)"))
+                    case .refused(let why):
+                        // Refused before it ever connected: a configuration to mend, said at once.
+                        if !everConnected {
+                            refusedAtStart.withLock { $0 = why }
+                            client.stop()
+                            return
+                        }
+                        report(.failed("the broker refused the connection: \(why)"))
                     case .protocolFallback(let why): report(.failed(why))
                     case .disconnected(let why): report(.failed("disconnected (\(why)); reconnecting"))
                     }
@@ -101,6 +118,7 @@ public struct Collector: Sendable {
             group.cancelAll()
         }
         if refusedShare.withLock({ $0 }) { throw ShareNeedsMQTT5() }
+        if let answer = refusedAtStart.withLock({ $0 }) { throw Refused(answer: answer) }
     }
 
     /// `{prefix}/{site}/{device}/runs/{uuid}/{manifest|chunk}`: the parts, or nil.

@@ -129,10 +129,18 @@ public struct FleetAgent: Service {
 
     func followConnection(_ links: Links) async {
         let (client, rules) = (links.client, links.rules)
-        var lastLogged: (event: MQTTClient.Event, at: ContinuousClock.Instant)?
+        // A broker away for long: a line when the link drops, then one every 10 minutes. A broker
+        // that refuses us (credentials, authorisation, protocol): what it answered, a line a
+        // minute at most — a configuration to mend, not a network to wait for — and not the
+        // disconnection that follows each refusal.
+        var lastDown: (reason: String, at: ContinuousClock.Instant)?
+        var lastRefusal: (answer: String, at: ContinuousClock.Instant)?
+        var refusedSinceConnected = false
         for await event in client.events {
+            let now = ContinuousClock.now
             switch event {
             case .connected:
+                refusedSinceConnected = false
                 logger.notice("fleet link connected", metadata: ["broker": "\(configuration.broker)", "protocol": "MQTT \(client.protocolInUse.rawValue)"])
                 do {
                     try client.subscribe(topics.command, qos: 1)
@@ -145,18 +153,23 @@ public struct FleetAgent: Service {
                 links.wake.signal()
             case .protocolFallback(let why):
                 logger.notice("fleet link: \(why)", metadata: ["broker": "\(configuration.broker)"])
-            case .refused(let why), .disconnected(let why):
+            case .refused(let answer):
+                rules.withLock { $0.disconnected() }
+                refusedSinceConnected = true
+                if !Task.isShuttingDownGracefully, lastRefusal?.answer != answer || now - lastRefusal!.at > .seconds(60) {
+                    logger.error("fleet link refused by the broker; retrying", metadata: ["broker": "\(configuration.broker)", "answer": "\(answer)"])
+                    lastRefusal = (answer, now)
+                }
+            case .disconnected(let reason):
                 let wasConnected = rules.withLock { r in
                     defer { r.disconnected() }
                     return r.isConnected
                 }
-                // A broker away for long: a line when the link drops, then one every 10 minutes.
-                let now = ContinuousClock.now
-                if Task.isShuttingDownGracefully {
-                    // recorderd stopping: the link was closed on purpose.
-                } else if wasConnected || lastLogged == nil || lastLogged!.event != event || now - lastLogged!.at > .seconds(600) {
-                    logger.warning("fleet link down; reconnecting", metadata: ["broker": "\(configuration.broker)", "reason": "\(why)"])
-                    lastLogged = (event, now)
+                if Task.isShuttingDownGracefully || (refusedSinceConnected && !wasConnected) {
+                    // recorderd stopping (the link closed on purpose), or the close after a refusal.
+                } else if wasConnected || lastDown?.reason != reason || now - lastDown!.at > .seconds(600) {
+                    logger.warning("fleet link down; reconnecting", metadata: ["broker": "\(configuration.broker)", "reason": "\(reason)"])
+                    lastDown = (reason, now)
                 }
             }
         }

@@ -67,6 +67,8 @@ final class MQTTCallbacks: Sendable {
     let dropped = LockedValue(0)
     let waiters = LockedValue(Waiters())
     let protocolState: LockedValue<ProtocolState>
+    /// Connections the broker accepted so far (the network thread's back-off starts over after one).
+    let accepted = LockedValue(0)
 
     init(events: AsyncStream<MQTTClient.Event>.Continuation, messages: AsyncStream<MQTTClient.Message>.Continuation,
          protocolChoice: MQTTProtocolChoice) {
@@ -84,6 +86,7 @@ final class MQTTCallbacks: Sendable {
     func connected(_ rc: Int32, _ mosq: OpaquePointer?) {
         switch protocolState.withLock({ $0.connack(rc) }) {
         case .connected:
+            accepted.withLock { $0 += 1 }
             events.yield(.connected)
         case .fallBack:
             mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)

@@ -8,9 +8,12 @@ import RecorderModel
 /// Debian's `libmosquitto-dev`: the same project as the broker the tests run, MQTT 3.1.1 and 5,
 /// TLS, Last Will, automatic reconnection).
 ///
-/// libmosquitto runs the connection on a network thread of its own (`mosquitto_loop_start`):
-/// nothing here blocks the cooperative pool. Its callbacks arrive on that thread and are handed
-/// on through `events` (connection changes) and `messages` (received publications, bounded).
+/// The connection runs on a network thread of its own (libmosquitto's `mosquitto_loop_forever`,
+/// in a loop of ours: it returns for good on the errors it does not retry — a CONNACK refusing
+/// with an MQTT 5 reason code, a protocol or TLS error — which are retried here after the same
+/// back-off): nothing here blocks the cooperative pool. Its callbacks arrive on that thread and
+/// are handed on through `events` (connection changes) and `messages` (received publications,
+/// bounded).
 public final class MQTTClient: Sendable {
     /// What the connection did.
     public enum Event: Sendable, Equatable {
@@ -99,6 +102,8 @@ public final class MQTTClient: Sendable {
 
     private func configure(_ options: Options) throws(MQTTClientError) {
         let mosq = handle.pointer
+        // Calls come from other threads than the network thread: libmosquitto locks for them.
+        try check(mosquitto_threaded_set(mosq, true), "threaded")
         let version = options.protocolChoice == .v311 ? MQTT_PROTOCOL_V311 : MQTT_PROTOCOL_V5
         try check(mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, version), "protocol version")
         if let will = options.will {
@@ -137,18 +142,31 @@ public final class MQTTClient: Sendable {
         handle.port = Int32(options.port)
     }
 
-    /// Starts the connection, made (and remade after any drop) in the background: libmosquitto's
-    /// network thread first, then the first attempt (its name lookup and connect) on a thread of
-    /// its own. In this order a first attempt that fails (the broker not up yet) is retried by the
-    /// network thread; the other order waits for ever (eclipse-mosquitto/mosquitto#1903).
+    /// Starts the connection, made (and remade after any drop) on the network thread: the first
+    /// attempt (its name lookup and connect), then `mosquitto_loop_forever`, which retries what it
+    /// retries (a first attempt that failed, a lost connection); when it gives up (a refusal, a
+    /// protocol or TLS error) this thread waits 1, 4, 9, 16, 25 then 30 s (libmosquitto's own
+    /// back-off; from 1 s again once a connection was accepted) and reconnects.
     public func start() {
         let handle = self.handle
-        // mosquitto's network thread, started here, inherits the name.
+        handle.started.withLock { $0 = true }
         ThreadName.start("mqtt") {
-            let loop = mosquitto_loop_start(handle.pointer)
-            if loop != MOSQ_ERR_SUCCESS.rawValue { handle.callbacks.disconnected(loop) }
+            defer { handle.ended.signal() }
             let rc = mosquitto_connect_async(handle.pointer, handle.host, handle.port, handle.keepalive)
             if rc != MOSQ_ERR_SUCCESS.rawValue { handle.callbacks.disconnected(rc) }
+            var givenUp = 0
+            var acceptedBefore = handle.callbacks.accepted.withLock { $0 }
+            while !handle.stopping.withLock({ $0 }) {
+                _ = mosquitto_loop_forever(handle.pointer, -1, 1)
+                if handle.stopping.withLock({ $0 }) { break }
+                let accepted = handle.callbacks.accepted.withLock { $0 }
+                givenUp = accepted > acceptedBefore ? 1 : givenUp + 1
+                acceptedBefore = accepted
+                // Woken early: stopping.
+                if handle.wake.wait(timeout: .now() + .seconds(min(30, givenUp * givenUp))) == .success { break }
+                let again = mosquitto_reconnect(handle.pointer)
+                if again != MOSQ_ERR_SUCCESS.rawValue { handle.callbacks.disconnected(again) }
+            }
         }
     }
 
@@ -174,10 +192,23 @@ public final class MQTTClient: Sendable {
         await callbacks.waitPublished(mid, timeout: timeout)
     }
 
-    /// Disconnects (the broker does not publish the Will) and stops the network thread.
+    /// Disconnects (the broker does not publish the Will) and waits for the network thread to end
+    /// (at most a second, or the rest of libmosquitto's own wait before a reconnection).
     public func stop() {
-        mosquitto_disconnect(handle.pointer)
-        mosquitto_loop_stop(handle.pointer, false)
+        let first = handle.stopping.withLock { stopping in
+            defer { stopping = true }
+            return !stopping
+        }
+        if first {
+            mosquitto_disconnect(handle.pointer)
+            handle.wake.signal()
+            if handle.started.withLock({ $0 }) { handle.ended.wait() }
+            handle.stopped.signal()
+        } else if handle.started.withLock({ $0 }) {
+            // Another caller stops it: returns once it has.
+            handle.stopped.wait()
+            handle.stopped.signal()
+        }
         callbacks.finish()
     }
 
@@ -224,6 +255,14 @@ final class MQTTHandle: @unchecked Sendable {
     var host = ""
     var port: Int32 = 0
     var keepalive: Int32 = 30
+    /// The network thread was started; `stop` was called.
+    let started = LockedValue(false)
+    let stopping = LockedValue(false)
+    /// Wakes the network thread from its wait before reconnecting (`stop`).
+    let wake = DispatchSemaphore(value: 0)
+    /// The network thread ended; `stop` finished (signalled again for each later caller).
+    let ended = DispatchSemaphore(value: 0)
+    let stopped = DispatchSemaphore(value: 0)
 
     init(_ pointer: OpaquePointer, callbacks: MQTTCallbacks) {
         self.pointer = pointer
@@ -231,7 +270,7 @@ final class MQTTHandle: @unchecked Sendable {
     }
 
     deinit {
-        mosquitto_loop_stop(pointer, true)
+        // The network thread holds the handle: it has ended by now.
         mosquitto_destroy(pointer)
     }
 }

@@ -102,6 +102,8 @@ struct CollectCommand: AsyncParsableCommand {
             try await collect(collector, directory: directory)
         } catch let refused as Collector.ShareNeedsMQTT5 {
             throw CommandFailure(refused.description, .usage)
+        } catch let refused as Collector.Refused {
+            throw CommandFailure(refused.description, .unavailable)
         }
     }
 

@@ -336,3 +336,42 @@ extension FleetTests.FleetLinkTests {
         try await broker.stop()
     }
 }
+
+extension FleetTests.FleetLinkTests {
+    /// A broker that refuses us (mosquitto with a password file, the Pi's password wrong): the
+    /// link logs what the broker answered, once — not at each of libmosquitto's retries (seen in
+    /// the broker's log) — and recorderd records on; a collector refused at start exits 69 with the
+    /// broker's answer.
+    @Test(.timeLimit(.minutes(2)))
+    func aBrokerThatRefusesUsIsSaidWithItsAnswerAndTheCollectorExits69() async throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let passwords = try await ChildProcess("/usr/bin/mosquitto_passwd", ["-c", "-b", folder + "/passwd", "pi-1", "right"])
+        #expect(try await passwords.wait(timeout: 30) == 0, "\(passwords.printed)")
+        try "wrong\n".write(toFile: folder + "/pi-password", atomically: true, encoding: .utf8)
+        let broker = try await MosquittoBroker.start(extraConfiguration: """
+            listener $PORT 127.0.0.1
+            allow_anonymous false
+            password_file \(folder)/passwd
+
+            """)
+        let pi = try await FleetHarness.start(broker: broker, mqtt: { $0.username = "pi-1"; $0.passwordFile = folder + "/pi-password" })
+        try await pi.logged("fleet link refused by the broker; retrying")
+        // Three refusals in the broker's log (libmosquitto retries after 1, 2, 4 s): still one line.
+        let refusals = { @Sendable (log: String?) in
+            (log ?? "").split(separator: "\n").filter { $0.contains("disconnected, not authorised") }.count
+        }
+        _ = try await FileText.await(broker.directory + "/mosquitto.log", timeout: 60) { refusals($0) >= 3 }
+        #expect(refusals(broker.log) >= 3, "\(broker.log.suffix(2000))")
+        let lines = pi.daemon.printedSoFar().split(separator: "\n").filter { $0.contains("fleet link refused by the broker") }
+        #expect(lines.count == 1 && lines[0].contains("(CONNACK 13"), "\(lines)")
+        let client = try await RecorderClient.connect(socketPath: pi.socket)
+        #expect(try await client.status(disk: false).devices.count == 1, "recorderd serves its socket")
+        client.close()
+        #expect(try await pi.daemon.stop() == 0)
+        let collector = try await ChildProcess(ChildProcess.executable("recorderctl"), [
+            "collect", "--broker", "mqtt://127.0.0.1:\(broker.port)", "--dir", try Fixtures.temporaryDirectory()])
+        #expect(try await collector.wait(timeout: 60) == 69)
+        #expect(collector.printed.contains("the broker refused the connection: ") && collector.printed.contains("(CONNACK 13"), "\(collector.printed)")
+        try await broker.stop()
+    }
+}
