@@ -184,7 +184,7 @@ extension MQTTConfiguration: Codable {
                 "expected topic levels joined by / (each 1 to 64 of A-Z a-z 0-9 . _ -), at most 256 bytes")
         }
         if let text = try c.decodeIfPresent(String.self, forKey: .protocol) {
-            guard let choice = MQTTProtocolChoice(text: text) else {
+            guard let choice = MQTTProtocolChoice(rawValue: text) else {
                 throw DecodingError.dataCorruptedError(forKey: .protocol, in: c, debugDescription: MQTTProtocolChoice.expected)
             }
             protocolChoice = choice

@@ -10,11 +10,6 @@ public enum MQTTProtocolChoice: String, Sendable, Equatable, CaseIterable {
     case v5 = "5"
     case v311 = "3.1.1"
 
-    /// The text of a choice, or nil.
-    public init?(text: String) {
-        self.init(rawValue: text)
-    }
-
     /// What a wrong value is told.
     public static let expected = "expected \"auto\", \"5\" or \"3.1.1\""
 }

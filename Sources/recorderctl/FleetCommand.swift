@@ -49,7 +49,7 @@ struct BrokerOptions: ParsableArguments {
     @Option(help: "A file whose first line is the password.") var passwordFile: String?
 
     func validate() throws {
-        guard MQTTProtocolChoice(text: protocolText) != nil else { throw ValidationError("--protocol: \(MQTTProtocolChoice.expected)") }
+        guard MQTTProtocolChoice(rawValue: protocolText) != nil else { throw ValidationError("--protocol: \(MQTTProtocolChoice.expected)") }
     }
 
     func options(clientPrefix: String) throws -> MQTTClient.Options {
@@ -61,7 +61,7 @@ struct BrokerOptions: ParsableArguments {
         guard prefix.split(separator: "/", omittingEmptySubsequences: false).allSatisfy({ MQTTConfiguration.isTopicLevel(String($0)) }) else {
             throw ValidationError("--prefix: expected topic levels joined by / (each 1 to 64 of A-Z a-z 0-9 . _ -)")
         }
-        guard let choice = MQTTProtocolChoice(text: protocolText) else { throw ValidationError("--protocol: \(MQTTProtocolChoice.expected)") }
+        guard let choice = MQTTProtocolChoice(rawValue: protocolText) else { throw ValidationError("--protocol: \(MQTTProtocolChoice.expected)") }
         guard (cert == nil) == (key == nil) else { throw ValidationError("--cert and --key go together") }
         guard parsed.tls || (ca == nil && cert == nil) else { throw ValidationError("TLS files need an mqtts:// broker") }
         var o = MQTTClient.Options(clientID: "\(clientPrefix)-\(UUID().uuidString.prefix(8))", host: parsed.host, port: parsed.port)
