@@ -16,10 +16,13 @@ import RecorderModel
 /// `live/{deviceName}/{sensorType}`). Relative
 /// file paths are relative to the configuration's folder.
 public struct MQTTConfiguration: Sendable, Equatable {
-    /// `mqtt://host[:port]` (1883) or `mqtts://host[:port]` (8883, TLS).
+    /// `mqtt://host[:port]` (1883) or `mqtts://host[:port]` (8883, TLS): the first node's URL.
     public var broker: String
-    public var host: String
-    public var port: Int
+    /// Every node of `broker` (a list: nodes of one cluster, or a primary and a standby), in the
+    /// order the link tries them; one scheme for all.
+    public var nodes: [MQTTBrokerNode]
+    public var host: String { nodes[0].host }
+    public var port: Int { nodes[0].port }
     public var usesTLS: Bool
     /// The site (clinic, home) this Pi belongs to: a topic level.
     public var site: String
@@ -55,6 +58,8 @@ public struct MQTTConfiguration: Sendable, Equatable {
     public static let uploadBandwidthRange = NumberRange(atLeast: 1000, atMost: 10_000_000_000, "bytes per second")
 
     public static let keepaliveRange = 5...3600
+    /// The most nodes `broker` may list.
+    public static let maximumNodes = 8
     public static let statusIntervalRange = NumberRange(atLeast: 1, atMost: 86_400, "seconds")
 
     /// Parses a broker URL; the reason when it is not `mqtt[s]://host[:port]`.
@@ -123,6 +128,20 @@ public struct MQTTConfiguration: Sendable, Equatable {
     }
 }
 
+/// One node of `mqtt.broker`.
+public struct MQTTBrokerNode: Sendable, Equatable {
+    /// As configured: `mqtt://host[:port]` or `mqtts://host[:port]`.
+    public var url: String
+    public var host: String
+    public var port: Int
+
+    public init(url: String, host: String, port: Int) {
+        self.url = url
+        self.host = host
+        self.port = port
+    }
+}
+
 /// `mqtt.tls`: PEM files.
 public struct MQTTTLSFiles: Sendable, Equatable, Codable {
     public var ca: String?
@@ -167,11 +186,40 @@ extension MQTTConfiguration: Codable {
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        broker = try c.decode(String.self, forKey: .broker)
-        switch Self.parseBroker(broker) {
-        case .success(let b): (host, port, usesTLS) = b
-        case .failure(let error): throw DecodingError.dataCorruptedError(forKey: .broker, in: c, debugDescription: error.message)
+        let urls: [String]
+        // Absent: the decoder's own "missing" error.
+        if !c.contains(.broker) { _ = try c.decode(String.self, forKey: .broker) }
+        if let one = try? c.decode(String.self, forKey: .broker) {
+            urls = [one]
+        } else if let list = try? c.decode([String].self, forKey: .broker) {
+            urls = list
+        } else {
+            throw DecodingError.dataCorruptedError(forKey: .broker, in: c, debugDescription:
+                "expected a broker URL (mqtt://host[:port] or mqtts://host[:port]) or a list of 1 to \(Self.maximumNodes) of them")
         }
+        guard (1...Self.maximumNodes).contains(urls.count) else {
+            throw DecodingError.dataCorruptedError(forKey: .broker, in: c, debugDescription: "expected 1 to \(Self.maximumNodes) broker URLs, not \(urls.count)")
+        }
+        var parsed: [MQTTBrokerNode] = []
+        var schemes: Set<Bool> = []
+        for (i, url) in urls.enumerated() {
+            switch Self.parseBroker(url) {
+            case .success(let b):
+                parsed.append(MQTTBrokerNode(url: url, host: b.host, port: b.port))
+                schemes.insert(b.tls)
+            case .failure(let error):
+                throw DecodingError.dataCorruptedError(forKey: .broker, in: c, debugDescription: urls.count == 1 ? error.message : "node \(i + 1): \(error.message)")
+            }
+        }
+        guard schemes.count == 1 else {
+            throw DecodingError.dataCorruptedError(forKey: .broker, in: c, debugDescription: "the nodes mix mqtt:// and mqtts://: one scheme for all")
+        }
+        if let repeated = Dictionary(grouping: parsed, by: { "\($0.host):\($0.port)" }).first(where: { $0.value.count > 1 })?.key {
+            throw DecodingError.dataCorruptedError(forKey: .broker, in: c, debugDescription: "\(repeated) is listed twice")
+        }
+        nodes = parsed
+        broker = urls[0]
+        usesTLS = schemes.first!
         let level = "expected a topic level: 1 to 64 of A-Z a-z 0-9 . _ -"
         site = try c.decode(String.self, forKey: .site)
         guard Self.isTopicLevel(site) else { throw DecodingError.dataCorruptedError(forKey: .site, in: c, debugDescription: level) }
@@ -226,7 +274,11 @@ extension MQTTConfiguration: Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(broker, forKey: .broker)
+        if nodes.count == 1 {
+            try c.encode(broker, forKey: .broker)
+        } else {
+            try c.encode(nodes.map(\.url), forKey: .broker)
+        }
         try c.encode(site, forKey: .site)
         try c.encodeIfPresent(device, forKey: .device)
         try c.encode(topicPrefix, forKey: .topicPrefix)

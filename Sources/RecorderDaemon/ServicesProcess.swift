@@ -15,7 +15,9 @@ import ServiceLifecycle
 /// killed daemon leaves no page behind.
 ///
 /// The process is started and waited for on a thread of its own, which lives as long as the
-/// supervision (the parent-death signal follows the thread that started the child).
+/// supervision (the parent-death signal follows the thread that started the child). That thread
+/// also reads what the child reports on its descriptor 3 (`--report-fd 3`, a pipe's write end):
+/// a JSON line of `FleetLinkInfo` whenever its fleet link's state changes, for `daemon.status`.
 public final class ServicesProcess: Service {
     /// The program and its arguments (the first is the program's path again, by convention).
     public let executable: String
@@ -89,11 +91,20 @@ public final class ServicesProcess: Service {
                 break
             }
             let started = SystemClock.monotonicUptime()
-            guard let pid = spawn() else {
+            guard let report = SystemCall.nonBlockingPipe() else {
+                logger.error("services process not started: no pipe", metadata: ["errno": "\(errno)"])
                 action = rules.ended(after: 0)
                 continue
             }
-            let stopped = waitForEnd(pid, stop: stop)
+            let spawned = spawn(report: report.write)
+            close(report.write)
+            guard let pid = spawned else {
+                close(report.read)
+                action = rules.ended(after: 0)
+                continue
+            }
+            let stopped = waitForEnd(pid, stop: stop, report: report.read)
+            close(report.read)
             if stopped {
                 action = rules.stop()
             } else {
@@ -107,9 +118,9 @@ public final class ServicesProcess: Service {
     }
 
     /// Starts the child; nil (logged) when it cannot be started.
-    private func spawn() -> pid_t? {
+    private func spawn(report: Int32) -> pid_t? {
         let pid: pid_t
-        switch SystemCall.spawn(executable, arguments: arguments) {
+        switch SystemCall.spawn(executable, arguments: arguments + ["--report-fd", "3"], report: report) {
         case .success(let child): pid = child
         case .failure(let error):
             logger.error("services process not started", metadata: ["executable": "\(executable)", "error": "\(error)"])
@@ -122,16 +133,22 @@ public final class ServicesProcess: Service {
 
     /// Waits until the child ends (false) or the stop pipe is written (true: the child is then
     /// sent SIGTERM, and SIGKILL after `stopTimeout`); the child is reaped either way.
-    private func waitForEnd(_ pid: pid_t, stop: Int32) -> Bool {
+    private func waitForEnd(_ pid: pid_t, stop: Int32, report: Int32) -> Bool {
         let pidfd = SystemCall.processDescriptor(pid)
         defer { if pidfd >= 0 { close(pidfd) } }
         var stopped = false
+        var reports = ServicesReportReader()
+        var reading = true
         while true {
             // Without a pidfd (a kernel before 5.3), looked at once a second.
-            let woken = Self.wait(for: pidfd >= 0 ? [pidfd, stop] : [stop], seconds: pidfd >= 0 ? nil : 1)
+            let woken = Self.wait(for: (pidfd >= 0 ? [pidfd, stop] : [stop]) + (reading ? [report] : []), seconds: pidfd >= 0 ? nil : 1)
             if woken == stop {
                 stopped = true
                 break
+            }
+            if woken == report {
+                reading = readReports(report, into: &reports)
+                continue
             }
             var status: Int32 = 0
             if woken == pidfd || pidfd < 0 {
@@ -161,6 +178,23 @@ public final class ServicesProcess: Service {
         }
         state.ended(Self.describe(status))
         return stopped
+    }
+
+    /// Reads what the child reported so far and takes its last complete state; false once the
+    /// child's end is closed (nothing more to read).
+    private func readReports(_ report: Int32, into reader: inout ServicesReportReader) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(report, $0.baseAddress, $0.count) }
+            if n < 0, errno == EINTR { continue }
+            if n < 0 { return errno == EAGAIN }
+            if n == 0 { return false }
+            for info in reader.take(buffer[..<n]) { state.reported(info) }
+            if reader.discarded > 0, !reader.discardLogged {
+                reader.discardLogged = true
+                logger.warning("services process reported a line that is not a fleet link state; ignored", metadata: ["lines": "\(reader.discarded)"])
+            }
+        }
     }
 
     /// Polls `fds` for reading for up to `seconds` (nil: no limit); the first readable one, or

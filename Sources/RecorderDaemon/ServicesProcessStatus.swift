@@ -22,6 +22,7 @@ public final class ServicesProcessStatus: Sendable {
             var next = info ?? ServicesProcessInfo()
             next.pid = pid
             next.starts += 1
+            next.fleet = nil
             info = next
         }
     }
@@ -31,6 +32,12 @@ public final class ServicesProcessStatus: Sendable {
         state.withLock { info in
             info?.pid = nil
             info?.lastEnd = how
+            info?.fleet = nil
         }
+    }
+
+    /// The running child reported its fleet link's state.
+    func reported(_ fleet: FleetLinkInfo) {
+        state.withLock { $0?.fleet = fleet }
     }
 }

@@ -26,13 +26,17 @@ public struct FleetAgent: Service {
     let baseDirectory: String
     /// Seconds between looks at the daemon's state.
     let pollInterval: Double
+    /// Told each change of the link's state (the services process passes it to recorderd for
+    /// `daemon.status`).
+    let report: @Sendable (FleetLinkInfo) -> Void
     let logger: Logger
 
     /// Remote requests carried out at once; beyond, a request is answered `limitReached`.
     static let concurrentRequests = 8
 
     public init(configuration: MQTTConfiguration, socketPath: String, dataDirectory: String, baseDirectory: String,
-                hostName: String = ProcessInfo.processInfo.hostName, pollInterval: Double = 1, logger: Logger) {
+                hostName: String = ProcessInfo.processInfo.hostName, pollInterval: Double = 1,
+                report: @escaping @Sendable (FleetLinkInfo) -> Void = { _ in }, logger: Logger) {
         self.configuration = configuration
         deviceID = configuration.deviceID(hostName: hostName)
         topics = FleetTopics(prefix: configuration.topicPrefix, site: configuration.site, device: deviceID)
@@ -40,6 +44,7 @@ public struct FleetAgent: Service {
         self.dataDirectory = dataDirectory
         self.baseDirectory = baseDirectory
         self.pollInterval = pollInterval
+        self.report = report
         self.logger = logger
     }
 
@@ -61,7 +66,7 @@ public struct FleetAgent: Service {
         let links = Links(client: client, control: control, rules: rules, wake: wake)
         let isConnected: @Sendable () -> Bool = { rules.withLock { $0.isConnected } }
         client.start()
-        logger.notice("fleet link starting", metadata: ["broker": "\(configuration.broker)", "topics": "\(topics.base)/#",
+        logger.notice("fleet link starting", metadata: ["broker": "\(configuration.nodes.map(\.url).joined(separator: " "))", "topics": "\(topics.base)/#",
                                                        "remoteControl": "\(configuration.remoteControl)", "upload": "\(configuration.upload)"])
         await withDiscardingTaskGroup { group in
             group.addTask { await self.followConnection(links) }
@@ -96,6 +101,7 @@ public struct FleetAgent: Service {
     /// The client's options from the configuration (the password read now, its first line).
     func options() throws -> MQTTClient.Options {
         var o = MQTTClient.Options(clientID: "recorderd-\(configuration.site)-\(deviceID)", host: configuration.host, port: configuration.port)
+        o.otherNodes = configuration.nodes.dropFirst().map { MQTTClient.Node(host: $0.host, port: $0.port) }
         o.keepalive = configuration.keepalive
         o.protocolChoice = configuration.protocolChoice
         o.useTLS = configuration.usesTLS
@@ -136,12 +142,30 @@ public struct FleetAgent: Service {
         var lastDown: (reason: String, at: ContinuousClock.Instant)?
         var lastRefusal: (answer: String, at: ContinuousClock.Instant)?
         var refusedSinceConnected = false
+        // The node connected to or tried now (of a cluster's, in turn).
+        func node() -> String {
+            let nodes = configuration.nodes
+            return nodes[min(max(0, client.nodeInUse), nodes.count - 1)].url
+        }
+        var linkState = FleetLinkInfo(state: .connecting, broker: node(), protocolVersion: client.protocolInUse.rawValue,
+                                      since: Self.timestamp())
+        report(linkState)
+        func change(_ state: FleetLinkInfo.State, _ detail: String?) {
+            let broker = node()
+            let same = linkState.state == state && linkState.detail == detail && linkState.broker == broker
+            let next = FleetLinkInfo(state: state, broker: broker, protocolVersion: client.protocolInUse.rawValue, detail: detail,
+                                     since: same ? linkState.since : Self.timestamp())
+            guard next != linkState else { return }
+            linkState = next
+            report(next)
+        }
         for await event in client.events {
             let now = ContinuousClock.now
             switch event {
             case .connected:
                 refusedSinceConnected = false
-                logger.notice("fleet link connected", metadata: ["broker": "\(configuration.broker)", "protocol": "MQTT \(client.protocolInUse.rawValue)"])
+                change(.connected, nil)
+                logger.notice("fleet link connected", metadata: ["broker": "\(node())", "protocol": "MQTT \(client.protocolInUse.rawValue)"])
                 do {
                     try client.subscribe(topics.command, qos: 1)
                     try client.subscribe(topics.acknowledgements, qos: 1)
@@ -152,12 +176,14 @@ public struct FleetAgent: Service {
                 perform(rules.withLock { $0.connected(now: SystemClock.monotonicUptime(), time: Self.timestamp()) }, links)
                 links.wake.signal()
             case .protocolFallback(let why):
-                logger.notice("fleet link: \(why)", metadata: ["broker": "\(configuration.broker)"])
+                logger.notice("fleet link: \(why)", metadata: ["broker": "\(node())"])
+                change(.connecting, why)
             case .refused(let answer):
                 rules.withLock { $0.disconnected() }
                 refusedSinceConnected = true
+                change(.refused, answer)
                 if !Task.isShuttingDownGracefully, lastRefusal?.answer != answer || now - lastRefusal!.at > .seconds(60) {
-                    logger.error("fleet link refused by the broker; retrying", metadata: ["broker": "\(configuration.broker)", "answer": "\(answer)"])
+                    logger.error("fleet link refused by the broker; retrying", metadata: ["broker": "\(node())", "answer": "\(answer)"])
                     lastRefusal = (answer, now)
                 }
             case .disconnected(let reason):
@@ -167,8 +193,11 @@ public struct FleetAgent: Service {
                 }
                 if Task.isShuttingDownGracefully || (refusedSinceConnected && !wasConnected) {
                     // recorderd stopping (the link closed on purpose), or the close after a refusal.
-                } else if wasConnected || lastDown?.reason != reason || now - lastDown!.at > .seconds(600) {
-                    logger.warning("fleet link down; reconnecting", metadata: ["broker": "\(configuration.broker)", "reason": "\(reason)"])
+                    break
+                }
+                change(.down, reason)
+                if wasConnected || lastDown?.reason != reason || now - lastDown!.at > .seconds(600) {
+                    logger.warning("fleet link down; reconnecting", metadata: ["broker": "\(node())", "reason": "\(reason)"])
                     lastDown = (reason, now)
                 }
             }

@@ -23,10 +23,28 @@ final class MQTTCallbacks: Sendable {
         var answered = false
         /// libmosquitto logged an error since (a TLS handshake refused: no protocol matter).
         var failed = false
+        /// The first error libmosquitto logged on the connection now open (its text).
+        var failure: String?
+        /// `mqtt.protocol` as configured.
+        let choice: MQTTProtocolChoice
+        /// A connection was accepted once.
+        var everAccepted = false
 
         init(_ choice: MQTTProtocolChoice) {
+            self.choice = choice
             speaking = choice == .v311 ? .v311 : .v5
             mayFallBack = choice == .auto
+        }
+
+        /// What the end of a connection means.
+        enum Ending: Equatable {
+            /// Try again with MQTT 3.1.1.
+            case fallBack
+            /// The broker would not have us, without a CONNACK: a TLS handshake it refused (or we
+            /// did), or, with `protocol` "5", a connection closed on its CONNECT.
+            case refused(String)
+            /// The connection dropped or could not be made.
+            case lost
         }
 
         enum Answer: Equatable {
@@ -41,6 +59,7 @@ final class MQTTCallbacks: Sendable {
             answered = true
             if rc == 0 {
                 mayFallBack = false
+                everAccepted = true
                 return .connected
             }
             guard mayFallBack, speaking == .v5, MQTTClient.refusesProtocolVersion(rc) else { return .refused }
@@ -53,12 +72,24 @@ final class MQTTCallbacks: Sendable {
         /// made (libmosquitto's "connection lost", not a refused or failed connect) and closed
         /// before any CONNACK, while `auto` speaks 5 and has never been accepted — what RabbitMQ's
         /// plugin before 3.13 does ("cannot parse a frame"). Then 3.1.1 is next.
-        mutating func disconnected(_ rc: Int32) -> Bool {
-            defer { (answered, failed) = (false, false) }
-            guard !answered, !failed, rc == Int32(MOSQ_ERR_CONN_LOST.rawValue), mayFallBack, speaking == .v5 else { return false }
-            speaking = .v311
-            mayFallBack = false
-            return true
+        /// With `protocol` "5", such a close is a refusal that says what to do; a TLS error logged
+        /// before any answer is a refusal too, with libmosquitto's words.
+        mutating func disconnected(_ rc: Int32) -> Ending {
+            defer { (answered, failed, failure) = (false, false, nil) }
+            if !answered, failed, let failure, failure.contains("SSL") {
+                return .refused("the TLS handshake failed: \(failure)")
+            }
+            guard !answered, !failed, rc == Int32(MOSQ_ERR_CONN_LOST.rawValue), speaking == .v5 else { return .lost }
+            if mayFallBack {
+                speaking = .v311
+                mayFallBack = false
+                return .fallBack
+            }
+            if choice == .v5, !everAccepted {
+                return .refused("the broker closed the connection on MQTT 5's CONNECT without an answer (a broker of MQTT 3.1.1 only "
+                    + "does that: set mqtt.protocol to \"auto\" or \"3.1.1\")")
+            }
+            return .lost
         }
     }
 
@@ -69,6 +100,17 @@ final class MQTTCallbacks: Sendable {
     let protocolState: LockedValue<ProtocolState>
     /// Connections the broker accepted so far (the network thread's back-off starts over after one).
     let accepted = LockedValue(0)
+    /// The connection that ended turned the protocol to 3.1.1: the network thread tries the same
+    /// node again at once (`takeFallBack`).
+    let fellBack = LockedValue(false)
+
+    /// Whether the protocol was turned since the last call.
+    func takeFallBack() -> Bool {
+        fellBack.withLock { f in
+            defer { f = false }
+            return f
+        }
+    }
 
     init(events: AsyncStream<MQTTClient.Event>.Continuation, messages: AsyncStream<MQTTClient.Message>.Continuation,
          protocolChoice: MQTTProtocolChoice) {
@@ -90,6 +132,7 @@ final class MQTTCallbacks: Sendable {
             events.yield(.connected)
         case .fallBack:
             mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
+            fellBack.withLock { $0 = true }
             events.yield(.protocolFallback("the broker refused MQTT 5 (\(MQTTClient.describeConnack(rc))): trying MQTT 3.1.1"))
         case .refused:
             events.yield(.refused(MQTTClient.describeConnack(rc)))
@@ -98,16 +141,27 @@ final class MQTTCallbacks: Sendable {
 
     /// libmosquitto logged at `level` (an error: the connection failed for a reason of its own,
     /// such as TLS).
-    func logged(_ level: Int32) {
+    func logged(_ level: Int32, _ text: String?) {
         guard level & MOSQ_LOG_ERR != 0 else { return }
-        protocolState.withLock { $0.failed = true }
+        protocolState.withLock { state in
+            state.failed = true
+            if state.failure == nil, let text { state.failure = String(text.prefix(300)) }
+        }
     }
 
     func disconnected(_ rc: Int32, _ mosq: OpaquePointer? = nil) {
-        if let mosq, protocolState.withLock({ $0.disconnected(rc) }) {
-            mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
-            events.yield(.protocolFallback("the broker closed the connection to MQTT 5 without an answer (\(MQTTClient.describe(rc))): trying MQTT 3.1.1"))
-            return
+        switch protocolState.withLock({ $0.disconnected(rc) }) {
+        case .fallBack:
+            if let mosq {
+                mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
+                fellBack.withLock { $0 = true }
+                events.yield(.protocolFallback("the broker closed the connection to MQTT 5 without an answer (\(MQTTClient.describe(rc))): trying MQTT 3.1.1"))
+                return
+            }
+        case .refused(let why):
+            events.yield(.refused(why))
+        case .lost:
+            break
         }
         events.yield(.disconnected(rc == 0 ? "disconnected" : MQTTClient.describe(rc)))
     }

@@ -8,9 +8,8 @@ import RecorderModel
 /// Debian's `libmosquitto-dev`: the same project as the broker the tests run, MQTT 3.1.1 and 5,
 /// TLS, Last Will, automatic reconnection).
 ///
-/// The connection runs on a network thread of its own (libmosquitto's `mosquitto_loop_forever`,
-/// in a loop of ours: it returns for good on the errors it does not retry — a CONNACK refusing
-/// with an MQTT 5 reason code, a protocol or TLS error — which are retried here after the same
+/// The connection runs on a network thread of its own (`mosquitto_loop` in a loop of ours, which
+/// reconnects after any end — to the broker's next node when it has several — with libmosquitto's
 /// back-off): nothing here blocks the cooperative pool. Its callbacks arrive on that thread and
 /// are handed on through `events` (connection changes) and `messages` (received publications,
 /// bounded).
@@ -65,9 +64,26 @@ public final class MQTTClient: Sendable {
         public var messageBuffer = 256
         /// The protocol: MQTT 5, 3.1.1, or 5 falling back to 3.1.1 when the broker refuses 5.
         public var protocolChoice = MQTTProtocolChoice.auto
+        /// The broker's other nodes (a cluster, or a standby), tried in turn after `host` and
+        /// `port` (`MQTTNodeRotation`).
+        public var otherNodes: [Node] = []
 
         public init(clientID: String, host: String, port: Int) {
             self.clientID = clientID
+            self.host = host
+            self.port = port
+        }
+
+        /// Every node, `host` and `port` first.
+        public var nodes: [Node] { [Node(host: host, port: port)] + otherNodes }
+    }
+
+    /// A node of the broker.
+    public struct Node: Sendable, Equatable {
+        public var host: String
+        public var port: Int
+
+        public init(host: String, port: Int) {
             self.host = host
             self.port = port
         }
@@ -120,15 +136,14 @@ public final class MQTTClient: Sendable {
             try check(mosquitto_tls_set(mosq, options.caFile, options.caFile == nil ? "/etc/ssl/certs" : nil, options.certificateFile,
                                         options.keyFile, nil), "TLS files")
         }
-        try check(mosquitto_reconnect_delay_set(mosq, 1, 30, true), "reconnect delay")
         mosquitto_connect_callback_set(mosq) { mosq, context, rc in
             MQTTCallbacks.from(context).connected(rc, mosq)
         }
         mosquitto_disconnect_callback_set(mosq) { mosq, context, rc in
             MQTTCallbacks.from(context).disconnected(rc, mosq)
         }
-        mosquitto_log_callback_set(mosq) { _, context, level, _ in
-            MQTTCallbacks.from(context).logged(level)
+        mosquitto_log_callback_set(mosq) { _, context, level, text in
+            MQTTCallbacks.from(context).logged(level, text.map { String(cString: $0) })
         }
         mosquitto_message_callback_set(mosq) { _, context, message in
             guard let message else { return }
@@ -138,37 +153,51 @@ public final class MQTTClient: Sendable {
             MQTTCallbacks.from(context).published(mid)
         }
         handle.keepalive = Int32(options.keepalive)
-        handle.host = options.host
-        handle.port = Int32(options.port)
+        handle.nodes = options.nodes
     }
 
-    /// Starts the connection, made (and remade after any drop) on the network thread: the first
-    /// attempt (its name lookup and connect), then `mosquitto_loop_forever`, which retries what it
-    /// retries (a first attempt that failed, a lost connection); when it gives up (a refusal, a
-    /// protocol or TLS error) this thread waits 1, 4, 9, 16, 25 then 30 s (libmosquitto's own
-    /// back-off; from 1 s again once a connection was accepted) and reconnects.
+    /// Starts the connection, made (and remade after any end) on the network thread: a node's
+    /// connection (its name lookup and connect), run by `mosquitto_loop` until it ends or cannot
+    /// be made — dropped, refused, a protocol or TLS error — then the next node, or a wait
+    /// (`MQTTNodeRotation`: 1, 4, 9, 16, 25 then 30 s once every node failed in a row).
     public func start() {
         let handle = self.handle
         handle.started.withLock { $0 = true }
         ThreadName.start("mqtt") {
             defer { handle.ended.signal() }
-            let rc = mosquitto_connect_async(handle.pointer, handle.host, handle.port, handle.keepalive)
-            if rc != MOSQ_ERR_SUCCESS.rawValue { handle.callbacks.disconnected(rc) }
-            var givenUp = 0
-            var acceptedBefore = handle.callbacks.accepted.withLock { $0 }
+            var rotation = MQTTNodeRotation(count: handle.nodes.count)
+            var node = 0
             while !handle.stopping.withLock({ $0 }) {
-                _ = mosquitto_loop_forever(handle.pointer, -1, 1)
+                handle.nodeInUse.withLock { $0 = node }
+                let acceptedBefore = handle.callbacks.accepted.withLock { $0 }
+                let began = SystemClock.monotonicUptime()
+                let target = handle.nodes[node]
+                let rc = mosquitto_connect_async(handle.pointer, target.host, Int32(target.port), handle.keepalive)
+                if rc == MOSQ_ERR_SUCCESS.rawValue {
+                    // Until the connection ends (libmosquitto calls the disconnect callback) or
+                    // `stop` disconnects it; a publication from another thread wakes the wait.
+                    while !handle.stopping.withLock({ $0 }), mosquitto_loop(handle.pointer, 1000, 1) == MOSQ_ERR_SUCCESS.rawValue {}
+                } else {
+                    handle.callbacks.disconnected(rc)
+                }
                 if handle.stopping.withLock({ $0 }) { break }
-                let accepted = handle.callbacks.accepted.withLock { $0 }
-                givenUp = accepted > acceptedBefore ? 1 : givenUp + 1
-                acceptedBefore = accepted
+                // The broker refused MQTT 5 and `auto` turned to 3.1.1: this node again, at once.
+                if handle.callbacks.takeFallBack() { continue }
+                let next = rotation.ended(wasAccepted: handle.callbacks.accepted.withLock { $0 } > acceptedBefore,
+                                          lasted: SystemClock.monotonicUptime() - began)
+                node = next.node
                 // Woken early: stopping.
-                if handle.wake.wait(timeout: .now() + .seconds(min(30, givenUp * givenUp))) == .success { break }
-                let again = mosquitto_reconnect(handle.pointer)
-                if again != MOSQ_ERR_SUCCESS.rawValue { handle.callbacks.disconnected(again) }
+                if next.delay > 0, handle.wake.wait(timeout: .now() + .milliseconds(Int(next.delay * 1000))) == .success { break }
             }
         }
     }
+
+    /// How many connections the broker accepted so far: a message published on one is not
+    /// acknowledged on the next (a new session, perhaps on another node).
+    public var connectionsAccepted: Int { callbacks.accepted.withLock { $0 } }
+
+    /// The index in `Options.nodes` of the node connected to, or tried, now.
+    public var nodeInUse: Int { handle.nodeInUse.withLock { $0 } }
 
     /// Publishes; returns the message id (QoS 1 and 2: `waitPublished` tells when the broker has
     /// it). Fails when not connected.
@@ -252,9 +281,10 @@ public final class MQTTClient: Sendable {
 final class MQTTHandle: @unchecked Sendable {
     let pointer: OpaquePointer
     let callbacks: MQTTCallbacks
-    var host = ""
-    var port: Int32 = 0
+    var nodes: [MQTTClient.Node] = []
     var keepalive: Int32 = 30
+    /// The index of the node connected to or tried now (the network thread sets it).
+    let nodeInUse = LockedValue(0)
     /// The network thread was started; `stop` was called.
     let started = LockedValue(false)
     let stopping = LockedValue(false)

@@ -102,6 +102,9 @@ struct RunUploader: Sendable {
         let run = entry.taskRunUUID
         let base = topics.run(run)
         var attempt = 0
+        // Chunk bytes published for this run in this round, over every attempt (the journal's
+        // account of what a resumed upload cost beside the files' size).
+        var chunkBytesSent: Int64 = 0
         while !Task.isCancelled, !Task.isShuttingDownGracefully {
             // Not connected: look again shortly (not an attempt; libmosquitto reconnects).
             guard isConnected() else {
@@ -160,7 +163,8 @@ struct RunUploader: Sendable {
                         return
                     }
                     let bytes = manifest.files.reduce(Int64(0)) { $0 + $1.size }
-                    logger.notice("fleet upload: run acknowledged", metadata: ["taskRun": "\(run)", "files": "\(manifest.files.count)", "bytes": "\(bytes)"])
+                    logger.notice("fleet upload: run acknowledged", metadata: ["taskRun": "\(run)", "files": "\(manifest.files.count)", "bytes": "\(bytes)",
+                                                                               "chunkBytesSent": "\(chunkBytesSent)"])
                     return
                 case .refused:
                     var refused = entry
@@ -176,7 +180,8 @@ struct RunUploader: Sendable {
                     let total = manifest.files.reduce(Int64(0)) { $0 + $1.size }
                     logger.info("fleet upload: sending", metadata: ["taskRun": "\(run)", "bytes": "\(total - min(total, held))", "collectorHas": "\(held)"])
                     let sent = await send(manifest, runDirectory: entry.runDirectory, have: ack.have ?? [:], to: base + "/chunk")
-                    answer = sent ? await acks.next(run, timeout: ackTimeout) : nil
+                    chunkBytesSent += sent.bytes
+                    answer = sent.complete ? await acks.next(run, timeout: ackTimeout) : nil
                 }
             }
         }
@@ -203,10 +208,13 @@ struct RunUploader: Sendable {
         }
     }
 
-    /// Sends what the collector lacks; false when the connection dropped.
-    func send(_ manifest: RunManifest, runDirectory: String, have: [String: Int64], to topic: String) async -> Bool {
+    /// Sends what the collector lacks: whether all of it reached the broker (not when the
+    /// connection dropped), and the file bytes published.
+    func send(_ manifest: RunManifest, runDirectory: String, have: [String: Int64], to topic: String) async -> (complete: Bool, bytes: Int64) {
         var inFlight: [Int32] = []
         let started = ContinuousClock.now
+        // The connection the chunks go on: one that ends takes their acknowledgements with it.
+        let connection = client.connectionsAccepted
         var sentBytes: Int64 = 0
         for file in manifest.files {
             // An empty file is made by the collector from the manifest.
@@ -214,22 +222,22 @@ struct RunUploader: Sendable {
             if offset >= file.size { continue }
             let path = runDirectory + "/" + file.path
             let fd = await QueueHandOff.blocking { open(path, O_RDONLY | O_CLOEXEC) }
-            guard fd >= 0 else { return false }
+            guard fd >= 0 else { return (false, sentBytes) }
             defer { close(fd) }
             repeat {
                 let length = Int(min(Int64(chunkBytes), file.size - offset))
                 // Read off the cooperative pool; a file shorter than the manifest said (changed
                 // since) fails the attempt, and the next reads it again.
                 let at = offset
-                guard let bytes = await QueueHandOff.blocking({ Self.read(fd, length, at: at) }) else { return false }
+                guard let bytes = await QueueHandOff.blocking({ Self.read(fd, length, at: at) }) else { return (false, sentBytes) }
                 let chunk = UploadChunk(header: .init(file: file.path, offset: offset, size: file.size, sha256: file.sha256), bytes: bytes)
-                guard let mid = try? client.publish(topic: topic, payload: chunk.encoded(), qos: 1) else { return false }
+                guard let mid = try? client.publish(topic: topic, payload: chunk.encoded(), qos: 1) else { return (false, sentBytes) }
                 inFlight.append(mid)
+                sentBytes += Int64(length)
                 if inFlight.count >= window {
-                    guard await brokerHas(inFlight.removeFirst()) else { return false }
+                    guard await brokerHas(inFlight.removeFirst(), on: connection) else { return (false, sentBytes) }
                 }
                 offset += Int64(length)
-                sentBytes += Int64(length)
                 if let bytesPerSecond, bytesPerSecond > 0 {
                     let due = Double(sentBytes) / bytesPerSecond
                     let elapsed = Double((ContinuousClock.now - started) / .milliseconds(1)) / 1000
@@ -238,18 +246,20 @@ struct RunUploader: Sendable {
             } while offset < file.size
         }
         for mid in inFlight {
-            guard await brokerHas(mid) else { return false }
+            guard await brokerHas(mid, on: connection) else { return (false, sentBytes) }
         }
-        return true
+        return (true, sentBytes)
     }
 
     /// Waits for the broker's acknowledgement of chunk `mid` while the link is up: on an uplink of
     /// a few kB/s a 256 KiB chunk behind seven others takes minutes, which is slow, not failed; a
-    /// link that drops is (libmosquitto's keepalive finds a dead one and reconnects).
-    func brokerHas(_ mid: Int32) async -> Bool {
+    /// link that drops is (libmosquitto's keepalive finds a dead one and reconnects) — also when
+    /// it was made again meanwhile (`connection`, the count of accepted connections when the chunk
+    /// was sent: a new session, perhaps on another node of a cluster, never acknowledges it).
+    func brokerHas(_ mid: Int32, on connection: Int) async -> Bool {
         while !Task.isCancelled, !Task.isShuttingDownGracefully {
             if await client.waitPublished(mid, timeout: ackTimeout) { return true }
-            guard isConnected() else { return false }
+            guard isConnected(), client.connectionsAccepted == connection else { return false }
         }
         return false
     }

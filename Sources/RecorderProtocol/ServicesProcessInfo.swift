@@ -7,11 +7,15 @@ public struct ServicesProcessInfo: Sendable, Codable, Equatable {
     public var starts: Int
     /// How the last one ended (`exit 3`, `signal 9`); nil while none has ended.
     public var lastEnd: String?
+    /// The fleet link's connection, as the running process last reported it; nil without `mqtt`
+    /// or before its first report.
+    public var fleet: FleetLinkInfo?
 
-    public init(pid: Int32? = nil, starts: Int = 0, lastEnd: String? = nil) {
+    public init(pid: Int32? = nil, starts: Int = 0, lastEnd: String? = nil, fleet: FleetLinkInfo? = nil) {
         self.pid = pid
         self.starts = starts
         self.lastEnd = lastEnd
+        self.fleet = fleet
     }
 
     /// The line `recorderctl status` prints.

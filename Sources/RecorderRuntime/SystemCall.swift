@@ -15,12 +15,13 @@ public enum SystemCall {
     /// Starts the program at `path` with `arguments` (the program's name first) and the caller's
     /// environment (posix_spawn): descriptors from 3 up closed in the child, its signal mask
     /// empty, SIGHUP, SIGINT, SIGTERM, SIGPIPE and SIGCHLD at their defaults. The child's id, or
-    /// the errno value of the failure.
-    public static func spawn(_ path: String, arguments: [String]) -> Result<pid_t, SystemCallError> {
+    /// the errno value of the failure. `report`, when given, is the child's descriptor 3 (the
+    /// write end of a pipe it reports on).
+    public static func spawn(_ path: String, arguments: [String], report: Int32? = nil) -> Result<pid_t, SystemCallError> {
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for p in argv { free(p) } }
         var pid: pid_t = 0
-        let result = recorderd_spawn(path, &argv, &pid)
+        let result = recorderd_spawn(path, &argv, report ?? -1, &pid)
         return result == 0 ? .success(pid) : .failure(SystemCallError(errno: result))
     }
 

@@ -39,7 +39,7 @@ struct FleetCommand: AsyncParsableCommand {
 
 /// How recorderctl reaches an MQTT broker (`fleet`, and the collector).
 struct BrokerOptions: ParsableArguments {
-    @Option(help: "The broker: mqtt://host[:port] or mqtts://host[:port].") var broker: String
+    @Option(help: "The broker: mqtt://host[:port] or mqtts://host[:port]; a cluster's nodes joined by commas (tried in turn).") var broker: String
     @Option(help: "The topics' prefix.") var prefix = "recorderd/v1"
     @Option(name: .customLong("protocol"), help: "MQTT: auto (5, else 3.1.1 when the broker refuses 5), 5 or 3.1.1.") var protocolText = "auto"
     @Option(help: "TLS: the CA to trust (PEM; default: the system's).") var ca: String?
@@ -53,11 +53,19 @@ struct BrokerOptions: ParsableArguments {
     }
 
     func options(clientPrefix: String) throws -> MQTTClient.Options {
-        let parsed: (host: String, port: Int, tls: Bool)
-        switch MQTTConfiguration.parseBroker(broker) {
-        case .success(let b): parsed = b
-        case .failure(let error): throw ValidationError("--broker: \(error.message)")
+        let urls = broker.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        guard (1...MQTTConfiguration.maximumNodes).contains(urls.count) else {
+            throw ValidationError("--broker: 1 to \(MQTTConfiguration.maximumNodes) nodes, not \(urls.count)")
         }
+        var nodes: [(host: String, port: Int, tls: Bool)] = []
+        for url in urls {
+            switch MQTTConfiguration.parseBroker(url) {
+            case .success(let b): nodes.append(b)
+            case .failure(let error): throw ValidationError("--broker: \(urls.count > 1 ? url + ": " : "")\(error.message)")
+            }
+        }
+        guard Set(nodes.map(\.tls)).count == 1 else { throw ValidationError("--broker: the nodes mix mqtt:// and mqtts://: one scheme for all") }
+        let parsed = nodes[0]
         guard prefix.split(separator: "/", omittingEmptySubsequences: false).allSatisfy({ MQTTConfiguration.isTopicLevel(String($0)) }) else {
             throw ValidationError("--prefix: expected topic levels joined by / (each 1 to 64 of A-Z a-z 0-9 . _ -)")
         }
@@ -65,6 +73,7 @@ struct BrokerOptions: ParsableArguments {
         guard (cert == nil) == (key == nil) else { throw ValidationError("--cert and --key go together") }
         guard parsed.tls || (ca == nil && cert == nil) else { throw ValidationError("TLS files need an mqtts:// broker") }
         var o = MQTTClient.Options(clientID: "\(clientPrefix)-\(UUID().uuidString.prefix(8))", host: parsed.host, port: parsed.port)
+        o.otherNodes = nodes.dropFirst().map { MQTTClient.Node(host: $0.host, port: $0.port) }
         o.protocolChoice = choice
         o.useTLS = parsed.tls
         (o.caFile, o.certificateFile, o.keyFile) = (ca, cert, key)

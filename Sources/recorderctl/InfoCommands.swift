@@ -18,7 +18,10 @@ struct StatusCommand: AsyncParsableCommand {
         if let disk = status.disk {
             print("disk: runs take \(ByteCount.text(disk.runsBytes)); \(ByteCount.text(disk.freeBytes)) free of \(ByteCount.text(disk.totalBytes))")
         }
-        if let services = status.services { print("web page and fleet link (recorderd-services): \(services.summary)") }
+        if let services = status.services {
+            print("web page and fleet link (recorderd-services): \(services.summary)")
+            if let fleet = services.fleet { print("fleet: \(fleet.summary)") }
+        }
         print("devices:")
         for d in status.devices { print("  " + DevicesCommand.line(d)) }
         print("task runs: \(status.taskRuns.isEmpty ? "none" : "")")

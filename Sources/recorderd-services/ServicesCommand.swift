@@ -28,6 +28,15 @@ struct ServicesCommand: AsyncParsableCommand {
     @Option(help: "The process id of the recorderd that started this one: ends when it ends.")
     var parent: Int32?
 
+    @Option(name: .customLong("report-fd"), help: "A descriptor (3 or above) on which to report the fleet link's state to recorderd.")
+    var reportDescriptor: Int32?
+
+    func validate() throws {
+        if let reportDescriptor, reportDescriptor < 3 {
+            throw ValidationError("--report-fd must be 3 or above (0, 1 and 2 are the standard streams), not \(reportDescriptor)")
+        }
+    }
+
     func run() async throws {
         // Ends with the daemon that started it, also when the daemon is killed: by SIGKILL on its
         // death, asked for from a thread that lives as long as this process, and by a watch of its
@@ -48,9 +57,10 @@ struct ServicesCommand: AsyncParsableCommand {
             WebServer(configuration: $0, socketPath: configuration.socket, dataDirectory: configuration.dataDirectory,
                       baseDirectory: loaded.baseDirectory, connectionLimit: configuration.limits.connections, logger: logger)
         }
+        let reports = reportDescriptor.flatMap(FleetLinkReportPipe.init(descriptor:))
         let fleet = configuration.mqtt.map {
             FleetAgent(configuration: $0, socketPath: configuration.socket, dataDirectory: configuration.dataDirectory,
-                       baseDirectory: loaded.baseDirectory, logger: logger)
+                       baseDirectory: loaded.baseDirectory, report: { reports?.send($0) }, logger: logger)
         }
         let services: [any Service] = [web as (any Service)?, fleet].compactMap { $0 }
         guard !services.isEmpty else { return }

@@ -68,4 +68,21 @@ struct FleetHarness: RecorderdHarness {
         if try await daemon.printed(where: { $0.contains(text) }, timeout: timeout) != nil { return }
         throw HarnessError(description: "recorderd did not log \(text.debugDescription): \(daemon.printedSoFar())")
     }
+
+    /// The fleet link's state in `daemon.status` once `predicate` holds. A state with no event
+    /// to wait on from here: looked at every 0.1 s, at most `within` seconds (the bound
+    /// for a refusal to show).
+    func linkState(within seconds: Double, _ predicate: @Sendable (FleetLinkInfo) -> Bool) async throws -> FleetLinkInfo {
+        let client = try await RecorderClient.connect(socketPath: socket)
+        defer { client.close() }
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        var seen: FleetLinkInfo?
+        while true {
+            seen = try await client.status(disk: false).services?.fleet
+            if let seen, predicate(seen) { return seen }
+            if ContinuousClock.now > deadline { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw HarnessError(description: "daemon.status's fleet link never matched within \(seconds) s; last: \(String(describing: seen))\nrecorderd: \(daemon.printedSoFar())")
+    }
 }

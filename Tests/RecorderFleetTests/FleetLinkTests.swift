@@ -204,13 +204,17 @@ extension FleetTests {
             let pi = try await FleetHarness.start(broker: broker, scheme: "mqtts", mqtt: tls)
             let online = try await pi.retainedStatus { $0.state == .online }
             #expect(online.devices?.map(\.name) == ["imu0"])
+            let connected = try await pi.linkState(within: 5) { $0.state == .connected }
+            #expect(connected.protocolVersion == "5" && connected.broker.hasPrefix("mqtts://"), "\(connected)")
             #expect(try await pi.daemon.stop() == 0)
 
             let rogueTLS = { (mqtt: inout MQTTConfiguration) in
                 mqtt.tls = MQTTTLSFiles(ca: certificates.ca, certificate: certificates.rogueCertificate, key: certificates.rogueKey)
             }
             let rogue = try await FleetHarness.start(broker: broker, scheme: "mqtts", device: "pi-rogue", mqtt: rogueTLS)
-            try await rogue.logged("fleet link down; reconnecting")
+            try await rogue.logged("fleet link refused by the broker; retrying")
+            let refused = try await rogue.linkState(within: 5) { $0.state == .refused }
+            #expect(refused.detail?.hasPrefix("the TLS handshake failed: OpenSSL Error") == true, "\(refused)")
             let client = try await RecorderClient.connect(socketPath: rogue.socket)
             #expect(try await client.status(disk: false).devices.count == 1, "recorderd serves its socket without its broker")
             client.close()
@@ -356,6 +360,11 @@ extension FleetTests.FleetLinkTests {
             """)
         let pi = try await FleetHarness.start(broker: broker, mqtt: { $0.username = "pi-1"; $0.passwordFile = folder + "/pi-password" })
         try await pi.logged("fleet link refused by the broker; retrying")
+        // daemon.status says so within 5 s, with the broker's answer; recorderctl status prints it.
+        let refused = try await pi.linkState(within: 5) { $0.state == .refused }
+        #expect(refused.detail?.contains("(CONNACK 13") == true && refused.broker == "mqtt://127.0.0.1:\(broker.port)", "\(refused)")
+        let printed = try await Self.recorderctl(["status", "--socket", pi.socket])
+        #expect(printed.contains("fleet: refused: ") && printed.contains("(CONNACK 13"), "\(printed)")
         // Three refusals in the broker's log (libmosquitto retries after 1, 2, 4 s): still one line.
         let refusals = { @Sendable (log: String?) in
             (log ?? "").split(separator: "\n").filter { $0.contains("disconnected, not authorised") }.count

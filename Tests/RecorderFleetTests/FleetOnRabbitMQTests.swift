@@ -16,7 +16,8 @@ extension FleetTests {
         /// own subscriber, and `recorderctl fleet` lists it (its answer to the view's request); a
         /// run's events arrive; the run is uploaded to a
         /// collector (which fell back too) byte for byte and acknowledged; a shared collector is
-        /// refused at start, saying what to do instead.
+        /// refused at start, saying what to do instead; a Pi told to speak MQTT 5 is refused, and
+        /// `daemon.status` says why.
         @Test(.timeLimit(.minutes(5)))
         func withAutoEverythingFallsBackTo311AndWorks() async throws {
             let broker = try await RabbitMQBroker.start()
@@ -29,7 +30,9 @@ extension FleetTests {
             #expect(online.device == "pi-1", "\(online)")
             try await pi.logged("fleet link: the broker closed the connection to MQTT 5 without an answer")
             try await pi.logged("MQTT 3.1.1")
-            #expect(broker.log.contains("MQTT cannot parse a frame"), "RabbitMQ refused MQTT 5: \(broker.log.suffix(2000))")
+            // RabbitMQ writes its log in its own time: waited for.
+            let parsed = try await FileText.await(broker.directory + "/rabbit.log", timeout: 60) { ($0 ?? "").contains("MQTT cannot parse a frame") }
+            #expect(parsed != nil, "RabbitMQ refused MQTT 5: \(broker.log.suffix(2000))")
             // RabbitMQ 3.10 gives retained messages to exact topics only: `recorderctl fleet`'s
             // `+/+/status` gets the Pi's answer to its status request.
             let fleet = try await FleetTests.FleetLinkTests.recorderctl(["fleet", "--broker", "mqtt://127.0.0.1:\(broker.port)", "--json"])
@@ -48,9 +51,66 @@ extension FleetTests {
             #expect(shared.printed.contains("--share needs MQTT 5") && shared.printed.contains("this broker speaks MQTT 3.1.1")
                 && shared.printed.contains("--site"), "\(shared.printed)")
             _ = try await events.stop()
+            // A Pi told to speak MQTT 5 only: refused, in daemon.status within 5 s, saying what to set.
+            let five = try await FleetHarness.start(broker: broker, device: "pi-5", mqtt: { $0.protocolChoice = .v5 })
+            try await five.logged("fleet link refused by the broker; retrying")
+            let refused = try await five.linkState(within: 5) { $0.state == .refused }
+            #expect(refused.detail?.contains("without an answer") == true && refused.detail?.contains("\"3.1.1\"") == true
+                && refused.protocolVersion == "5", "\(refused)")
+            #expect(try await five.daemon.stop() == 0)
+            let fallen = try await pi.linkState(within: 5) { $0.state == .connected }
+            #expect(fallen.protocolVersion == "3.1.1", "\(fallen)")
             #expect(try await pi.daemon.stop() == 0)
             _ = try await collector.stop()
             try await broker.stop()
+        }
+
+        /// A three-node RabbitMQ cluster (`rabbitmqctl join_cluster`), the Pi configured with all
+        /// three nodes and connected to the first, the collector to the third: the first node is
+        /// killed (SIGKILL of its Erlang VM) halfway through an upload. The Pi moves to the next
+        /// node and says so in `daemon.status`; the run arrives byte for byte and is acknowledged;
+        /// the chunk bytes the Pi sent are at most one window of chunks (8 of 256 KiB) more than
+        /// the files' size; `recorderctl fleet` against the surviving third node lists the Pi
+        /// online (the status it published again on its new node).
+        @Test(.timeLimit(.minutes(10)))
+        func aNodeKilledMidUploadCostsOnlyTheChunksInFlight() async throws {
+            let cluster = try await RabbitMQCluster.start()
+            let (first, third) = (cluster.nodes[0], cluster.nodes[2])
+            let urls = cluster.nodes.map { "mqtt://127.0.0.1:\($0.port)" }
+            let root = try Fixtures.temporaryDirectory()
+            let collector = try await RunUploadTests.collector(third, root)
+            let pi = try await FleetHarness.start(broker: first, mqtt: { mqtt in
+                mqtt.nodes = cluster.nodes.map { MQTTBrokerNode(url: "mqtt://127.0.0.1:\($0.port)", host: "127.0.0.1", port: $0.port) }
+                mqtt.broker = urls[0]
+                mqtt.uploadBandwidth = 200_000
+            }, speed: 10)
+            let connected = try await pi.linkState(within: 60) { $0.state == .connected }
+            #expect(connected.broker == urls[0], "\(connected)")
+            let (run, directory) = try await RunUploadTests.recordRun(pi, bytes: 3_000_000)
+            // Halfway (a third of the motion file at the collector): the Pi's node dies.
+            try await RunUploadTests.collectorHolds(root, run, atLeast: 1_000_000)
+            kill(first.node.pid, SIGKILL)
+            _ = try await first.node.wait(timeout: 60)
+            let moved = try await pi.linkState(within: 120) { $0.state == .connected && $0.broker != urls[0] }
+            #expect(urls.dropFirst().contains(moved.broker), "a surviving node: \(moved)")
+            let copy = try await RunUploadTests.collected(root, runDirectory: directory, timeout: 240, while: [collector, pi.daemon])
+            try await RunUploadTests.expectIdentical(directory, copy)
+            try await RunUploadTests.acknowledged(pi, run)
+            // What the resumption cost: the Pi's account when the run was acknowledged.
+            let line = try #require(pi.daemon.printedSoFar().split(separator: "\n").last { $0.contains("fleet upload: run acknowledged") })
+            func field(_ name: String) -> Int? {
+                guard let range = line.range(of: name + "=") else { return nil }
+                return Int(line[range.upperBound...].prefix { $0.isNumber })
+            }
+            let (bytes, sent) = (try #require(field("bytes")), try #require(field("chunkBytesSent")))
+            print("FLEET cluster: run of \(bytes) bytes; chunk bytes sent \(sent) (\(sent - bytes) resent) with node 1 of 3 killed midway")
+            #expect(sent >= bytes && sent <= bytes + 8 * 256 * 1024, "\(line)")
+            let fleet = try await FleetTests.FleetLinkTests.recorderctl(["fleet", "--broker", urls[2], "--json"])
+            let listed = try JSONDecoder().decode([FleetStatus].self, from: Data(fleet.utf8))
+            #expect(listed.map(\.device) == ["pi-1"] && listed.first?.state == .online, "\(fleet)")
+            #expect(try await pi.daemon.stop() == 0)
+            _ = try await collector.stop()
+            try await cluster.stop()
         }
     }
 }

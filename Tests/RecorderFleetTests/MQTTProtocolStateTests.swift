@@ -21,29 +21,52 @@ import Testing
     @Test func aConnectionClosedBeforeAnyAnswerTo5IsAFallBackToo() {
         var state = MQTTCallbacks.ProtocolState(.auto)
         let downBroker = state.disconnected(14)
-        #expect(!downBroker && state.speaking == .v5, "a refused or failed connect (the broker down) says nothing of the protocol")
+        #expect(downBroker == .lost && state.speaking == .v5, "a refused or failed connect (the broker down) says nothing of the protocol")
         let closed = state.disconnected(7)
-        #expect(closed && state.speaking == .v311 && !state.mayFallBack)
+        #expect(closed == .fallBack && state.speaking == .v311 && !state.mayFallBack)
         let again = state.disconnected(7)
-        #expect(!again, "once")
+        #expect(again == .lost, "once")
         var answered = MQTTCallbacks.ProtocolState(.auto)
         _ = answered.connack(0x86)
         let afterAnswer = answered.disconnected(7)
-        #expect(!afterAnswer, "a connection the broker answered (and refused) is no protocol matter")
+        #expect(afterAnswer == .lost, "a connection the broker answered (and refused) is no protocol matter")
         let unanswered = answered.disconnected(7)
-        #expect(unanswered, "the next connection, closed unanswered, is")
+        #expect(unanswered == .fallBack, "the next connection, closed unanswered, is")
         var accepted = MQTTCallbacks.ProtocolState(.auto)
         _ = accepted.connack(0)
         _ = accepted.disconnected(7)
         let later = accepted.disconnected(7)
-        #expect(!later && accepted.speaking == .v5, "MQTT 5 worked: kept")
+        #expect(later == .lost && accepted.speaking == .v5, "MQTT 5 worked: kept")
+    }
+
+    /// A TLS handshake that failed (libmosquitto logged OpenSSL's error) is a refusal in its words,
+    /// not a protocol matter; other logged errors are a lost connection.
+    @Test func aFailedTLSHandshakeIsARefusalWithLibmosquittosWords() {
         var tls = MQTTCallbacks.ProtocolState(.auto)
         tls.failed = true
+        tls.failure = "OpenSSL Error[0]: error:0A000418:SSL routines::tlsv1 alert unknown ca"
         let refusedCertificate = tls.disconnected(7)
-        #expect(!refusedCertificate && tls.speaking == .v5, "libmosquitto logged an error (a TLS handshake refused): no protocol matter")
+        #expect(refusedCertificate == .refused("the TLS handshake failed: OpenSSL Error[0]: error:0A000418:SSL routines::tlsv1 alert unknown ca"))
+        #expect(tls.speaking == .v5 && tls.failure == nil && !tls.failed)
+        var other = MQTTCallbacks.ProtocolState(.auto)
+        other.failed = true
+        other.failure = "Error: something else"
+        let lost = other.disconnected(7)
+        #expect(lost == .lost && other.speaking == .v5)
+    }
+
+    /// `protocol` "5" against a broker of 3.1.1 that closes the connection unanswered: a refusal
+    /// that says what to set — until MQTT 5 was accepted once (then a close is a close).
+    @Test func fiveClosedUnansweredIsARefusalThatSaysWhatToSet() {
         var five = MQTTCallbacks.ProtocolState(.v5)
-        let told = five.disconnected(7)
-        #expect(!told)
+        let ending = five.disconnected(7)
+        let why: String? = if case .refused(let text) = ending { text } else { nil }
+        #expect(why?.contains("without an answer") == true && why?.contains("\"auto\" or \"3.1.1\"") == true, "\(ending)")
+        #expect(five.disconnected(14) == .lost, "a connect that failed is no refusal")
+        _ = five.connack(0)
+        #expect(five.disconnected(7) == .lost)
+        var old = MQTTCallbacks.ProtocolState(.v311)
+        #expect(old.disconnected(7) == .lost)
     }
 
     @Test func whatWorkedIsKeptAndOtherRefusalsAreRefusals() {

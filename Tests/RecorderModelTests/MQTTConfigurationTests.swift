@@ -32,6 +32,15 @@ struct MQTTConfigurationTests {
         #expect(try decode(#"{"broker": "mqtts://10.0.0.1", "site": "s"}"#).get()?.port == 8883)
         #expect(try DaemonConfiguration.decode(Data("{}".utf8)).mqtt == nil)
         #expect(plain.live.isEmpty)
+        // A list of nodes: tried in order; one scheme; written back as a list.
+        let cluster = try #require(try decode(#"{"broker": ["mqtt://n1:1883", "mqtt://n2:1884", "mqtt://[::1]"], "site": "s"}"#).get())
+        #expect(cluster.nodes == [MQTTBrokerNode(url: "mqtt://n1:1883", host: "n1", port: 1883), MQTTBrokerNode(url: "mqtt://n2:1884", host: "n2", port: 1884),
+                                  MQTTBrokerNode(url: "mqtt://[::1]", host: "::1", port: 1883)])
+        #expect(cluster.broker == "mqtt://n1:1883" && cluster.host == "n1" && !cluster.usesTLS)
+        let again = try #require(try decode(String(decoding: try JSONEncoder().encode(cluster), as: UTF8.self)).get())
+        #expect(again == cluster)
+        #expect(try decode(#"{"broker": ["mqtts://one"], "site": "s"}"#).get()?.nodes.map(\.port) == [8883])
+        #expect(plain.nodes.count == 1 && plain.nodes[0].url == "mqtt://broker.lab")
         let live = try #require(try decode(#"{"broker": "mqtt://h", "site": "s", "live": [{"device": "imu0"}, {"device": "gps0", "sensorTypes": ["location"], "rate": 0.5}]}"#).get())
         #expect(live.live == [MQTTLiveStream(device: "imu0", rate: 10), MQTTLiveStream(device: "gps0", sensorTypes: [.location], rate: 0.5)])
     }
@@ -49,6 +58,14 @@ struct MQTTConfigurationTests {
             (#"{"broker": "mqtt://[::1", "site": "s"}"#, "unclosed ["),
             (#"{"broker": "mqtt://h a", "site": "s"}"#, "spaces or control characters"),
             (#"{"broker": "mqtt://h"}"#, "mqtt.site"),
+            (#"{"broker": [], "site": "s"}"#, "mqtt.broker: expected 1 to 8 broker URLs, not 0"),
+            (#"{"broker": ["mqtt://a", "mqtt://b", "mqtt://c", "mqtt://d", "mqtt://e", "mqtt://f", "mqtt://g", "mqtt://h", "mqtt://i"], "site": "s"}"#,
+             "expected 1 to 8 broker URLs, not 9"),
+            (#"{"broker": ["mqtt://a", "mqtts://b"], "site": "s"}"#, "mqtt.broker: the nodes mix mqtt:// and mqtts://"),
+            (#"{"broker": ["mqtt://a", "tcp://b"], "site": "s"}"#, "mqtt.broker: node 2: expected mqtt://host[:port]"),
+            (#"{"broker": ["mqtt://a:1883", "mqtt://a"], "site": "s"}"#, "mqtt.broker: a:1883 is listed twice"),
+            (#"{"broker": 1883, "site": "s"}"#, "mqtt.broker: expected a broker URL"),
+            (#"{"broker": ["mqtt://a", 7], "site": "s"}"#, "mqtt.broker: expected a broker URL"),
             (#"{"broker": "mqtt://h", "site": "a/b"}"#, "mqtt.site: expected a topic level"),
             (#"{"broker": "mqtt://h", "site": "+"}"#, "mqtt.site: expected a topic level"),
             (##"{"broker": "mqtt://h", "site": "s", "device": "#"}"##, "mqtt.device: expected a topic level"),

@@ -7,10 +7,13 @@ import Testing
 /// `epmd` on a port of its own; both started and stopped by their PIDs.
 public struct RabbitMQBroker: TestBroker {
     public let node: ChildProcess
-    public let epmd: ChildProcess
+    /// Its own epmd; nil for a node of a `RabbitMQCluster` (the cluster's one epmd).
+    public let epmd: ChildProcess?
     public let port: Int
     public let directory: String
     public let nodeName: String
+    /// The port of the epmd it registered with.
+    public let epmdPort: Int
     public var clientArguments: [String] { [] }
 
     static let bin = "/usr/lib/rabbitmq/bin"
@@ -27,11 +30,26 @@ public struct RabbitMQBroker: TestBroker {
         return true
     }
 
-    /// Starts a node; returns once its log says the server started and its MQTT port accepts.
+    /// Starts a node with an epmd of its own; returns once its log says the server started and
+    /// its MQTT port accepts.
     public static func start() async throws -> RabbitMQBroker {
+        let epmdPort = LoopbackTCP.freePort()
+        let epmd = try await ChildProcess("/usr/bin/epmd", ["-port", "\(epmdPort)", "-address", "127.0.0.1"])
+        do {
+            return try await startNode(epmdPort: epmdPort, epmd: epmd)
+        } catch {
+            _ = try? await epmd.stop()
+            throw error
+        }
+    }
+
+    /// Starts a node registered with the epmd on `epmdPort` (`epmd`: its own, stopped with it)
+    /// and, when given, the Erlang `cookie` its cluster shares.
+    static func startNode(epmdPort: Int, epmd: ChildProcess?, cookie: String? = nil) async throws -> RabbitMQBroker {
         let directory = try Fixtures.temporaryDirectory()
-        let mqtt = LoopbackTCP.freePort(), amqp = LoopbackTCP.freePort(), distribution = LoopbackTCP.freePort(), epmdPort = LoopbackTCP.freePort()
+        let mqtt = LoopbackTCP.freePort(), amqp = LoopbackTCP.freePort(), distribution = LoopbackTCP.freePort()
         let name = "recorderd-test-\(mqtt)@localhost"
+        if let cookie { try writeCookie(cookie, home: directory) }
         try """
         listeners.tcp.default = 127.0.0.1:\(amqp)
         mqtt.listeners.tcp.default = 127.0.0.1:\(mqtt)
@@ -40,7 +58,6 @@ public struct RabbitMQBroker: TestBroker {
 
         """.write(toFile: directory + "/rabbitmq.conf", atomically: true, encoding: .utf8)
         try "[rabbitmq_mqtt].\n".write(toFile: directory + "/enabled_plugins", atomically: true, encoding: .utf8)
-        let epmd = try await ChildProcess("/usr/bin/epmd", ["-port", "\(epmdPort)", "-address", "127.0.0.1"])
         let environment = [
             "HOME": directory, "RABBITMQ_NODENAME": name, "RABBITMQ_DIST_PORT": "\(distribution)", "ERL_EPMD_PORT": "\(epmdPort)",
             "RABBITMQ_MNESIA_BASE": directory + "/mnesia", "RABBITMQ_LOG_BASE": directory, "RABBITMQ_LOGS": directory + "/rabbit.log",
@@ -50,7 +67,7 @@ public struct RabbitMQBroker: TestBroker {
             "RUNNING_UNDER_SYSTEMD": "true",
         ]
         let node = try await ChildProcess(bin + "/rabbitmq-server", [], environment: environment)
-        let broker = RabbitMQBroker(node: node, epmd: epmd, port: mqtt, directory: directory, nodeName: name)
+        let broker = RabbitMQBroker(node: node, epmd: epmd, port: mqtt, directory: directory, nodeName: name, epmdPort: epmdPort)
         let started = try await FileText.await(directory + "/rabbit.log", timeout: 180) { log in
             (log ?? "").contains("Server startup complete")
         }
@@ -67,9 +84,24 @@ public struct RabbitMQBroker: TestBroker {
         (try? String(contentsOfFile: directory + "/rabbit.log", encoding: .utf8)) ?? ""
     }
 
-    /// Stops the node (SIGTERM: a clean shutdown) and its epmd.
+    /// Stops the node (SIGTERM: a clean shutdown) and its own epmd; a node already ended (killed
+    /// by a test) is only waited for.
     public func stop() async throws {
-        _ = try await node.stop(timeout: 60)
-        _ = try await epmd.stop()
+        if node.isRunning { _ = try await node.stop(timeout: 60) }
+        if let epmd { _ = try await epmd.stop() }
+    }
+
+    /// `rabbitmqctl -n` this node `arguments` (as the node's user: its home's cookie, its epmd):
+    /// its exit status and what it printed.
+    public func control(_ arguments: [String], timeout: Double = 120) async throws -> (status: Int32, printed: String) {
+        try await ChildProcess.run(Self.bin + "/rabbitmqctl", ["-n", nodeName] + arguments,
+                                   environment: ["HOME": directory, "ERL_EPMD_PORT": "\(epmdPort)"], timeout: timeout)
+    }
+
+    /// Writes Erlang's cookie file into `home` (owner-only, as Erlang requires).
+    static func writeCookie(_ cookie: String, home: String) throws {
+        let path = home + "/.erlang.cookie"
+        try cookie.write(toFile: path, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o400], ofItemAtPath: path)
     }
 }

@@ -11,6 +11,13 @@ with the rest once subscribed again. Every notification sent is a line of LOG: C
 seconds when it was handed to BlueZ, then its bytes in hex (the guest's clock is the
 recorder's). "ready" goes to stdout when the advertisement is registered.
 
+A real controller sends its advertisement every advertising interval; btvirt's emulated
+controller (BlueZ 5.66, emulator/btdev.c) reports it to a scanner only at the moment advertising
+or scanning is enabled, and a report reaching the scanner's kernel before its discovery is under
+way is lost (seen with the host loaded: scans of 70 s heard nothing). So while no central is
+connected the advertisement is registered anew every second, and scanners hear it each time, as
+they would hear a real sensor's next advertisement.
+
     heart-rate-peripheral.py ADAPTER LOG [INTERVAL] [DROP_AFTER] [DROP_SECONDS] [MODE]
 
 MODE "once" (the default) sends the sequence once; "loop" sends it over and over with a malformed
@@ -241,22 +248,52 @@ def main():
     advertising = dbus.Interface(adapter, "org.bluez.LEAdvertisingManager1")
     loop = GLib.MainLoop()
     log = open(log_path, "w", buffering=1)
-    state = {"next": 0, "sending": False, "dropped": False}
+    state = {"next": 0, "sending": False, "dropped": False, "ready": False, "registered": False,
+             "connected": False, "busy": False}
 
     def fail(error):
         print("peripheral: %s" % error, flush=True)
         loop.quit()
 
-    def advertise(attempt=1):
+    def advertise(attempt=1, then=None):
         # A controller may refuse for a moment (still tearing down the last connection): a
         # sensor keeps trying, five times a second apart here.
         def refused(error):
             if attempt >= 5:
                 return fail(error)
             print("peripheral: advertising refused (%s); again" % error, flush=True)
-            GLib.timeout_add(1000, lambda: (advertise(attempt + 1), False)[-1])
-        advertising.RegisterAdvertisement(advertisement.path, {},
-                                          reply_handler=lambda: print("ready", flush=True), error_handler=refused)
+            GLib.timeout_add(1000, lambda: (advertise(attempt + 1, then), False)[-1])
+        def registered():
+            state["registered"] = True
+            if not state["ready"]:
+                state["ready"] = True
+                print("ready", flush=True)
+            if then:
+                then()
+        advertising.RegisterAdvertisement(advertisement.path, {}, reply_handler=registered, error_handler=refused)
+
+    # The advertisement unregistered (when it is) and registered again, one change at a time;
+    # not while a central is connected or the sensor is out of reach on purpose.
+    def readvertise():
+        if state["busy"]:
+            return
+        state["busy"] = True
+        def done():
+            state["busy"] = False
+        def register(*_):
+            state["registered"] = False
+            if state["connected"] or state["dropped"]:
+                return done()
+            advertise(then=done)
+        if state["registered"]:
+            advertising.UnregisterAdvertisement(advertisement.path, reply_handler=register, error_handler=register)
+        else:
+            register()
+
+    def every_second():
+        if state["registered"] and not state["connected"] and not state["dropped"]:
+            readvertise()
+        return True
 
     def send():
         if not measurement.notifying:
@@ -280,10 +317,17 @@ def main():
         return True
 
     def drop():
+        # Not while the advertisement is being registered anew: its registration would land
+        # after this and advertise the sensor while it is meant to be out of reach.
+        if state["busy"]:
+            GLib.timeout_add(50, drop)
+            return False
         state["dropped"] = True
         measurement.notifying = False
         print("dropping", flush=True)
-        advertising.UnregisterAdvertisement(advertisement.path)
+        if state["registered"]:
+            state["registered"] = False
+            advertising.UnregisterAdvertisement(advertisement.path, reply_handler=lambda: None, error_handler=lambda e: None)
         for path, interfaces in manager.GetManagedObjects().items():
             device = interfaces.get("org.bluez.Device1")
             if device and path.startswith(adapter_path + "/") and device.get("Connected"):
@@ -296,25 +340,35 @@ def main():
     # As a real sensor does, advertise again once the central is gone (the controller stopped
     # advertising when it connected) — except while out of reach on purpose.
     def connection_changed(interface, changed, invalidated, path=None):
-        if interface != "org.bluez.Device1" or not path.startswith(adapter_path + "/") or changed.get("Connected", True):
+        if interface != "org.bluez.Device1" or not path.startswith(adapter_path + "/") or "Connected" not in changed:
+            return
+        state["connected"] = bool(changed["Connected"])
+        if state["connected"]:
             return
         measurement.notifying = False
         if state["dropped"]:
             return
-        def again():
-            advertising.UnregisterAdvertisement(advertisement.path, reply_handler=lambda: advertise(), error_handler=lambda e: advertise())
-            return False
-        GLib.idle_add(again)
+        GLib.idle_add(lambda: (readvertise(), False)[-1])
 
     bus.add_signal_receiver(connection_changed, dbus_interface=PROPERTIES, signal_name="PropertiesChanged", path_keyword="path")
 
+    # A central BlueZ had not met before comes as a new object, already connected.
+    def device_added(path, interfaces):
+        device = interfaces.get("org.bluez.Device1")
+        if device is not None and path.startswith(adapter_path + "/") and device.get("Connected"):
+            state["connected"] = True
+
+    bus.add_signal_receiver(device_added, dbus_interface=OBJECT_MANAGER, signal_name="InterfacesAdded")
+
     def subscribed():
+        state["connected"] = True
         if not state["sending"]:
             state["sending"] = True
             GLib.timeout_add(int(interval * 1000), send)
 
     measurement.on_subscribe = subscribed
     gatt.RegisterApplication(app.path, {}, reply_handler=advertise, error_handler=fail)
+    GLib.timeout_add(1000, every_second)
     loop.run()
 
 

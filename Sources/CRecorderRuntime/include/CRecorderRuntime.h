@@ -24,8 +24,9 @@ int recorderd_pipe_cloexec_nonblocking(int fds[2]);
 /// child of the calling process (posix_spawn): descriptors from 3 up are closed in the child
 /// whether or not they are close-on-exec, the signal mask is empty and SIGHUP, SIGINT, SIGTERM,
 /// SIGPIPE and SIGCHLD have their default actions (the daemon ignores or handles some of them).
+/// When `report` is not -1, that descriptor is the child's 3 (a pipe's end the child reports on).
 /// Returns 0 with the child's id in `pid`, or an errno value.
-int recorderd_spawn(const char *path, char *const argv[], pid_t *pid);
+int recorderd_spawn(const char *path, char *const argv[], int report, pid_t *pid);
 
 /// As `recorderd_spawn`, with the environment `envp` (NULL: the caller's), the descriptors `input`,
 /// `output` and `errors` as the child's 0, 1 and 2 (-1: the caller's own), and, when

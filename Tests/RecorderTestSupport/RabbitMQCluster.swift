@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+
+/// Three (or `count`) real RabbitMQ nodes with their MQTT plugin joined into one cluster on this
+/// machine, as `rabbitmqctl join_cluster` does it: one epmd on a free port, one Erlang cookie,
+/// each node its own name, ports, configuration and data directory; every process stopped by its
+/// PID.
+public struct RabbitMQCluster: Sendable {
+    public let nodes: [RabbitMQBroker]
+    public let epmd: ChildProcess
+
+    struct ClusterError: Error, CustomStringConvertible { let description: String }
+
+    /// Starts the nodes one after the other, then joins the others to the first (stop_app,
+    /// join_cluster, start_app each); returns once the first lists them all as running and every
+    /// node's MQTT port accepts.
+    public static func start(count: Int = 3) async throws -> RabbitMQCluster {
+        let epmdPort = LoopbackTCP.freePort()
+        let epmd = try await ChildProcess("/usr/bin/epmd", ["-port", "\(epmdPort)", "-address", "127.0.0.1"])
+        let cookie = "RECORDERDTEST" + String(UUID().uuidString.filter(\.isLetter).prefix(16))
+        var nodes: [RabbitMQBroker] = []
+        do {
+            for _ in 0..<count {
+                nodes.append(try await RabbitMQBroker.startNode(epmdPort: epmdPort, epmd: nil, cookie: cookie))
+            }
+            let cluster = RabbitMQCluster(nodes: nodes, epmd: epmd)
+            for node in nodes.dropFirst() {
+                for step in [["stop_app"], ["join_cluster", nodes[0].nodeName], ["start_app"]] {
+                    let (status, printed) = try await node.control(step)
+                    guard status == 0 else { throw ClusterError(description: "rabbitmqctl \(step) on \(node.nodeName): \(printed)") }
+                }
+            }
+            let (status, printed) = try await nodes[0].control(["cluster_status", "--formatter", "json"])
+            let running = (try? JSONSerialization.jsonObject(with: Data(printed.utf8)) as? [String: Any])?["running_nodes"] as? [String] ?? []
+            guard status == 0, Set(running) == Set(nodes.map(\.nodeName)) else {
+                throw ClusterError(description: "the cluster does not list its nodes running: \(printed)")
+            }
+            // start_app opened each joined node's MQTT listener again.
+            for node in nodes where !LoopbackTCP.accepts(port: node.port) {
+                throw ClusterError(description: "\(node.nodeName) does not accept MQTT on \(node.port) after joining: \(node.log.suffix(2000))")
+            }
+            return cluster
+        } catch {
+            for node in nodes { try? await node.stop() }
+            _ = try? await epmd.stop()
+            throw error
+        }
+    }
+
+    /// Stops every node still running, then the epmd.
+    public func stop() async throws {
+        for node in nodes { try await node.stop() }
+        _ = try await epmd.stop()
+    }
+}
