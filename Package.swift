@@ -53,7 +53,7 @@ let package = Package(
         // SHA-256 and the system calls Swift's Glibc module lacks: the one C shim of the runtime.
         .target(name: "CRecorderRuntime"),
         // Locks, the blocking pool, threads and their names, the clock, SHA-256, file helpers.
-        .target(name: "RecorderRuntime", dependencies: ["CRecorderRuntime"]),
+        .target(name: "RecorderRuntime", dependencies: ["CRecorderRuntime", "CZstd"]),
         // JSON: the strict parser, values, the value decoder, the text encoder, decimals, key schemas.
         .target(name: "RecorderJSON", dependencies: ["RecorderRuntime"]),
         // What recorderd records and runs: records and their JSON-lines codec, tasks, results.
@@ -123,7 +123,7 @@ let package = Package(
         // Exports of a run directory (recorderctl export): reads the files, needs no daemon.
         .target(
             name: "RecorderExport",
-            dependencies: ["RecorderModel", "RecorderJSON", "RecorderRuntime", "CZstd", .product(name: "ZIPFoundation", package: "ZIPFoundation")]
+            dependencies: ["RecorderModel", "RecorderJSON", "RecorderRuntime", .product(name: "ZIPFoundation", package: "ZIPFoundation")]
         ),
         // cairo's headers only (no pkg-config: that would link the library into every executable);
         // RecorderPlot loads libcairo.so.2 when it draws its first plot.

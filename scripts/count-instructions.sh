@@ -236,6 +236,24 @@ PY
     small=$(instructions "$out/UploadCount" "$small_run" "$out/collected-small")
     large=$(instructions "$out/UploadCount" "$large_run" "$out/collected-large")
     echo "upload recorderd (Pi: manifest + chunks; collector: store + check): $(( (large - small) / 16 )) instructions per MB"
+    # Each side apart, plain and at zstd levels 1, 3 and 6 (the Pi's side alone: UploadCount's
+    # `pi`; the collector's: the whole less the Pi's), with the bytes on the wire per byte.
+    for level in 0 1 3 6; do
+      pi_small=$(instructions "$out/UploadCount" "$small_run" "$out/pi-small-$level" "$level" pi)
+      pi_large=$(instructions "$out/UploadCount" "$large_run" "$out/pi-large-$level" "$level" pi)
+      both_small=$(instructions "$out/UploadCount" "$small_run" "$out/both-small-$level" "$level" both)
+      both_large=$(instructions "$out/UploadCount" "$large_run" "$out/both-large-$level" "$level" both)
+      read -r files wire _ < <("$out/UploadCount" "$large_run" "$out/wire-large-$level" "$level" pi)
+      echo "upload level $level (0: plain): Pi $(( (pi_large - pi_small) / 16 )), collector $(( (both_large - both_small - pi_large + pi_small) / 16 )) instructions per MB; $wire bytes on the wire for $files"
+    done
+    # The peer of the compression: zstd's own program at each level, on the large run's motion lines.
+    for level in 1 3 6; do
+      zone=$(instructions zstd -q "-$level" -f "$small_run/motion.jsonl" -o "$out/peer-small.zst")
+      ztwo=$(instructions zstd -q "-$level" -f "$large_run/motion.jsonl" -o "$out/peer-large.zst")
+      done_one=$(instructions zstd -q -d -f "$out/peer-small.zst" -o "$out/peer-small.out")
+      done_two=$(instructions zstd -q -d -f "$out/peer-large.zst" -o "$out/peer-large.out")
+      echo "upload peer zstd -$level: compress $(( (ztwo - zone) / 16 )), decompress $(( (done_two - done_one) / 16 )) instructions per MB; $(stat -c %s "$out/peer-large.zst") bytes for $(stat -c %s "$large_run/motion.jsonl")"
+    done
     # The peer: mosquitto's own clients moving the motion file through a broker (QoS 1, retained):
     # mosquitto_pub reading and sending it, mosquitto_sub receiving and writing it.
     port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')

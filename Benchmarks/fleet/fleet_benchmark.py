@@ -14,6 +14,7 @@ recorderctl, a real mosquitto on a loopback port; mosquitto's own clients are th
 import atexit
 import hashlib
 import json
+import re
 import os
 import shutil
 import signal
@@ -120,10 +121,12 @@ class Broker:
         self.process.wait(10)
 
 
-def collector(broker, directory, share=None, name="collector"):
+def collector(broker, directory, share=None, name="collector", plain=False):
     args = [f"{bin_dir}/recorderctl", "collect", "--broker", f"mqtt://127.0.0.1:{broker.port}", "--dir", directory]
     if share:
         args += ["--share", share]
+    if plain:
+        args += ["--plain-chunks"]
     out = open(f"{work}/{name}.log", "w")
     p = spawn(args, stdout=out, stderr=subprocess.STDOUT)
     wait_until(lambda: "collecting from" in open(f"{work}/{name}.log").read(), 20, name)
@@ -199,20 +202,25 @@ def upload():
     (task, name, folder), = runs(hour_data)
     total = size(folder)
     motion = f"{folder}/motion.jsonl"
-    collected = f"{work}/collected"
-    shutil.rmtree(collected, ignore_errors=True)
-    shutil.rmtree(f"{hour_data}/fleet", ignore_errors=True)
-    c = collector(broker, collected)
-    broker_cpu, collector_cpu = cpu(broker.process.pid), cpu(c.pid)
-    began = time.monotonic()
-    pi = recorderd(f"{work}/pi-hour", hour_data, broker, "pi-hour")
-    wait_until(lambda: acknowledged(hour_data, run_uuid(name)), 600, "the hour's upload")
-    elapsed = time.monotonic() - began
-    ours = {"elapsed": elapsed, "pi": cpu(pi.pid), "collector": cpu(c.pid) - collector_cpu, "broker": cpu(broker.process.pid) - broker_cpu}
-    stop(pi)
-    stop(c)
-    copy = f"{collected}/bench/pi-hour/{task}/{name}"
-    identical = sums(copy) == sums(folder)
+    mb = total / 1e6
+    rows = []
+    for plain in (True, False):
+        label = "plain" if plain else "zstd"
+        collected = f"{work}/collected-{label}"
+        shutil.rmtree(collected, ignore_errors=True)
+        shutil.rmtree(f"{hour_data}/fleet", ignore_errors=True)
+        c = collector(broker, collected, name=f"collector-{label}", plain=plain)
+        broker_cpu, collector_cpu = cpu(broker.process.pid), cpu(c.pid)
+        began = time.monotonic()
+        pi = recorderd(f"{work}/pi-hour-{label}", hour_data, broker, "pi-hour")
+        wait_until(lambda: acknowledged(hour_data, run_uuid(name)), 600, "the hour's upload")
+        elapsed = time.monotonic() - began
+        ours = {"elapsed": elapsed, "pi": cpu(pi.pid), "collector": cpu(c.pid) - collector_cpu, "broker": cpu(broker.process.pid) - broker_cpu}
+        stop(pi)
+        stop(c)
+        wire = int(re.search(r"\((\d+) bytes of chunks on the wire\)", open(f"{work}/collector-{label}.log").read()).group(1))
+        identical = sums(f"{collected}/bench/pi-hour/{task}/{name}") == sums(folder)
+        rows.append((label, ours, wire, identical))
     # The peer: the motion file through the same broker, QoS 1, retained (published, then fetched).
     broker_cpu = cpu(broker.process.pid)
     pub_elapsed, pub_cpu = timed(["mosquitto_pub", "-p", str(broker.port), "-q", "1", "-r", "-t", "peer/hour", "-f", motion])
@@ -220,17 +228,25 @@ def upload():
         sub_elapsed, sub_cpu = timed(["mosquitto_sub", "-p", str(broker.port), "-q", "1", "-t", "peer/hour", "-C", "1", "-N"], stdout=out)
     peer_ok = os.path.getsize(f"{work}/peer-hour.out") == os.path.getsize(motion)
     peer = {"elapsed": pub_elapsed + sub_elapsed, "clients": pub_cpu + sub_cpu, "broker": cpu(broker.process.pid) - broker_cpu}
+    # zstd's own program on the same file at level 3 (the compression alone, both ways).
+    zstd_elapsed, zstd_cpu = timed(["zstd", "-q", "-3", "-f", motion, "-o", f"{work}/peer-hour.zst"])
+    unzstd_elapsed, unzstd_cpu = timed(["zstd", "-q", "-d", "-f", f"{work}/peer-hour.zst", "-o", f"{work}/peer-hour.unzst"])
+    zstd_size = os.path.getsize(f"{work}/peer-hour.zst")
     broker.stop()
-    mb = total / 1e6
     peer_mb = os.path.getsize(motion) / 1e6
-    print(f"\nupload of the 1-hour 100 Hz run: {len(sums(folder))} files, {mb:.1f} MB; collector's copy identical (sha256): {identical}; peer's copy whole: {peer_ok}")
-    print("| side | MB | elapsed (s) | MB/s | CPU s per MB: Pi / collector / broker |")
-    print("| --- | --- | --- | --- | --- |")
-    print(f"| recorderd → recorderctl collect | {mb:.1f} | {ours['elapsed']:.2f} | {mb / ours['elapsed']:.1f} | "
-          f"{ours['pi'] / mb:.4f} / {ours['collector'] / mb:.4f} / {ours['broker'] / mb:.4f} |")
-    print(f"| peer: mosquitto_pub → mosquitto_sub (motion file, one message) | {peer_mb:.1f} | {peer['elapsed']:.2f} | {peer_mb / peer['elapsed']:.1f} | "
-          f"{peer['clients'] / peer_mb:.4f} (both clients) / — / {peer['broker'] / peer_mb:.4f} |")
-    print(f"ratio (recorderd's MB/s over the peer's): {(mb / ours['elapsed']) / (peer_mb / peer['elapsed']):.2f}")
+    print(f"\nupload of the 1-hour 100 Hz run: {len(sums(folder))} files, {mb:.1f} MB; peer's copy whole: {peer_ok}")
+    print("| side | MB | MB on the wire | elapsed (s) | MB/s | CPU s per MB: Pi / collector / broker |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for label, ours, wire, identical in rows:
+        print(f"| recorderd → recorderctl collect, {label} chunks (copy identical: {identical}) | {mb:.1f} | {wire / 1e6:.1f} | {ours['elapsed']:.2f} | "
+              f"{mb / ours['elapsed']:.1f} | {ours['pi'] / mb:.4f} / {ours['collector'] / mb:.4f} / {ours['broker'] / mb:.4f} |")
+    print(f"| peer: mosquitto_pub → mosquitto_sub (motion file, one message) | {peer_mb:.1f} | {peer_mb:.1f} | {peer['elapsed']:.2f} | "
+          f"{peer_mb / peer['elapsed']:.1f} | {peer['clients'] / peer_mb:.4f} (both clients) / — / {peer['broker'] / peer_mb:.4f} |")
+    print(f"| peer: zstd -3 then zstd -d of the motion file (no network) | {peer_mb:.1f} | {zstd_size / 1e6:.1f} | {zstd_elapsed + unzstd_elapsed:.2f} | "
+          f"| {zstd_cpu / peer_mb:.4f} (compress) / {unzstd_cpu / peer_mb:.4f} (decompress) / — |")
+    for label, ours, wire, _ in rows:
+        print(f"ratio ({label}: recorderd's MB/s over the peer's): {(mb / ours['elapsed']) / (peer_mb / peer['elapsed']):.2f}; "
+              f"bytes on the wire per byte of the run: {wire / total:.3f}")
 
 
 def fanin(count=50):

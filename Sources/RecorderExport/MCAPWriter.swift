@@ -1,5 +1,5 @@
-import CZstd
 import Foundation
+import RecorderRuntime
 
 /// Writes an MCAP file (https://mcap.dev/spec): the Header, Schema and Channel records, the
 /// messages in zstd-compressed Chunks of about 1 MiB each followed by their Message Index
@@ -107,13 +107,12 @@ final class MCAPWriter {
     /// Compresses and writes the chunk, then its message indexes.
     private func writeChunk() throws(ExportError) {
         guard !chunk.isEmpty else { return }
-        let bound = ZSTD_compressBound(chunk.count)
-        var compressed = [UInt8](repeating: 0, count: bound)
-        let size = compressed.withUnsafeMutableBytes { dst in
-            chunk.withUnsafeBytes { src in ZSTD_compress(dst.baseAddress, bound, src.baseAddress, src.count, 3) }
+        let compressed: [UInt8]
+        do {
+            compressed = try Zstd.compress(chunk, level: 3)
+        } catch {
+            throw .output("\(file.path): \(error)")
         }
-        guard ZSTD_isError(size) == 0 else { throw .output("\(file.path): zstd: \(String(cString: ZSTD_getErrorName(size)))") }
-        compressed.removeSubrange(size...)
         let chunkOffset = offset
         let record = MCAPBuffer.record(Opcode.chunk.rawValue) {
             $0.u64(chunkStart)

@@ -14,7 +14,9 @@ public struct Collector: Sendable {
     public enum Report: Sendable {
         /// Connected and subscribed, speaking this protocol (`.v5` or `.v311`).
         case connected(MQTTProtocolChoice)
-        case complete(site: String, device: String, manifest: RunManifest)
+        /// A run arrived whole; `wireBytes`: its chunks' payload bytes as they came (compressed
+        /// or not).
+        case complete(site: String, device: String, manifest: RunManifest, wireBytes: Int64)
         case refused(site: String, device: String, run: UUID, reason: String)
         /// A file whose bytes were all there failed its SHA-256: emptied and asked for again.
         case healed(site: String, device: String, run: UUID, file: String)
@@ -30,7 +32,9 @@ public struct Collector: Sendable {
     /// Disk work runs here, off the cooperative pool, one message at a time.
     let queue = DispatchQueue(label: "recorderd.collector.store")
 
-    public init(options: MQTTClient.Options, prefix: String, shareGroup: String?, site: String? = nil, directory: String) {
+    /// `plainChunks`: offer the Pis no chunk encoding (they send plain bytes, as to a collector
+    /// that predates zstd).
+    public init(options: MQTTClient.Options, prefix: String, shareGroup: String?, site: String? = nil, directory: String, plainChunks: Bool = false) {
         var options = options
         // Chunks arrive faster than a disk may take them for a moment: room for a burst.
         options.messageBuffer = 1024
@@ -38,7 +42,7 @@ public struct Collector: Sendable {
         self.prefix = prefix
         self.shareGroup = shareGroup
         self.site = site
-        store = CollectorStore(root: directory)
+        store = CollectorStore(root: directory, accepts: plainChunks ? [] : [UploadChunk.zstd])
     }
 
     /// The topics it subscribes to.
@@ -148,7 +152,7 @@ public struct Collector: Sendable {
                             continuation.resume(returning: nil)
                             return
                         }
-                        continuation.resume(returning: try store.receive(chunk: chunk, run: run, site: site, device: device))
+                        continuation.resume(returning: try store.receive(chunk: chunk, run: run, site: site, device: device, wireBytes: message.payload.count))
                     default:
                         continuation.resume(returning: nil)
                     }
@@ -160,7 +164,7 @@ public struct Collector: Sendable {
         }
         guard let answer else { return }
         let ack = answer.ack
-        if let manifest = answer.completed { report(.complete(site: site, device: device, manifest: manifest)) }
+        if let manifest = answer.completed { report(.complete(site: site, device: device, manifest: manifest, wireBytes: answer.wireBytes ?? 0)) }
         for file in answer.healed { report(.healed(site: site, device: device, run: run, file: file)) }
         if ack.state == .refused { report(.refused(site: site, device: device, run: run, reason: ack.error ?? "")) }
         let topic = "\(prefix)/\(site)/\(device)/runs/\(run.uuidString)/ack"

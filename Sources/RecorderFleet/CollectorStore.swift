@@ -14,9 +14,13 @@ import RecorderRuntime
 /// every file matches.
 public struct CollectorStore: Sendable {
     public let root: String
+    /// The chunk encodings its `need` answers offer the Pis (`UploadChunk.zstd`; empty: plain
+    /// chunks only, as from a collector that predates them).
+    public var accepts: [String]
 
-    public init(root: String) {
+    public init(root: String, accepts: [String] = [UploadChunk.zstd]) {
         self.root = root
+        self.accepts = accepts
     }
 
     /// What the collector keeps of a run on its way (`state.json`).
@@ -25,12 +29,17 @@ public struct CollectorStore: Sendable {
         /// Each file's arrived byte ranges, `[start, end)`, merged.
         var ranges: [String: [[Int64]]] = [:]
         var verified: Set<String> = []
+        /// Chunk payload bytes received for the run, as they came over the wire (every
+        /// collector sharing the folder adds its own).
+        var wireBytes: Int64?
     }
 
     /// The answer to a message, and the run it completed (just now).
     public struct Answer: Sendable {
         public var ack: UploadAck
         public var completed: RunManifest?
+        /// With `completed`: the chunk payload bytes that arrived for it.
+        public var wireBytes: Int64?
         /// Files that failed their SHA-256 and are asked for again.
         public var healed: [String] = []
     }
@@ -77,7 +86,8 @@ public struct CollectorStore: Sendable {
 
     /// A chunk: written at its offset; the answer when the run is complete, or when a file failed
     /// its check (nil: more is expected).
-    public func receive(chunk: UploadChunk, run: UUID, site: String, device: String) throws -> Answer? {
+    /// `wireBytes`: the payload's size as it arrived (encoded).
+    public func receive(chunk: UploadChunk, run: UUID, site: String, device: String, wireBytes: Int = 0) throws -> Answer? {
         let folder = incoming(site: site, device: device, run: run)
         guard FileManager.default.fileExists(atPath: folder + "/state.json") else {
             return Answer(ack: UploadAck(taskRunUUID: run, state: .unknown))
@@ -90,6 +100,7 @@ public struct CollectorStore: Sendable {
                 return nil  // a chunk of an earlier manifest of this run
             }
             guard !arrival.verified.contains(file.path) else { return nil }
+            arrival.wireBytes = (arrival.wireBytes ?? 0) + Int64(wireBytes)
             let path = folder + "/files/" + file.path
             try write(chunk.bytes, at: chunk.header.offset, to: path)
             arrival.ranges[file.path] = Self.merge(arrival.ranges[file.path] ?? [], [chunk.header.offset, chunk.header.offset + Int64(chunk.bytes.count)])
@@ -121,10 +132,10 @@ public struct CollectorStore: Sendable {
             let have = Dictionary(uniqueKeysWithValues: arrival.manifest.files.map { f in
                 (f.path, arrival.verified.contains(f.path) ? f.size : min(f.size, Self.contiguous(arrival.ranges[f.path] ?? [])))
             })
-            return Answer(ack: UploadAck(taskRunUUID: run, state: .need, have: have))
+            return Answer(ack: UploadAck(taskRunUUID: run, state: .need, have: have, accepts: accepts.isEmpty ? nil : accepts))
         }
         try finish(folder: folder, destination: destination, manifest: arrival.manifest)
-        return Answer(ack: UploadAck(taskRunUUID: run, state: .complete), completed: arrival.manifest)
+        return Answer(ack: UploadAck(taskRunUUID: run, state: .complete), completed: arrival.manifest, wireBytes: arrival.wireBytes)
     }
 
     /// Makes every file durable, then moves the run to its place in one rename.

@@ -1,6 +1,7 @@
 import Foundation
 import RecorderJSON
 import RecorderModel
+import RecorderRuntime
 
 /// What a Pi uploads of one ended run (`runs/{uuid}/manifest`): the run, and each of its files
 /// with its size and SHA-256. The collector writes the files under `{site}/{device}/{task}/
@@ -83,12 +84,16 @@ public struct UploadAck: Sendable, Codable, Equatable {
     public var state: State
     public var have: [String: Int64]?
     public var error: String?
+    /// With `need`: the chunk encodings the collector reads besides plain bytes (`"zstd"`); a
+    /// collector without it (an older one) gets plain chunks.
+    public var accepts: [String]?
 
-    public init(taskRunUUID: UUID, state: State, have: [String: Int64]? = nil, error: String? = nil) {
+    public init(taskRunUUID: UUID, state: State, have: [String: Int64]? = nil, error: String? = nil, accepts: [String]? = nil) {
         self.taskRunUUID = taskRunUUID
         self.state = state
         self.have = have
         self.error = error
+        self.accepts = accepts
     }
 }
 
@@ -100,14 +105,26 @@ public struct UploadChunk: Sendable, Equatable {
         /// The whole file's size and SHA-256 (the collector checks the file once it is whole).
         public var size: Int64
         public var sha256: String
+        /// How the bytes after the header are encoded: nil, plain; `"zstd"`, one zstd frame of
+        /// `length` bytes of the file.
+        public var encoding: String?
+        /// The file bytes the chunk holds, when encoded.
+        public var length: Int64?
 
-        public init(file: String, offset: Int64, size: Int64, sha256: String) {
+        public init(file: String, offset: Int64, size: Int64, sha256: String, encoding: String? = nil, length: Int64? = nil) {
             self.file = file
             self.offset = offset
             self.size = size
             self.sha256 = sha256
+            self.encoding = encoding
+            self.length = length
         }
     }
+
+    /// The one encoding besides plain bytes.
+    public static let zstd = "zstd"
+    /// The most file bytes one encoded chunk may hold (a collector decodes no more).
+    public static let maximumEncodedLength: Int64 = 16 << 20
 
     public var header: Header
     public var bytes: [UInt8]
@@ -117,20 +134,45 @@ public struct UploadChunk: Sendable, Equatable {
         self.bytes = bytes
     }
 
-    public func encoded() -> [UInt8] {
+    /// The payload: the header line, then the bytes — plain, or with `zstdLevel` one zstd frame
+    /// of them (the header then says so, and how many bytes it holds). Nil when zstd fails.
+    public func encoded(zstdLevel: Int32? = nil) -> [UInt8]? {
+        var header = header
+        var body = bytes
+        if let zstdLevel {
+            guard let frame = try? Zstd.compress(bytes, level: zstdLevel) else { return nil }
+            (header.encoding, header.length, body) = (Self.zstd, Int64(bytes.count), frame)
+        } else {
+            (header.encoding, header.length) = (nil, nil)
+        }
         var out = (try? JSONTextEncoder().encode(header)) ?? []
         out.append(UInt8(ascii: "\n"))
-        out.append(contentsOf: bytes)
+        out.append(contentsOf: body)
         return out
     }
 
-    /// Decodes a payload; nil when it is not a chunk whose numbers are in range.
+    /// Decodes a payload (a zstd chunk into its file bytes: `bytes` is always plain); nil when
+    /// it is not a chunk whose numbers are in range, its encoding is unknown, or its frame does
+    /// not hold exactly `length` bytes.
     public static func decode(_ payload: [UInt8]) -> UploadChunk? {
         guard let newline = payload.prefix(4096).firstIndex(of: UInt8(ascii: "\n")),
-              let header = try? JSONValueDecoder().decode(Header.self, from: payload[..<newline]) else { return nil }
-        let bytes = Array(payload[(newline + 1)...])
+              var header = try? JSONValueDecoder().decode(Header.self, from: payload[..<newline]) else { return nil }
+        let body = payload[(newline + 1)...]
+        let bytes: [UInt8]
+        switch header.encoding {
+        case nil:
+            guard header.length == nil else { return nil }
+            bytes = Array(body)
+        case Self.zstd?:
+            guard let length = header.length, (0...Self.maximumEncodedLength).contains(length),
+                  let content = Zstd.decompress(Array(body), expectedSize: Int(length)) else { return nil }
+            bytes = content
+        default:
+            return nil
+        }
         guard header.offset >= 0, header.size >= 0, header.size <= RunManifest.maximumFileSize,
               header.offset <= header.size - Int64(bytes.count) else { return nil }
+        (header.encoding, header.length) = (nil, nil)
         return UploadChunk(header: header, bytes: bytes)
     }
 }

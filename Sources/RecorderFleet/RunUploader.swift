@@ -23,6 +23,9 @@ struct RunUploader: Sendable {
     /// Bytes per chunk, chunks unacknowledged by the broker at once, and a bandwidth cap (bytes/s).
     var chunkBytes = 256 * 1024
     var window = 8
+    /// The zstd level of chunks to a collector that accepts them (nil: always plain). Chosen by
+    /// measurement (BENCHMARKS.md, "compressed uploads").
+    var zstdLevel: Int32? = 1
     var bytesPerSecond: Double?
     /// Seconds to wait for the collector's answer before announcing the run again.
     var ackTimeout: Double = 15
@@ -105,6 +108,7 @@ struct RunUploader: Sendable {
         // Chunk bytes published for this run in this round, over every attempt (the journal's
         // account of what a resumed upload cost beside the files' size).
         var chunkBytesSent: Int64 = 0
+        var wireBytesSent: Int64 = 0
         while !Task.isCancelled, !Task.isShuttingDownGracefully {
             // Not connected: look again shortly (not an attempt; libmosquitto reconnects).
             guard isConnected() else {
@@ -164,7 +168,7 @@ struct RunUploader: Sendable {
                     }
                     let bytes = manifest.files.reduce(Int64(0)) { $0 + $1.size }
                     logger.notice("fleet upload: run acknowledged", metadata: ["taskRun": "\(run)", "files": "\(manifest.files.count)", "bytes": "\(bytes)",
-                                                                               "chunkBytesSent": "\(chunkBytesSent)"])
+                                                                               "chunkBytesSent": "\(chunkBytesSent)", "wireBytes": "\(wireBytesSent)"])
                     return
                 case .refused:
                     var refused = entry
@@ -179,8 +183,10 @@ struct RunUploader: Sendable {
                     let held = (ack.have ?? [:]).values.reduce(Int64(0), +)
                     let total = manifest.files.reduce(Int64(0)) { $0 + $1.size }
                     logger.info("fleet upload: sending", metadata: ["taskRun": "\(run)", "bytes": "\(total - min(total, held))", "collectorHas": "\(held)"])
-                    let sent = await send(manifest, runDirectory: entry.runDirectory, have: ack.have ?? [:], to: base + "/chunk")
+                    let level = (ack.accepts ?? []).contains(UploadChunk.zstd) ? zstdLevel : nil
+                    let sent = await send(manifest, runDirectory: entry.runDirectory, have: ack.have ?? [:], to: base + "/chunk", zstdLevel: level)
                     chunkBytesSent += sent.bytes
+                    wireBytesSent += sent.wireBytes
                     answer = sent.complete ? await acks.next(run, timeout: ackTimeout) : nil
                 }
             }
@@ -208,34 +214,40 @@ struct RunUploader: Sendable {
         }
     }
 
-    /// Sends what the collector lacks: whether all of it reached the broker (not when the
-    /// connection dropped), and the file bytes published.
-    func send(_ manifest: RunManifest, runDirectory: String, have: [String: Int64], to topic: String) async -> (complete: Bool, bytes: Int64) {
+    /// Sends what the collector lacks (with `zstdLevel`, each chunk compressed): whether all of it
+    /// reached the broker (not when the connection dropped), the file bytes published and the
+    /// payload bytes they took.
+    func send(_ manifest: RunManifest, runDirectory: String, have: [String: Int64], to topic: String,
+              zstdLevel: Int32? = nil) async -> (complete: Bool, bytes: Int64, wireBytes: Int64) {
         var inFlight: [Int32] = []
         let started = ContinuousClock.now
         // The connection the chunks go on: one that ends takes their acknowledgements with it.
         let connection = client.connectionsAccepted
         var sentBytes: Int64 = 0
+        var wireBytes: Int64 = 0
         for file in manifest.files {
             // An empty file is made by the collector from the manifest.
             var offset = max(0, min(file.size, have[file.path] ?? 0))
             if offset >= file.size { continue }
             let path = runDirectory + "/" + file.path
             let fd = await QueueHandOff.blocking { open(path, O_RDONLY | O_CLOEXEC) }
-            guard fd >= 0 else { return (false, sentBytes) }
+            guard fd >= 0 else { return (false, sentBytes, wireBytes) }
             defer { close(fd) }
             repeat {
                 let length = Int(min(Int64(chunkBytes), file.size - offset))
-                // Read off the cooperative pool; a file shorter than the manifest said (changed
-                // since) fails the attempt, and the next reads it again.
+                // Read and compressed off the cooperative pool; a file shorter than the manifest
+                // said (changed since) fails the attempt, and the next reads it again.
+                let header = UploadChunk.Header(file: file.path, offset: offset, size: file.size, sha256: file.sha256)
                 let at = offset
-                guard let bytes = await QueueHandOff.blocking({ Self.read(fd, length, at: at) }) else { return (false, sentBytes) }
-                let chunk = UploadChunk(header: .init(file: file.path, offset: offset, size: file.size, sha256: file.sha256), bytes: bytes)
-                guard let mid = try? client.publish(topic: topic, payload: chunk.encoded(), qos: 1) else { return (false, sentBytes) }
+                guard let payload = await QueueHandOff.blocking({
+                    Self.read(fd, length, at: at).flatMap { UploadChunk(header: header, bytes: $0).encoded(zstdLevel: zstdLevel) }
+                }) else { return (false, sentBytes, wireBytes) }
+                guard let mid = try? client.publish(topic: topic, payload: payload, qos: 1) else { return (false, sentBytes, wireBytes) }
+                wireBytes += Int64(payload.count)
                 inFlight.append(mid)
                 sentBytes += Int64(length)
                 if inFlight.count >= window {
-                    guard await brokerHas(inFlight.removeFirst(), on: connection) else { return (false, sentBytes) }
+                    guard await brokerHas(inFlight.removeFirst(), on: connection) else { return (false, sentBytes, wireBytes) }
                 }
                 offset += Int64(length)
                 if let bytesPerSecond, bytesPerSecond > 0 {
@@ -246,9 +258,9 @@ struct RunUploader: Sendable {
             } while offset < file.size
         }
         for mid in inFlight {
-            guard await brokerHas(mid, on: connection) else { return (false, sentBytes) }
+            guard await brokerHas(mid, on: connection) else { return (false, sentBytes, wireBytes) }
         }
-        return (true, sentBytes)
+        return (true, sentBytes, wireBytes)
     }
 
     /// Waits for the broker's acknowledgement of chunk `mid` while the link is up: on an uplink of

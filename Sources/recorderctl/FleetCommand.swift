@@ -95,6 +95,7 @@ struct CollectCommand: AsyncParsableCommand {
     @Option(help: "The folder the runs go to.") var dir: String
     @Option(help: "Share the load with other collectors of this group (an MQTT 5 shared subscription; they must share DIR).") var share: String?
     @Option(help: "Only this site's Pis (one collector per site: the way to share the load over MQTT 3.1.1).") var site: String?
+    @Flag(help: "Ask the Pis for plain chunks, not zstd-compressed ones (as a collector before compression did).") var plainChunks = false
 
     func run() async throws {
         if let share, !MQTTConfiguration.isTopicLevel(share) { throw ValidationError("--share: expected 1 to 64 of A-Z a-z 0-9 . _ -") }
@@ -105,7 +106,8 @@ struct CollectCommand: AsyncParsableCommand {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let directory = (dir as NSString).standardizingPath
         let collector = Collector(options: try broker.options(clientPrefix: "recorderctl-collect"), prefix: broker.prefix, shareGroup: share, site: site,
-                                  directory: directory.hasPrefix("/") ? directory : FileManager.default.currentDirectoryPath + "/" + directory)
+                                  directory: directory.hasPrefix("/") ? directory : FileManager.default.currentDirectoryPath + "/" + directory,
+                                  plainChunks: plainChunks)
         // Until it is stopped (Ctrl-C, SIGTERM): what it holds on disk is safe at any moment.
         do {
             try await collect(collector, directory: directory)
@@ -121,9 +123,9 @@ struct CollectCommand: AsyncParsableCommand {
         try await collector.run { report in
             switch report {
             case .connected(let version): emit("collecting from \(broker.broker) over MQTT \(version.rawValue) into \(directory) (\(collector.patterns.joined(separator: ", ")))")
-            case .complete(let site, let device, let m):
+            case .complete(let site, let device, let m, let wireBytes):
                 let bytes = m.files.reduce(Int64(0)) { $0 + $1.size }
-                emit("run \(site)/\(device)/\(m.taskIdentifier)/\(m.directory): \(m.files.count) files, \(bytes) bytes, checked")
+                emit("run \(site)/\(device)/\(m.taskIdentifier)/\(m.directory): \(m.files.count) files, \(bytes) bytes, checked (\(wireBytes) bytes of chunks on the wire)")
             case .refused(let site, let device, let run, let reason): emit("refused \(site)/\(device) run \(run): \(reason)")
             case .healed(let site, let device, let run, let file): emit("\(site)/\(device) run \(run): \(file) failed its SHA-256; asked for again")
             case .failed(let what): FileHandle.standardError.write(Data(("collect: " + what + "\n").utf8))

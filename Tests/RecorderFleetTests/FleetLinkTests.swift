@@ -384,3 +384,56 @@ extension FleetTests.FleetLinkTests {
         try await broker.stop()
     }
 }
+
+extension FleetTests.FleetLinkTests {
+    /// The README's mosquitto ACL, read from the README itself, with a password per Pi (its
+    /// device id) and one for the collector: the Pi's status, events and upload go through and
+    /// `recorderctl fleet` lists it; a client with pi-1's credentials posing as pi-2 has its
+    /// status denied by the broker (its log: "Denied PUBLISH"), and no one sees it.
+    @Test(.timeLimit(.minutes(3)))
+    func theREADMEsACLLetsEachPiOnlyItsOwnTopics() async throws {
+        let readme = try String(contentsOfFile: VMGuest.packageRoot + "/README.md", encoding: .utf8)
+        let begin = try #require(readme.range(of: "```\n# /etc/mosquitto/acl"))
+        let block = readme[begin.upperBound...]
+        let acl = String(block[..<(try #require(block.range(of: "```")).lowerBound)])
+        let folder = try Fixtures.temporaryDirectory()
+        try ("# /etc/mosquitto/acl" + acl).write(toFile: folder + "/acl", atomically: true, encoding: .utf8)
+        for (user, password) in [("pi-1", "one"), ("collector", "gather")] {
+            let made = try await ChildProcess.run("/usr/bin/mosquitto_passwd", (user == "pi-1" ? ["-c"] : []) + ["-b", folder + "/passwd", user, password])
+            #expect(made.status == 0, "\(made.printed)")
+            try "\(password)\n".write(toFile: folder + "/\(user).password", atomically: true, encoding: .utf8)
+        }
+        var broker = try await MosquittoBroker.start(extraConfiguration: """
+            listener $PORT 127.0.0.1
+            allow_anonymous false
+            password_file \(folder)/passwd
+            acl_file \(folder)/acl
+
+            """)
+        broker.clientArguments = ["-u", "collector", "-P", "gather"]
+        let credentials = ["--username", "collector", "--password-file", folder + "/collector.password"]
+        let root = try Fixtures.temporaryDirectory()
+        let collector = try await FleetTests.RunUploadTests.collector(broker, root, arguments: credentials)
+        let pi = try await FleetHarness.start(broker: broker, mqtt: { $0.username = "pi-1"; $0.passwordFile = folder + "/pi-1.password" }, speed: 10)
+        _ = try await pi.retainedStatus { $0.state == .online }
+        let (run, directory) = try await FleetTests.RunUploadTests.recordRun(pi, bytes: 300_000)
+        let copy = try await FleetTests.RunUploadTests.collected(root, runDirectory: directory, while: [collector, pi.daemon])
+        try await FleetTests.RunUploadTests.expectIdentical(directory, copy)
+        try await FleetTests.RunUploadTests.acknowledged(pi, run)
+        let fleet = try await Self.recorderctl(["fleet", "--broker", "mqtt://127.0.0.1:\(broker.port)", "--json"] + credentials)
+        #expect(fleet.contains("\"pi-1\""), "\(fleet)")
+        // pi-1's credentials, pi-2's topics: denied by the broker, seen by no one.
+        let rogue = try await FleetHarness.start(broker: broker, device: "pi-2", mqtt: { $0.username = "pi-1"; $0.passwordFile = folder + "/pi-1.password" })
+        try await rogue.logged("fleet link connected")
+        let denied = try await FileText.await(broker.directory + "/mosquitto.log", timeout: 30) {
+            ($0 ?? "").contains("Denied PUBLISH from recorderd-lab-pi-2") && ($0 ?? "").contains("recorderd/v1/lab/pi-2/status")
+        }
+        #expect(denied != nil, "\(broker.log.suffix(2000))")
+        let seen = try await Self.recorderctl(["fleet", "--broker", "mqtt://127.0.0.1:\(broker.port)", "--json"] + credentials)
+        #expect(!seen.contains("\"pi-2\"") && seen.contains("\"pi-1\""), "\(seen)")
+        #expect(try await rogue.daemon.stop() == 0)
+        #expect(try await pi.daemon.stop() == 0)
+        _ = try await collector.stop()
+        try await broker.stop()
+    }
+}

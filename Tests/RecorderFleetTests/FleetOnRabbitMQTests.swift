@@ -65,7 +65,8 @@ extension FleetTests {
             try await broker.stop()
         }
 
-        /// A three-node RabbitMQ cluster (`rabbitmqctl join_cluster`), the Pi configured with all
+        /// A three-node RabbitMQ cluster (`rabbitmqctl join_cluster`) with the README's users (made
+        /// on one node, the cluster's), the Pi configured with all
         /// three nodes and connected to the first, the collector to the third: the first node is
         /// killed (SIGKILL of its Erlang VM) halfway through an upload. The Pi moves to the next
         /// node and says so in `daemon.status`; the run arrives byte for byte and is acknowledged;
@@ -77,9 +78,14 @@ extension FleetTests {
             let cluster = try await RabbitMQCluster.start()
             let (first, third) = (cluster.nodes[0], cluster.nodes[2])
             let urls = cluster.nodes.map { "mqtt://127.0.0.1:\($0.port)" }
+            // The README's users, made on the first node: the cluster's.
+            let folder = try await Self.readmeUsers(on: first)
+            let credentials = ["--username", "collector", "--password-file", folder + "/collector.password"]
             let root = try Fixtures.temporaryDirectory()
-            let collector = try await RunUploadTests.collector(third, root)
+            let collector = try await RunUploadTests.collector(third, root, arguments: credentials)
             let pi = try await FleetHarness.start(broker: first, mqtt: { mqtt in
+                mqtt.username = "pi-1"
+                mqtt.passwordFile = folder + "/pi-1.password"
                 mqtt.nodes = cluster.nodes.map { MQTTBrokerNode(url: "mqtt://127.0.0.1:\($0.port)", host: "127.0.0.1", port: $0.port) }
                 mqtt.broker = urls[0]
                 mqtt.uploadBandwidth = 200_000
@@ -105,12 +111,85 @@ extension FleetTests {
             let (bytes, sent) = (try #require(field("bytes")), try #require(field("chunkBytesSent")))
             print("FLEET cluster: run of \(bytes) bytes; chunk bytes sent \(sent) (\(sent - bytes) resent) with node 1 of 3 killed midway")
             #expect(sent >= bytes && sent <= bytes + 8 * 256 * 1024, "\(line)")
-            let fleet = try await FleetTests.FleetLinkTests.recorderctl(["fleet", "--broker", urls[2], "--json"])
+            let fleet = try await FleetTests.FleetLinkTests.recorderctl(["fleet", "--broker", urls[2], "--json"] + credentials)
             let listed = try JSONDecoder().decode([FleetStatus].self, from: Data(fleet.utf8))
             #expect(listed.map(\.device) == ["pi-1"] && listed.first?.state == .online, "\(fleet)")
             #expect(try await pi.daemon.stop() == 0)
             _ = try await collector.stop()
             try await cluster.stop()
+        }
+
+        /// The README's RabbitMQ users and permissions, run as written (`lab`/`pi-1` for
+        /// `clinic-a`/`pi-07`): the Pi's status and upload go through as its own user and
+        /// `recorderctl fleet` as the collector lists it; a client with pi-1's password posing as
+        /// pi-2 is refused its status (RabbitMQ's log) and seen by no one.
+        @Test(.timeLimit(.minutes(5)))
+        func theREADMEsRabbitMQPermissionsLetEachPiOnlyItsOwnTopics() async throws {
+            let broker = try await RabbitMQBroker.start()
+            let folder = try await Self.readmeUsers(on: broker)
+            let credentials = ["--username", "collector", "--password-file", folder + "/collector.password"]
+            let root = try Fixtures.temporaryDirectory()
+            let collector = try await RunUploadTests.collector(broker, root, arguments: credentials)
+            let pi = try await FleetHarness.start(broker: broker, mqtt: { $0.username = "pi-1"; $0.passwordFile = folder + "/pi-1.password" }, speed: 10)
+            let connected = try await pi.linkState(within: 60) { $0.state == .connected }
+            #expect(connected.protocolVersion == "3.1.1")
+            let (run, directory) = try await RunUploadTests.recordRun(pi, bytes: 300_000)
+            let copy = try await RunUploadTests.collected(root, runDirectory: directory, while: [collector, pi.daemon])
+            try await RunUploadTests.expectIdentical(directory, copy)
+            try await RunUploadTests.acknowledged(pi, run)
+            let fleet = try await FleetTests.FleetLinkTests.recorderctl(["fleet", "--broker", "mqtt://127.0.0.1:\(broker.port)", "--json"] + credentials)
+            #expect(fleet.contains("\"pi-1\""), "\(fleet)")
+            // pi-1's password, pi-2's topics.
+            let rogue = try await FleetHarness.start(broker: broker, device: "pi-2", mqtt: { $0.username = "pi-1"; $0.passwordFile = folder + "/pi-1.password" })
+            let refused = try await FileText.await(broker.directory + "/rabbit.log", timeout: 60) {
+                ($0 ?? "").contains("access to topic 'recorderd.v1.lab.pi-2.") && ($0 ?? "").contains("refused for user 'pi-1'")
+            }
+            #expect(refused != nil, "\(broker.log.suffix(3000))")
+            let seen = try await FleetTests.FleetLinkTests.recorderctl(["fleet", "--broker", "mqtt://127.0.0.1:\(broker.port)", "--json"] + credentials)
+            #expect(!seen.contains("\"pi-2\"") && seen.contains("\"pi-1\""), "\(seen)")
+            #expect(try await rogue.daemon.stop() == 0)
+            #expect(try await pi.daemon.stop() == 0)
+            _ = try await collector.stop()
+            try await broker.stop()
+        }
+
+        /// Runs the README's `rabbitmqctl` lines on `broker` (`lab`/`pi-1` for `clinic-a`/`pi-07`);
+        /// returns the folder of the passwords (`pi-1.password`, `collector.password`).
+        static func readmeUsers(on broker: RabbitMQBroker) async throws -> String {
+            let readme = try String(contentsOfFile: VMGuest.packageRoot + "/README.md", encoding: .utf8)
+            let begin = try #require(readme.range(of: "```\n# RabbitMQ: a Pi"))
+            let block = readme[begin.upperBound...]
+            let commands = block[..<(try #require(block.range(of: "```")).lowerBound)].split(separator: "\n").filter { $0.hasPrefix("rabbitmqctl ") }
+            #expect(commands.count == 6)
+            for command in commands {
+                let text = command.replacingOccurrences(of: "clinic-a", with: "lab").replacingOccurrences(of: "pi-07", with: "pi-1")
+                    .replacingOccurrences(of: "'the password in its passwordFile'", with: "one").replacingOccurrences(of: "'the collector password'", with: "gather")
+                let (status, printed) = try await broker.control(Array(Self.shellWords(String(text)).dropFirst()))
+                #expect(status == 0, "\(text): \(printed)")
+            }
+            let folder = try Fixtures.temporaryDirectory()
+            try "one\n".write(toFile: folder + "/pi-1.password", atomically: true, encoding: .utf8)
+            try "gather\n".write(toFile: folder + "/collector.password", atomically: true, encoding: .utf8)
+            return folder
+        }
+
+        /// A shell line's words: split at spaces outside single quotes, the quotes removed.
+        static func shellWords(_ line: String) -> [String] {
+            var words: [String] = [], word = "", quoted = false, started = false
+            for c in line {
+                if c == "'" {
+                    quoted.toggle()
+                    started = true
+                } else if c == " ", !quoted {
+                    if started { words.append(word) }
+                    (word, started) = ("", false)
+                } else {
+                    word.append(c)
+                    started = true
+                }
+            }
+            if started { words.append(word) }
+            return words
         }
     }
 }

@@ -118,6 +118,41 @@ extension FleetTests {
             try await broker.stop()
         }
 
+        /// Compressed and plain: the real walk's motion lines (the replayed mobgap walk, fused) to a
+        /// collector that asks for plain chunks (`--plain-chunks`, as one before zstd) and then to
+        /// one that accepts zstd: both runs arrive byte for byte; the chunks of the compressed one
+        /// take at most a quarter of the bytes on the wire (per byte of the files) that the plain
+        /// one's did, by the Pi's count and by the collector's.
+        @Test(.timeLimit(.minutes(4)))
+        func aRunTravelsCompressedToACollectorThatTakesZstdAndPlainToOneThatDoesNot() async throws {
+            let broker = try await MosquittoBroker.start()
+            let pi = try await FleetHarness.start(broker: broker, speed: 10)
+            var ratios: [Double] = []
+            for plain in [true, false] {
+                let root = try Fixtures.temporaryDirectory()
+                let collector = try await Self.collector(broker, root, arguments: plain ? ["--plain-chunks"] : [])
+                let (run, directory) = try await Self.recordRun(pi, bytes: 2_000_000)
+                let copy = try await Self.collected(root, runDirectory: directory, while: [collector, pi.daemon])
+                try await Self.expectIdentical(directory, copy)
+                try await Self.acknowledged(pi, run)
+                let line = try #require(pi.daemon.printedSoFar().split(separator: "\n").last { $0.contains("run acknowledged") && $0.contains(run.uuidString) })
+                func field(_ name: String) -> Int? {
+                    guard let range = line.range(of: " " + name + "=") else { return nil }
+                    return Int(line[range.upperBound...].prefix { $0.isNumber })
+                }
+                let (bytes, wire) = (try #require(field("bytes")), try #require(field("wireBytes")))
+                let reported = "checked (\(wire) bytes of chunks on the wire)"
+                _ = try await collector.printed(where: { $0.contains(reported) }, timeout: 30)
+                #expect(collector.printedSoFar().contains(reported), "the collector counted what the Pi sent: \(collector.printedSoFar())")
+                ratios.append(Double(wire) / Double(bytes))
+                print("UPLOAD \(plain ? "plain" : "zstd 1"): \(bytes) bytes of files, \(wire) bytes of chunks on the wire (\(Double(wire) / Double(bytes)))")
+                _ = try await collector.stop()
+            }
+            #expect(ratios[0] >= 1 && ratios[1] * 4 <= ratios[0], "\(ratios)")
+            #expect(try await pi.daemon.stop() == 0)
+            try await broker.stop()
+        }
+
         /// Over MQTT 3.1.1 both sides (a broker of 3.1.1, such as RabbitMQ's plugin before 3.13, as
         /// mosquitto logs it: `(p2`), with a collector for the Pi's site only (`--site`, the way to
         /// share the load without MQTT 5's shared subscriptions): the run arrives byte for byte; a

@@ -10,8 +10,20 @@ public enum LoopbackTCP {
         return address
     }
 
-    /// A port nothing listens on now (the kernel's pick for port 0).
+    /// A port nothing is bound to now, below the kernel's ephemeral range: a port from that range
+    /// (the kernel's pick for port 0) can be taken, before the test's server binds it, as the
+    /// local port of any outgoing connection — seen in CI: RabbitMQ's distribution port
+    /// "already used" by a socket that was not Erlang's. Random, checked by binding; the kernel's
+    /// pick when 100 tries found none.
     public static func freePort() -> Int {
+        let ephemeral = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
+            .flatMap { $0.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } } ?? 32768
+        if ephemeral > 12000 {
+            for _ in 0..<100 {
+                let port = Int.random(in: 10000..<ephemeral)
+                if bindable(port) { return port }
+            }
+        }
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = address(port: 0)
@@ -20,6 +32,22 @@ public enum LoopbackTCP {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
         }
         return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Whether a socket can be bound to `port` on loopback (and on every address: servers such as
+    /// epmd or Erlang's distribution bind the wildcard) now.
+    static func bindable(_ port: Int) -> Bool {
+        for loopbackOnly in [true, false] {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(fd) }
+            var address = address(port: port)
+            if !loopbackOnly { address.sin_addr.s_addr = 0 }
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            }
+            if !bound { return false }
+        }
+        return true
     }
 
     /// A socket listening on `port` (to take the address); the caller closes it.

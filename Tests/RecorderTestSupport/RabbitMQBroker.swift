@@ -44,8 +44,21 @@ public struct RabbitMQBroker: TestBroker {
     }
 
     /// Starts a node registered with the epmd on `epmdPort` (`epmd`: its own, stopped with it)
-    /// and, when given, the Erlang `cookie` its cluster shares.
+    /// and, when given, the Erlang `cookie` its cluster shares. A node that found one of its
+    /// ports taken meanwhile (another process bound it between our pick and its start) is
+    /// started again on new ports, up to three times.
     static func startNode(epmdPort: Int, epmd: ChildProcess?, cookie: String? = nil) async throws -> RabbitMQBroker {
+        for attempt in 1...3 {
+            do {
+                return try await startNodeOnce(epmdPort: epmdPort, epmd: epmd, cookie: cookie)
+            } catch let error as BrokerError where error.portTaken && attempt < 3 {
+                print("RabbitMQ: a port was taken; starting the node again on others: \(error.description.suffix(300))")
+            }
+        }
+        throw BrokerError(description: "unreachable")
+    }
+
+    static func startNodeOnce(epmdPort: Int, epmd: ChildProcess?, cookie: String?) async throws -> RabbitMQBroker {
         let directory = try Fixtures.temporaryDirectory()
         let mqtt = LoopbackTCP.freePort(), amqp = LoopbackTCP.freePort(), distribution = LoopbackTCP.freePort()
         let name = "recorderd-test-\(mqtt)@localhost"
@@ -68,16 +81,21 @@ public struct RabbitMQBroker: TestBroker {
         ]
         let node = try await ChildProcess(bin + "/rabbitmq-server", [], environment: environment)
         let broker = RabbitMQBroker(node: node, epmd: epmd, port: mqtt, directory: directory, nodeName: name, epmdPort: epmdPort)
+        // Started, or failed to (a port taken: its prelaunch "failed_to_start_child"; "BOOT FAILED").
         let started = try await FileText.await(directory + "/rabbit.log", timeout: 180) { log in
-            (log ?? "").contains("Server startup complete")
+            ["Server startup complete", "failed_to_start_child", "BOOT FAILED"].contains { (log ?? "").contains($0) }
         }
-        if started != nil, LoopbackTCP.accepts(port: mqtt) { return broker }
+        if let started, started.contains("Server startup complete"), LoopbackTCP.accepts(port: mqtt) { return broker }
         let log = broker.log
-        try? await broker.stop()
+        if node.isRunning { _ = try? await node.stop(timeout: 60) }
         throw BrokerError(description: "RabbitMQ did not start (MQTT on \(mqtt)): \(node.printedSoFar().suffix(2000)) \(log.suffix(3000))")
     }
 
-    struct BrokerError: Error, CustomStringConvertible { let description: String }
+    struct BrokerError: Error, CustomStringConvertible {
+        let description: String
+        /// Erlang's words for a port another process holds.
+        var portTaken: Bool { description.contains("already_used") || description.contains("eaddrinuse") }
+    }
 
     /// What the node has logged so far.
     public var log: String {
