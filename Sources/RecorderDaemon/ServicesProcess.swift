@@ -189,7 +189,12 @@ public final class ServicesProcess: Service {
             if n < 0, errno == EINTR { continue }
             if n < 0 { return errno == EAGAIN }
             if n == 0 { return false }
-            for info in reader.take(buffer[..<n]) { state.reported(info) }
+            for info in reader.take(buffer[..<n]) {
+                state.reported(info)
+                // A change of the link's state (the services process reports nothing else): one
+                // line each, so the journal has the link's history beside the daemon's.
+                logger.info("fleet link state", metadata: ["state": "\(info.state.rawValue)", "broker": "\(info.broker)", "detail": "\(info.detail ?? "")"])
+            }
             if reader.discarded > 0, !reader.discardLogged {
                 reader.discardLogged = true
                 logger.warning("services process reported a line that is not a fleet link state; ignored", metadata: ["lines": "\(reader.discarded)"])

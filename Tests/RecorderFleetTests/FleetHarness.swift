@@ -69,20 +69,59 @@ struct FleetHarness: RecorderdHarness {
         throw HarnessError(description: "recorderd did not log \(text.debugDescription): \(daemon.printedSoFar())")
     }
 
-    /// The fleet link's state in `daemon.status` once `predicate` holds. A state with no event
-    /// to wait on from here: looked at every 0.1 s, at most `within` seconds (the bound
-    /// for a refusal to show).
-    func linkState(within seconds: Double, _ predicate: @Sendable (FleetLinkInfo) -> Bool) async throws -> FleetLinkInfo {
+    /// The fleet link's state in `daemon.status` once `predicate` holds: looked at now, then
+    /// after each state recorderd logs taking from the services process ("fleet link state"),
+    /// at most `within` seconds in all (the bound for a refusal to show).
+    func linkState(within seconds: Double, _ predicate: @escaping @Sendable (FleetLinkInfo) -> Bool) async throws -> FleetLinkInfo {
         let client = try await RecorderClient.connect(socketPath: socket)
         defer { client.close() }
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        let reports = { @Sendable (text: String) in text.components(separatedBy: "fleet link state").count - 1 }
         var seen: FleetLinkInfo?
         while true {
+            let before = reports(daemon.printedSoFar())
             seen = try await client.status(disk: false).services?.fleet
             if let seen, predicate(seen) { return seen }
-            if ContinuousClock.now > deadline { break }
-            try await Task.sleep(for: .milliseconds(100))
+            let left = Double((deadline - ContinuousClock.now) / .milliseconds(1)) / 1000
+            guard left > 0, try await daemon.printed(where: { reports($0) > before }, timeout: left) != nil else { break }
         }
         throw HarnessError(description: "daemon.status's fleet link never matched within \(seconds) s; last: \(String(describing: seen))\nrecorderd: \(daemon.printedSoFar())")
+    }
+}
+
+extension FleetTests {
+    /// How a broker's permission recipe is checked, once the broker runs with it and the
+    /// passwords are in `folder` (`pi-1.password`, `collector.password`): a collector and a Pi
+    /// (pi-1) with their own credentials, its status online, a run uploaded byte for byte and acknowledged,
+    /// `recorderctl fleet` as the collector listing pi-1; then a client with pi-1's password
+    /// posing as pi-2, whose refusal the broker writes to `brokerLog` (`denied`), and which no one
+    /// sees. Returns the Pi's link state when connected.
+    static func checkOwnTopicsOnly(_ broker: any TestBroker, passwords folder: String, brokerLog: String,
+                                   denied: @escaping @Sendable (String) -> Bool) async throws -> FleetLinkInfo {
+        let credentials = ["--username", "collector", "--password-file", folder + "/collector.password"]
+        let piCredentials = { (mqtt: inout MQTTConfiguration) in
+            mqtt.username = "pi-1"
+            mqtt.passwordFile = folder + "/pi-1.password"
+        }
+        let root = try Fixtures.temporaryDirectory()
+        let collector = try await RunUploadTests.collector(broker, root, arguments: credentials)
+        let pi = try await FleetHarness.start(broker: broker, mqtt: piCredentials, speed: 10)
+        let connected = try await pi.linkState(within: 60) { $0.state == .connected }
+        _ = try await pi.retainedStatus(timeout: 60) { $0.state == .online }
+        let (run, directory) = try await RunUploadTests.recordRun(pi, bytes: 300_000)
+        let copy = try await RunUploadTests.collected(root, runDirectory: directory, while: [collector, pi.daemon])
+        try await RunUploadTests.expectIdentical(directory, copy)
+        try await RunUploadTests.acknowledged(pi, run)
+        let fleet = try await FleetLinkTests.recorderctl(["fleet", "--broker", "mqtt://127.0.0.1:\(broker.port)", "--json"] + credentials)
+        #expect(fleet.contains("\"pi-1\""), "\(fleet)")
+        let rogue = try await FleetHarness.start(broker: broker, device: "pi-2", mqtt: piCredentials)
+        let refused = try await FileText.await(brokerLog, timeout: 60) { denied($0 ?? "") }
+        #expect(refused != nil, "\(((try? String(contentsOfFile: brokerLog, encoding: .utf8)) ?? "").suffix(3000))")
+        let seen = try await FleetLinkTests.recorderctl(["fleet", "--broker", "mqtt://127.0.0.1:\(broker.port)", "--json"] + credentials)
+        #expect(!seen.contains("\"pi-2\"") && seen.contains("\"pi-1\""), "\(seen)")
+        #expect(try await rogue.daemon.stop() == 0)
+        #expect(try await pi.daemon.stop() == 0)
+        _ = try await collector.stop()
+        return connected
     }
 }
