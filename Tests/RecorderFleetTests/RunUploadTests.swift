@@ -87,9 +87,14 @@ extension FleetTests {
             try await FileText.until(inDirectory: "\(pi.dataDirectory)/fleet/outbox", timeout: timeout) { outboxState(pi, run) == state }
         }
 
-        /// Waits until the Pi's outbox marks the run acknowledged.
+        /// Waits until the Pi's outbox marks the run acknowledged and recorderd has logged so (the
+        /// log line follows the outbox's write: a look at the log right after the outbox changed
+        /// found it missing in one CI run).
         static func acknowledged(_ pi: FleetHarness, _ run: UUID, timeout: Double = 60) async throws {
-            if try await outbox(pi, run, is: "acknowledged", timeout: timeout) { return }
+            if try await outbox(pi, run, is: "acknowledged", timeout: timeout),
+               try await pi.daemon.printed(where: { $0.contains("run acknowledged") && $0.contains(run.uuidString) }, timeout: timeout) != nil {
+                return
+            }
             throw FleetHarness.HarnessError(description: "run \(run) not acknowledged: \(outboxState(pi, run) ?? "no entry"); \(pi.daemon.printedSoFar())")
         }
 
