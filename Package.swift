@@ -99,6 +99,12 @@ let package = Package(
             dependencies: ["RecorderEngine", "RecorderModel", "RecorderRuntime", "RecorderConfiguration", "RecorderProtocol", "RecorderSystemd",
                            .product(name: "Logging", package: "swift-log")]
         ),
+        // The clock's synchronisation: chronyd (chronyc) or systemd-timesyncd (D-Bus through RecorderSystemd).
+        .target(
+            name: "TimeServices",
+            dependencies: ["RecorderEngine", "RecorderModel", "RecorderRuntime", "RecorderConfiguration", "RecorderSystemd",
+                           .product(name: "Logging", package: "swift-log")]
+        ),
         .target(name: "MotionFusion", dependencies: ["RecorderEngine", "RecorderModel", "RecorderJSON", "RecorderRuntime", "RecorderConfiguration"]),
         .target(name: "GaitAnalysis", dependencies: ["RecorderEngine", "RecorderModel", "RecorderJSON"]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
@@ -166,7 +172,7 @@ let package = Package(
             dependencies: [
                 "CEarlySignals", "RecorderDaemon", "RecorderEngine", "RecorderSystemd", "RecorderConfiguration", "RecorderProtocol",
                 "RecorderModel", "RecorderRuntime",
-                "ReplaySensors", "GPSSensors", "IIOSensors", "AudioSensors", "BLESensors", "MotionFusion", "GaitAnalysis",
+                "ReplaySensors", "GPSSensors", "IIOSensors", "AudioSensors", "BLESensors", "TimeServices", "MotionFusion", "GaitAnalysis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -202,6 +208,12 @@ let package = Package(
             path: "Benchmarks/RecorderBenchmarks"
         ),
         .executableTarget(name: "ExportCount", dependencies: ["RecorderExport"], path: "Benchmarks/ExportCount"),
+        .executableTarget(
+            name: "FanInPis",
+            dependencies: ["RecorderFleet", "RecorderConfiguration", "RecorderJSON", .product(name: "Logging", package: "swift-log"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            path: "Benchmarks/FanInPis"
+        ),
         .executableTarget(name: "UploadCount", dependencies: ["RecorderFleet", "RecorderRuntime"], path: "Benchmarks/UploadCount"),
         .executableTarget(name: "RingCount", dependencies: bottom + ["RecorderEngine"], path: "Benchmarks/RingCount"),
         .executableTarget(
@@ -232,10 +244,12 @@ let package = Package(
         // The dependency rule, checked against the package, the imports and the linked libraries.
         .testTarget(name: "DeviceTests", dependencies: ["RecorderModel", "RecorderTestSupport"]),
         .testTarget(name: "ArchitectureTests", dependencies: ["RecorderTestSupport", "recorderd", "recorderd-services", "recorderctl"]),
+        .testTarget(name: "TimeServicesTests", dependencies: ["TimeServices", "RecorderModel", "RecorderSystemd", "RecorderConfiguration", "RecorderTestSupport",
+                                                             .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "RecorderModelTests", dependencies: bottom + ["RecorderTestSupport"]),
         .testTarget(name: "BLESensorsTests", dependencies: ["BLESensors", "RecorderModel", "RecorderSystemd", "RecorderProtocol", "RecorderConfiguration", "RecorderJSON"]),
         .testTarget(name: "RecorderWebTests", dependencies: bottom + ["RecorderWeb", "RecorderClient", "RecorderFHIR", "RecorderTestSupport", "recorderd", "recorderd-services", "recorderctl"]),
-        .testTarget(name: "RecorderFleetTests", dependencies: bottom + ["RecorderFleet", "RecorderClient", "RecorderTestSupport", "recorderd", "recorderd-services", "recorderctl",
+        .testTarget(name: "RecorderFleetTests", dependencies: bottom + ["RecorderFleet", "RecorderClient", "RecorderTestSupport", "recorderd", "recorderd-services", "recorderctl", "FanInPis",
                                                                         .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "RecorderFHIRTests", dependencies: bottom + ["RecorderFHIR", "RecorderClient", "RecorderTestSupport"]),
         .testTarget(name: "MotionFusionTests", dependencies: bottom + ["MotionFusion", "RecorderEngine", "ReplaySensors", "RecorderTestSupport", "FakeIIO"]),

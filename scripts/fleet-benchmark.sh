@@ -2,10 +2,12 @@
 # The fleet link's benchmark (issue 16): upload throughput and CPU per MB of a 1-hour 100 Hz run
 # over loopback, a fan-in of 50 recorderd to two shared collectors, and recorderd's memory with
 # 1,000 runs queued in its outbox — each against mosquitto's own clients (or recorderd without
-# mqtt) in the same run (Benchmarks/fleet/fleet_benchmark.py). Release builds; a real mosquitto on
-# a free loopback port. Prints Markdown tables for BENCHMARKS.md. Not part of CI (a few minutes).
+# mqtt) in the same run (Benchmarks/fleet/fleet_benchmark.py); and (issue 43) a fan-in of 200
+# simulated Pis' 5-minute runs to two sharing collectors (MQTT 5) and to one collector per site
+# (MQTT 3.1.1). Release builds; a real mosquitto on a free loopback port. Prints Markdown tables for
+# BENCHMARKS.md. Not part of CI (several minutes).
 #
-#   scripts/fleet-benchmark.sh [WORK_DIR] [upload|fanin|outbox]...
+#   scripts/fleet-benchmark.sh [WORK_DIR] [upload|fanin|outbox|fanin200]...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=${1:-.build/fleet-benchmark}
@@ -16,6 +18,7 @@ work=$(cd "$work" && pwd)
 swift build -c release --product recorderd >/dev/null
 swift build -c release --product recorderd-services >/dev/null  # the web page and the fleet link
 swift build -c release --product recorderctl >/dev/null
+swift build -c release --product FanInPis >/dev/null      # 200 simulated Pis' fleet links in one process
 bin=$(swift build -c release --show-bin-path)
 walk=$(pwd)/Tests/Fixtures/imu/mobgap/HA/001/TimeMeasure1_Test11_Trial1.csv
 short=$(pwd)/Tests/Fixtures/imu/mobgap/HA/001/TimeMeasure1_Test5_Trial1.csv
@@ -46,4 +49,5 @@ JSON
 record hour 60 60
 record minute 60 1
 record short 1 1
-python3 Benchmarks/fleet/fleet_benchmark.py "$bin" "$work" "$work/hour/data" "$work/minute/data" "$work/short/data" "$short" "$@"
+record five 60 5
+python3 Benchmarks/fleet/fleet_benchmark.py "$bin" "$work" "$work/hour/data" "$work/minute/data" "$work/short/data" "$work/five/data" "$short" "$@"

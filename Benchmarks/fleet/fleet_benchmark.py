@@ -9,8 +9,13 @@ recorderctl, a real mosquitto on a loopback port; mosquitto's own clients are th
            against 50 mosquitto_pub of the same file to one mosquitto_sub.
   outbox   recorderd's memory with 1,000 ended runs queued (no collector), against the same
            recorderd and runs without mqtt.
+  fanin200 200 simulated Pis (recorderd's fleet link, 200 of them in one FanInPis process), each
+           uploading one 5-minute run at once: to two collectors sharing the load (MQTT 5, $share),
+           then to one collector per site (MQTT 3.1.1, --site; two sites): runs per second, the
+           collectors' CPU and RSS; against 200 mosquitto_pub of the same motion file to one
+           mosquitto_sub.
 
-    fleet_benchmark.py BIN_DIR WORK_DIR HOUR_DATA MINUTE_DATA SHORT_DATA REPLAY_CSV [PART...]"""
+    fleet_benchmark.py BIN_DIR WORK_DIR HOUR_DATA MINUTE_DATA SHORT_DATA FIVE_DATA REPLAY_CSV [PART...]"""
 import atexit
 import hashlib
 import json
@@ -24,8 +29,8 @@ import sys
 import time
 import uuid
 
-bin_dir, work, hour_data, minute_data, short_data, replay_csv = sys.argv[1:7]
-parts = sys.argv[7:] or ["upload", "fanin", "outbox"]
+bin_dir, work, hour_data, minute_data, short_data, five_data, replay_csv = sys.argv[1:8]
+parts = sys.argv[8:] or ["upload", "fanin", "outbox", "fanin200"]
 TICK = os.sysconf("SC_CLK_TCK")
 spawned = []
 
@@ -121,12 +126,13 @@ class Broker:
         self.process.wait(10)
 
 
-def collector(broker, directory, share=None, name="collector", plain=False):
+def collector(broker, directory, share=None, name="collector", plain=False, extra=()):
     args = [f"{bin_dir}/recorderctl", "collect", "--broker", f"mqtt://127.0.0.1:{broker.port}", "--dir", directory]
     if share:
         args += ["--share", share]
     if plain:
         args += ["--plain-chunks"]
+    args += list(extra)
     out = open(f"{work}/{name}.log", "w")
     p = spawn(args, stdout=out, stderr=subprocess.STDOUT)
     wait_until(lambda: "collecting from" in open(f"{work}/{name}.log").read(), 20, name)
@@ -309,6 +315,90 @@ def fanin(count=50):
     print(f"ratio (MB/s, recorderd's over the peer's; recorderd's time includes starting 50 daemons): {(mb / elapsed) / (peer_mb / peer_elapsed):.2f}")
 
 
+def fanin200(count=200, sites=2):
+    (task, name, folder), = runs(five_data)
+    run = run_uuid(name)
+    per_run = size(folder)
+    motion = f"{folder}/motion.jsonl"
+    expected = sums(folder)
+    rows = []
+    for label, version, shared in (("MQTT 5, 2 collectors sharing ($share)", "5", True), ("MQTT 3.1.1, 1 collector per site (--site)", "3.1.1", False)):
+        key = "share" if shared else "site"
+        broker = Broker(f"fanin200-{key}")
+        root = f"{work}/fanin200-{key}"
+        collected = f"{work}/fanin200-{key}-collected"
+        shutil.rmtree(root, ignore_errors=True)
+        shutil.rmtree(collected, ignore_errors=True)
+        datas = []
+        for i in range(count):
+            data = f"{root}/pi-{i}/data"
+            os.makedirs(f"{data}/fleet/outbox")
+            # Each Pi's outbox holds the one run, pending (the run folder itself is shared: read only).
+            with open(f"{data}/fleet/outbox/{run}.json", "w") as f:
+                json.dump({"taskRunUUID": run, "taskIdentifier": task, "runDirectory": folder, "state": "pending",
+                           "queued": "2026-11-29T00:00:00.000+00:00"}, f)
+            datas.append(data)
+        if shared:
+            collectors = [collector(broker, collected, share="bench", name=f"fanin200-{key}-collector-{i}") for i in range(2)]
+        else:
+            collectors = [collector(broker, collected, name=f"fanin200-{key}-collector-{i}", extra=["--protocol", "3.1.1", "--site", f"site-{i}"])
+                          for i in range(sites)]
+        before = [cpu(c.pid) for c in collectors] + [cpu(broker.process.pid)]
+        began = time.monotonic()
+        pis = spawn([f"{bin_dir}/FanInPis", f"mqtt://127.0.0.1:{broker.port}", version, str(sites), str(count), root],
+                    stdout=subprocess.DEVNULL, stderr=open(f"{root}/FanInPis.log", "w"))
+        peaks = [0.0] * len(collectors)
+
+        def done():
+            for j, c in enumerate(collectors):
+                peaks[j] = max(peaks[j], memory(c.pid)["VmRSS"])
+            return all(acknowledged(d, run) for d in datas)
+        wait_until(done, 1800, f"the fan-in of {count} ({label})")
+        elapsed = time.monotonic() - began
+        after = [cpu(c.pid) for c in collectors] + [cpu(broker.process.pid)]
+        hwm = [memory(c.pid)["VmHWM"] for c in collectors]
+        pis_cpu = cpu(pis.pid)
+        stop(pis)
+        for c in collectors:
+            stop(c)
+        broker.stop()
+        arrived = [f"{collected}/site-{i % sites}/pi-{i}/{task}/{name}" for i in range(count)]
+        exact = all(os.path.isdir(a) and sums(a) == expected for a in arrived)
+        completed = [open(f"{work}/fanin200-{key}-collector-{j}.log").read().count(", checked") for j in range(len(collectors))]
+        rows.append((label, elapsed, [a - b for a, b in zip(after[:-1], before[:-1])], after[-1] - before[-1], hwm, peaks, pis_cpu, exact, completed))
+    # The peer: 200 mosquitto_pub of the same motion file at once, to one mosquitto_sub.
+    broker = Broker("fanin200-peer")
+    sub = spawn(["mosquitto_sub", "-p", str(broker.port), "-q", "1", "-t", "peer/fanin/#", "-C", str(count), "-F", "%t %l",
+                 "-i", "peer-fanin200-sub"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    wait_until(lambda: broker.subscribed("peer-fanin200-sub"), 20, "the peer's subscriber")
+    sub_cpu_before = cpu(sub.pid)
+    peer_began = time.monotonic()
+    pubs = [spawn(["mosquitto_pub", "-p", str(broker.port), "-q", "1", "-t", f"peer/fanin/{i}", "-f", motion],
+                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for i in range(count)]
+    printed, _ = sub.communicate(timeout=1800)
+    peer_elapsed = time.monotonic() - peer_began
+    usage = [os.wait4(p.pid, 0)[2] for p in pubs]
+    peer_cpu = sum(u.ru_utime + u.ru_stime for u in usage)
+    broker.stop()
+    whole = [int(line.split()[1]) for line in printed.decode().splitlines()].count(os.path.getsize(motion))
+    mb = count * per_run / 1e6
+    peer_mb = count * os.path.getsize(motion) / 1e6
+    print(f"\nfan-in of {count} simulated Pis ({sites} sites), one {per_run / 1e6:.2f} MB 5-minute run each, uploaded at once "
+          f"(zstd chunks); peer messages whole: {whole}/{count}")
+    print("| side | runs arrived identical | elapsed (s) | runs/s | MB/s (files) | collectors' CPU s (each) | CPU s per run: collectors / broker | "
+          "collector RSS, MiB (peak seen / VmHWM, each) |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for label, elapsed, ccpu, bcpu, hwm, peaks, pis_cpu, exact, completed in rows:
+        print(f"| {count} Pis → {label} | {exact} ({sum(completed)} 'checked': {completed}) | {elapsed:.1f} | {count / elapsed:.2f} | {mb / elapsed:.1f} | "
+              f"{' / '.join(f'{x:.1f}' for x in ccpu)} | {sum(ccpu) / count:.3f} / {bcpu / count:.3f} | "
+              f"{' / '.join(f'{p:.1f}' for p in peaks)} / {' / '.join(f'{h:.1f}' for h in hwm)} |")
+    print(f"| peer: {count} mosquitto_pub → 1 mosquitto_sub (the motion file, QoS 1) | {whole} whole | {peer_elapsed:.1f} | {count / peer_elapsed:.2f} | "
+          f"{peer_mb / peer_elapsed:.1f} | — | {peer_cpu / count:.3f} (publishers) / — | — |")
+    for label, elapsed, _, _, _, _, pis_cpu, _, _ in rows:
+        print(f"ratio ({label}: runs/s over the peer's messages/s): {(count / elapsed) / (count / peer_elapsed):.2f}; "
+              f"the simulated Pis' CPU: {pis_cpu:.1f} s ({pis_cpu / count:.3f} s per Pi)")
+
+
 def outbox(count=1000):
     (task, name, folder), = runs(short_data)
     old = run_uuid(name)
@@ -355,4 +445,4 @@ def outbox(count=1000):
 
 os.makedirs(work, exist_ok=True)
 for part in parts:
-    {"upload": upload, "fanin": fanin, "outbox": outbox}[part]()
+    {"upload": upload, "fanin": fanin, "outbox": outbox, "fanin200": fanin200}[part]()

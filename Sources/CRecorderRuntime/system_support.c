@@ -10,6 +10,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/random.h>
+#include <sys/timex.h>
 
 ssize_t recorderd_getrandom(void *buffer, size_t length) {
     return getrandom(buffer, length, 0);
@@ -93,4 +94,11 @@ pid_t recorderd_signal_on_parent_death(int signal) {
 
 int recorderd_pidfd_open(pid_t pid) {
     return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+int recorderd_kernel_clock_synchronised(void) {
+    struct timex t = {0};
+    int state = adjtimex(&t);
+    if (state < 0) return -1;
+    return (state != TIME_ERROR && (t.status & STA_UNSYNC) == 0) ? 1 : 0;
 }

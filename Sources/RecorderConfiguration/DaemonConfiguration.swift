@@ -70,6 +70,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var http: HTTPConfiguration?
     /// The fleet link over an MQTT broker (nil: off).
     public var mqtt: MQTTConfiguration?
+    /// Where the clock's synchronisation is asked.
+    public var clock = ClockConfiguration()
 
     /// Allowed values of the numbers (checked when the file is read).
     public static let ringSecondsRange = NumberRange(greaterThan: 0, atMost: 3600, "seconds")
@@ -92,7 +94,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
 }
 
 extension DaemonConfiguration: Codable {
-    enum CodingKeys: String, CodingKey, CaseIterable { case socket, socketMode, dataDirectory, ringSeconds, orphanTimeout, retryInterval, stallTimeout, limits, devices, http, mqtt }
+    enum CodingKeys: String, CodingKey, CaseIterable { case socket, socketMode, dataDirectory, ringSeconds, orphanTimeout, retryInterval, stallTimeout, limits, devices, http, mqtt, clock }
 
     /// The keys of a configuration file, with each device kind's keys (`devices`).
     public static func keys(devices: [String: ConfigurationKeys]) -> ConfigurationKeys {
@@ -101,6 +103,7 @@ extension DaemonConfiguration: Codable {
         known[CodingKeys.devices.stringValue] = .tagged(by: "kind", devices)
         known[CodingKeys.http.stringValue] = .keys(HTTPConfiguration.CodingKeys.allCases.map(\.stringValue))
         known[CodingKeys.mqtt.stringValue] = MQTTConfiguration.configurationKeys
+        known[CodingKeys.clock.stringValue] = .keys(ClockConfiguration.CodingKeys.allCases.map(\.stringValue))
         return .object(known)
     }
 
@@ -126,6 +129,7 @@ extension DaemonConfiguration: Codable {
         devices = try c.decodeIfPresent([DeviceConfiguration].self, forKey: .devices) ?? []
         http = try c.decodeIfPresent(HTTPConfiguration.self, forKey: .http)
         mqtt = try c.decodeIfPresent(MQTTConfiguration.self, forKey: .mqtt)
+        clock = try c.decodeIfPresent(ClockConfiguration.self, forKey: .clock) ?? clock
         var seen = Set<String>()
         for (i, d) in devices.enumerated() where !seen.insert(d.name).inserted {
             throw DecodingError.dataCorrupted(.init(codingPath: [CodingKeys.devices, ArrayIndexKey(i)], debugDescription: "duplicate device name \(d.name.debugDescription)"))
@@ -145,5 +149,6 @@ extension DaemonConfiguration: Codable {
         try c.encode(devices, forKey: .devices)
         try c.encodeIfPresent(http, forKey: .http)
         try c.encodeIfPresent(mqtt, forKey: .mqtt)
+        try c.encode(clock, forKey: .clock)
     }
 }

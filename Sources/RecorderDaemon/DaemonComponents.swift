@@ -12,12 +12,17 @@ public struct DaemonComponents: Sendable {
     public var stageProviders: [any FrameStageProvider]
     /// The analyses (gait).
     public var analysisProviders: [any AnalysisProvider]
+    /// Where the clock's synchronisation is asked, made for the configuration's `clock` (not
+    /// called when its source is `none`); nil: task results record none.
+    public var clockSynchronisation: @Sendable (_ configuration: ClockConfiguration, _ logger: Logger) -> (any ClockSynchronisationSource)?
 
     public init(backends: @escaping @Sendable (_ retryInterval: Double, _ logger: Logger) -> [any SensorBackend],
-                stageProviders: [any FrameStageProvider] = [], analysisProviders: [any AnalysisProvider] = []) {
+                stageProviders: [any FrameStageProvider] = [], analysisProviders: [any AnalysisProvider] = [],
+                clockSynchronisation: @escaping @Sendable (_ configuration: ClockConfiguration, _ logger: Logger) -> (any ClockSynchronisationSource)? = { _, _ in nil }) {
         self.backends = backends
         self.stageProviders = stageProviders
         self.analysisProviders = analysisProviders
+        self.clockSynchronisation = clockSynchronisation
     }
 
     /// The device kinds a configuration is checked with: each backend's, with the stages' keys

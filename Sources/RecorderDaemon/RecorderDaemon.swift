@@ -48,9 +48,14 @@ public struct RecorderDaemon: Sendable {
         devices = DeviceRegistry(configuration: configuration, backends: components.backends(configuration.retryInterval, logger),
                                  stageProviders: components.stageProviders, analysisProviders: components.analysisProviders,
                                  baseDirectory: baseDirectory, logger: logger)
+        let clockSynchronisation = configuration.clock.source == .none ? nil : components.clockSynchronisation(configuration.clock, logger)
         runs = TaskRunRegistry(dataDirectory: configuration.dataDirectory, devices: devices, ringSeconds: configuration.ringSeconds,
-                               limits: configuration.limits, descriptors: descriptors, clock: clock, logger: logger)
-        let router = RequestRouter(runs: runs, devices: devices, startUptime: clock.uptime(), clock: clock, services: servicesStatus)
+                               limits: configuration.limits, descriptors: descriptors, clock: clock, clockSynchronisation: clockSynchronisation,
+                               logger: logger)
+        // The first answer is asked for now, in the background: status has one soon.
+        _ = clockSynchronisation?.recent()
+        let router = RequestRouter(runs: runs, devices: devices, startUptime: clock.uptime(), clock: clock, services: servicesStatus,
+                                   clockSynchronisation: clockSynchronisation)
         server = ControlServer(socketPath: configuration.socket, socketMode: configuration.socketMode, listenSocket: listenSocket,
                                maximumConnections: configuration.limits.connections,
                                lineTimeout: configuration.limits.lineTimeout, descriptors: descriptors, router: router, logger: logger)

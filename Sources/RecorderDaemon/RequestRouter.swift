@@ -17,6 +17,8 @@ struct RequestRouter: Sendable {
     let clock: any RecorderClock
     /// The services process's state (nil-valued when the configuration has no `http` or `mqtt`).
     let services: ServicesProcessStatus
+    /// Where `daemon.status` reads the clock's latest synchronisation (nil: not asked).
+    var clockSynchronisation: (any ClockSynchronisationSource)? = nil
 
     /// Handles one request; returns the response line, or nil for a notification.
     func respond(to request: JSONRPCRequest, connection: ControlConnection) async -> [UInt8]? {
@@ -45,7 +47,7 @@ struct RequestRouter: Sendable {
             let status = DaemonStatus(
                 version: RecorderVersion.string, uptimeSeconds: clock.uptime() - startUptime,
                 pid: getpid(), dataDirectory: runs.dataDirectory, devices: devices.infos, taskRuns: runs.active(), disk: disk,
-                recentlyEnded: runs.recentlyEnded(), services: services.current)
+                recentlyEnded: runs.recentlyEnded(), services: services.current, clock: clockSynchronisation?.recent())
             return try ResponseEncoding.success(id: id, result: status)
         case .runsList:
             let params = try Self.params(RunsListParams.self, request.params)

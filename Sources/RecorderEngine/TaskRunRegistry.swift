@@ -17,6 +17,8 @@ public final class TaskRunRegistry: Sendable {
     /// The descriptors a run and its recorders take while they record (shared with connections).
     public let descriptors: DescriptorBudget
     let clock: any RecorderClock
+    /// Asked for the clock's synchronisation at each run's start and end (nil: not recorded).
+    let clockSynchronisation: (any ClockSynchronisationSource)?
     let logger: Logger
     private let runs = LockedValue<[UUID: TaskRun]>([:])
     /// The newest runs that ended, oldest first (`daemon.status`'s `recentlyEnded`).
@@ -26,13 +28,15 @@ public final class TaskRunRegistry: Sendable {
     let index: RunIndex
 
     public init(dataDirectory: String, devices: DeviceRegistry, ringSeconds: Double, limits: DaemonLimits = DaemonLimits(),
-                descriptors: DescriptorBudget = DescriptorBudget(), clock: any RecorderClock = SystemClock(), logger: Logger) {
+                descriptors: DescriptorBudget = DescriptorBudget(), clock: any RecorderClock = SystemClock(),
+                clockSynchronisation: (any ClockSynchronisationSource)? = nil, logger: Logger) {
         self.dataDirectory = dataDirectory
         self.devices = devices
         self.ringSeconds = ringSeconds
         self.limits = limits
         self.descriptors = descriptors
         self.clock = clock
+        self.clockSynchronisation = clockSynchronisation
         self.logger = logger
         index = RunIndex(runsDirectory: dataDirectory + "/runs")
     }
@@ -94,9 +98,14 @@ public final class TaskRunRegistry: Sendable {
         }
         let devices = self.devices
         let actions = params.asyncActions
+        // The clock's state is asked for while the recorders start (a service may take a moment).
+        async let clockAtStart = clockSynchronisation?.current()
         do {
             try Self.makeRunDirectory(directory)
             let errors = try await run.perform { () throws(TaskRunError) -> [ErrorResult] in try run.begin(devices: devices, actions: actions) }
+            if let state = await clockAtStart {
+                _ = try? await run.perform(touching: false) { run.noteClockAtStart(state) }
+            }
             logger.info("task run started", metadata: ["taskRun": "\(uuid)", "task": "\(params.taskIdentifier)", "directory": "\(directory)"])
             return TaskStartResult(taskRunUUID: uuid, runDirectory: directory, errors: errors.isEmpty ? nil : errors)
         } catch {
@@ -190,8 +199,10 @@ public final class TaskRunRegistry: Sendable {
     /// could not be written, why (the run is over either way; its files stay).
     func close(_ run: TaskRun, status: TaskRunStatus) async -> (TaskResult, StorageError?) {
         run.lastActivity.withLock { $0 = clock.uptime() }
+        let clockAtEnd = await clockSynchronisation?.current()
         let outcome: (TaskResult, StorageError?) = await QueueHandOff.callback { deliver in
             run.queue.async {
+                if let clockAtEnd { run.noteClockAtEnd(clockAtEnd) }
                 run.end(status: status) { deliver(($0, $1)) }
             }
         }

@@ -90,9 +90,11 @@ struct FleetStatusRules {
         return actions
     }
 
-    /// Whether what a fleet view shows differs (not the time, uptime or disk).
+    /// Whether what a fleet view shows differs (not the time, uptime, disk, or the clock's offset:
+    /// whether it is synchronised does).
     static func differs(_ a: FleetStatus, _ b: FleetStatus) -> Bool {
         a.devices != b.devices || a.taskRuns != b.taskRuns || a.version != b.version || a.uploadsPending != b.uploadsPending
+            || a.clock?.synchronised != b.clock?.synchronised || a.clock?.source != b.clock?.source
     }
 
     static func events(from old: DaemonStatus, to new: DaemonStatus, time: String) -> [Action] {

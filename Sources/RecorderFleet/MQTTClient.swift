@@ -156,6 +156,9 @@ public final class MQTTClient: Sendable {
         handle.nodes = options.nodes
     }
 
+    /// FD_SETSIZE: the descriptors select() (inside `mosquitto_loop`) can wait on are below it.
+    static let selectLimit: Int32 = 1024
+
     /// Starts the connection, made (and remade after any end) on the network thread: a node's
     /// connection (its name lookup and connect), run by `mosquitto_loop` until it ends or cannot
     /// be made — dropped, refused, a protocol or TLS error — then the next node, or a wait
@@ -176,7 +179,19 @@ public final class MQTTClient: Sendable {
                 if rc == MOSQ_ERR_SUCCESS.rawValue {
                     // Until the connection ends (libmosquitto calls the disconnect callback) or
                     // `stop` disconnects it; a publication from another thread wakes the wait.
-                    while !handle.stopping.withLock({ $0 }), mosquitto_loop(handle.pointer, 1000, 1) == MOSQ_ERR_SUCCESS.rawValue {}
+                    var looped = MOSQ_ERR_SUCCESS.rawValue
+                    while !handle.stopping.withLock({ $0 }) {
+                        looped = mosquitto_loop(handle.pointer, 1000, 1)
+                        if looped != MOSQ_ERR_SUCCESS.rawValue { break }
+                    }
+                    // mosquitto_loop waits with select(), which cannot take a descriptor numbered
+                    // 1024 or more: with that many files open the connection can never be made
+                    // (found when a test beside it held a thousand files). Said, not left silent.
+                    let socket = mosquitto_socket(handle.pointer)
+                    if looped == MOSQ_ERR_INVAL.rawValue, socket >= Self.selectLimit {
+                        handle.callbacks.events.yield(.disconnected("the connection's descriptor (\(socket)) is beyond what libmosquitto's select() "
+                            + "takes (\(Self.selectLimit)): this process has too many files open"))
+                    }
                 } else {
                     handle.callbacks.disconnected(rc)
                 }

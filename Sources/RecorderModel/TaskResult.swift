@@ -146,6 +146,10 @@ public struct TaskResult: Sendable, Equatable, Codable {
     public var asyncResults: [AsyncResult]
     /// The canonical URL of the FHIR Questionnaire the task was made from (`task.start`).
     public var questionnaire: String?
+    /// The wall clock's synchronisation when the run started and when it ended (absent when
+    /// recorderd was told not to ask: `clock.source` "none").
+    public var clockAtStart: ClockSynchronisation?
+    public var clockAtEnd: ClockSynchronisation?
 
     public init(taskIdentifier: String, taskRunUUID: UUID, startDate: Date, status: TaskRunStatus = .recording) {
         self.taskIdentifier = taskIdentifier

@@ -337,9 +337,13 @@ public struct DaemonStatus: Sendable, Codable, Equatable {
     public var recentlyEnded: [EndedTaskRun]?
     /// The web page and the fleet link's process, when the configuration has `http` or `mqtt`.
     public var services: ServicesProcessInfo?
+    /// The wall clock's synchronisation, as last asked (nil before the first answer, or with
+    /// `clock.source` "none").
+    public var clock: ClockSynchronisation?
 
     public init(version: String, uptimeSeconds: Double, pid: Int32, dataDirectory: String, devices: [DeviceInfo], taskRuns: [ActiveTaskRun],
-                disk: DiskUsage? = nil, recentlyEnded: [EndedTaskRun]? = nil, services: ServicesProcessInfo? = nil) {
+                disk: DiskUsage? = nil, recentlyEnded: [EndedTaskRun]? = nil, services: ServicesProcessInfo? = nil, clock: ClockSynchronisation? = nil) {
+        self.clock = clock
         self.disk = disk
         self.recentlyEnded = recentlyEnded
         self.services = services

@@ -22,6 +22,8 @@ public struct FleetStatus: Sendable, Codable, Equatable {
     public var taskRuns: [ActiveRun]?
     /// Ended runs not yet acknowledged by a collector.
     public var uploadsPending: Int?
+    /// The Pi's wall clock: how well synchronised, as last asked.
+    public var clock: ClockSynchronisation?
 
     /// A configured sensor device, as `daemon.status` lists it.
     public struct Device: Sendable, Codable, Equatable {
@@ -56,7 +58,9 @@ public struct FleetStatus: Sendable, Codable, Equatable {
     }
 
     public init(state: State, site: String, device: String, time: String? = nil, reason: String? = nil, version: String? = nil,
-                uptimeSeconds: Double? = nil, devices: [Device]? = nil, disk: DiskUsage? = nil, taskRuns: [ActiveRun]? = nil) {
+                uptimeSeconds: Double? = nil, devices: [Device]? = nil, disk: DiskUsage? = nil, clock: ClockSynchronisation? = nil,
+                taskRuns: [ActiveRun]? = nil) {
+        self.clock = clock
         self.state = state
         self.site = site
         self.device = device
@@ -73,7 +77,7 @@ public struct FleetStatus: Sendable, Codable, Equatable {
     public init(site: String, device: String, time: String, daemon: DaemonStatus) {
         self.init(state: .online, site: site, device: device, time: time, version: daemon.version, uptimeSeconds: daemon.uptimeSeconds,
                   devices: daemon.devices.map { Device(name: $0.name, kind: $0.kind, state: $0.state, error: $0.error) },
-                  disk: daemon.disk,
+                  disk: daemon.disk, clock: daemon.clock,
                   taskRuns: daemon.taskRuns.map {
                       ActiveRun(taskIdentifier: $0.taskIdentifier, taskRunUUID: $0.taskRunUUID, currentStepPath: $0.currentStepPath,
                               recording: $0.recording, failed: $0.failed)

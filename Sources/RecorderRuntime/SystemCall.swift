@@ -56,6 +56,16 @@ public enum SystemCall {
         recorderd_signal_on_parent_death(signal)
     }
 
+    /// Whether the kernel holds the wall clock synchronised by a time service (adjtimex(2), no
+    /// change made); nil when it cannot be asked.
+    public static func kernelClockSynchronised() -> Bool? {
+        switch recorderd_kernel_clock_synchronised() {
+        case 1: return true
+        case 0: return false
+        default: return nil
+        }
+    }
+
     /// Names the calling thread (PR_SET_NAME; Linux keeps the first 15 bytes). False with `errno`
     /// set when it fails.
     @discardableResult

@@ -104,11 +104,13 @@ public final class DBusConnection {
         }
     }
 
-    /// Calls `member` and waits for its reply, up to `timeout` seconds (for tools and tests: a
-    /// recorder thread uses the asynchronous call).
+    /// Calls `member` and waits for its reply, up to `timeout` seconds (for tools, tests and a
+    /// thread of its own: a recorder thread uses the asynchronous call). `autoStart` false: a
+    /// destination that is not running is an error rather than started by the bus.
     public func call(destination: String, path: String, interface: String, member: String, _ arguments: [DBusValue] = [],
-                     timeout: Double = 25) throws(DBusError) -> [DBusValue] {
-        let message = try methodCall(destination: destination, path: path, interface: interface, member: member, arguments: arguments)
+                     timeout: Double = 25, autoStart: Bool = true) throws(DBusError) -> [DBusValue] {
+        let message = try methodCall(destination: destination, path: path, interface: interface, member: member, arguments: arguments,
+                                     autoStart: autoStart)
         defer { sd_bus_message_unref(message) }
         var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
         defer { sd_bus_error_free(&error) }

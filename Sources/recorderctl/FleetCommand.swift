@@ -22,14 +22,29 @@ struct FleetCommand: AsyncParsableCommand {
         }
         if json { return try Output.json(statuses) }
         if statuses.isEmpty { return print("no recorderd under \(broker.prefix)/ on \(broker.broker)") }
-        print("SITE         DEVICE       STATE    LAST SEEN                 RUNS  UPLOADS  DEVICES")
+        print("SITE         DEVICE       STATE    LAST SEEN                 RUNS  UPLOADS  CLOCK     DEVICES")
+        var unsynchronised: [String] = []
         for s in statuses {
             let faulty = (s.devices ?? []).filter { $0.state == .unavailable }.map(\.name)
             let devices = "\((s.devices ?? []).count)" + (faulty.isEmpty ? "" : " (unavailable: \(faulty.joined(separator: ", ")))")
             let state = s.state == .offline ? "offline" + (s.reason.map { " (\($0))" } ?? "") : "online"
             print([pad(s.site, 12), pad(s.device, 12), pad(state, 8), pad(s.time ?? "-", 25), pad("\((s.taskRuns ?? []).count)", 5),
-                   pad(s.uploadsPending.map { "\($0)" } ?? "-", 8), devices].joined(separator: " "))
+                   pad(s.uploadsPending.map { "\($0)" } ?? "-", 8), pad(Self.clockColumn(s.clock), 9), devices].joined(separator: " "))
+            if let clock = s.clock, clock.synchronised != true {
+                unsynchronised.append(clock.source == .unknown
+                    ? "warning: clock state unknown on \(s.site)/\(s.device): \(clock.error ?? "no time service answered") (install chrony there)"
+                    : "warning: clock not synchronised on \(s.site)/\(s.device): \(clock.summary); its runs' wall-clock times may be off")
+            }
         }
+        for line in unsynchronised { print(line) }
+    }
+
+    /// `synced`, `UNSYNCED` (a service answered: not synchronised), `unknown` (none answered), or
+    /// `-` (a recorderd that does not say).
+    static func clockColumn(_ clock: ClockSynchronisation?) -> String {
+        guard let clock else { return "-" }
+        if clock.source == .unknown { return "unknown" }
+        return clock.synchronised == true ? "synced" : "UNSYNCED"
     }
 
     func pad(_ text: String, _ width: Int) -> String {

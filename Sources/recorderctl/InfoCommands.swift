@@ -22,6 +22,9 @@ struct StatusCommand: AsyncParsableCommand {
             print("web page and fleet link (recorderd-services): \(services.summary)")
             if let fleet = services.fleet { print("fleet: \(fleet.summary)") }
         }
+        if let clock = status.clock {
+            print("clock: \(clock.summary)")
+        }
         print("devices:")
         for d in status.devices { print("  " + DevicesCommand.line(d)) }
         print("task runs: \(status.taskRuns.isEmpty ? "none" : "")")

@@ -34,7 +34,7 @@ struct ModuleRule: Sendable {
         "RecorderProtocol": .bottom(4), "RecorderConfiguration": .bottom(5),
         // the recording side
         "RecorderEngine": ModuleRule(side: .recording, rank: 6),
-        "ReplaySensors": .plugin(), "GPSSensors": .plugin(), "IIOSensors": .plugin(), "AudioSensors": .plugin(), "BLESensors": .plugin(),
+        "ReplaySensors": .plugin(), "GPSSensors": .plugin(), "IIOSensors": .plugin(), "AudioSensors": .plugin(), "BLESensors": .plugin(), "TimeServices": .plugin(),
         "MotionFusion": .plugin(), "GaitAnalysis": .plugin(),
         "RecorderDaemon": ModuleRule(side: .recording, rank: 8),
         // the client side

@@ -193,6 +193,12 @@ struct PackageInGuestTests {
         }.map { $0 - first }
         let start = try #require(offset, "the source is not in the recording bit for bit (\(wav.samples.count) frames recorded)")
         let result = try TaskResult.makeDecoder().decode(TaskResult.self, from: Data(contentsOf: URL(fileURLWithPath: outcome.share + "/result.json")))
+        // The installed service asked the guest's chronyd (Debian's chrony; no network, so not
+        // synchronised) through its hardening (the system-call filter, ProtectClock=,
+        // IPAddressAllow=localhost): chronyc ran and answered, at the run's start and end.
+        let clock = try #require(result.clockAtStart, "\(facts)")
+        #expect(clock.source == .chrony && clock.synchronised == false && result.clockAtEnd?.source == .chrony,
+                "\(clock) \(String(describing: result.clockAtEnd)) \(facts)")
         let files = result.asyncResults.compactMap(\.file)
         let audio = try #require(files.first { $0.contentType == "audio/wav" })
         let levelsFile = try #require(files.first { $0.relativePath == "voice.jsonl" })
@@ -225,6 +231,7 @@ struct PackageInGuestTests {
     fact() { echo "fact $1=$2"; }
     cd /vmtest
     DEBIAN_FRONTEND=noninteractive apt-get install -y /vmtest/@DEB@ > /dev/null 2>&1 && fact installed ok
+    fact chronyd "$(systemctl is-active chrony.service)"
     modprobe snd-aloop
     udevadm settle --timeout=30
     fact loopback "$(grep -c '^ *[0-9]* \[Loopback' /proc/asound/cards)"

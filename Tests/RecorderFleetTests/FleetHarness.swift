@@ -2,6 +2,7 @@ import Foundation
 import RecorderClient
 import RecorderConfiguration
 import RecorderModel
+import RecorderJSON
 import RecorderProtocol
 import RecorderTestSupport
 import Testing
@@ -24,8 +25,9 @@ struct FleetHarness: RecorderdHarness {
     /// the rest); returns once it is ready.
     static func start(broker: any TestBroker, port: Int? = nil, scheme: String = "mqtt", device: String = device,
                       mqtt configure: (inout MQTTConfiguration) -> Void = { _ in },
-                      speed: Double = 1, directory chosen: String? = nil) async throws -> FleetHarness {
+                      speed: Double = 1, directory chosen: String? = nil, clock: ClockConfiguration? = nil) async throws -> FleetHarness {
         var configuration = try TestConfiguration(directory: chosen, speed: speed)
+        if let clock { configuration.daemon.clock = clock }
         try configuration.fleet(broker: "\(scheme)://127.0.0.1:\(port ?? broker.port)", site: site, device: device, configure)
         let recorderd = try await TestDaemon.start(.executable(logLevel: "info"), configuration)
         return FleetHarness(recorderd: recorderd, broker: broker, topics: "recorderd/v1/\(site)/\(device)")
@@ -40,7 +42,7 @@ struct FleetHarness: RecorderdHarness {
         let sub = try await broker.subscriber(topic, timeout: Int(timeout.rounded(.up)) + 5)
         let matching = { @Sendable (text: String) -> FleetStatus? in
             mqttMessages(text).lazy.filter { $0.topic == topic }
-                .compactMap { try? JSONDecoder().decode(FleetStatus.self, from: Data($0.payload.utf8)) }.first(where: predicate)
+                .compactMap { try? JSONValueDecoder().decode(FleetStatus.self, from: Array($0.payload.utf8)) }.first(where: predicate)
         }
         let text = try await sub.printed(where: { matching($0) != nil }, timeout: timeout)
         _ = try? await sub.stop()

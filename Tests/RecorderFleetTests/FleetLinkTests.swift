@@ -1,6 +1,7 @@
 import Foundation
 import RecorderClient
 import RecorderConfiguration
+import RecorderJSON
 import RecorderModel
 import RecorderProtocol
 import RecorderTestSupport
@@ -31,7 +32,7 @@ extension FleetTests {
             #expect(try #require(online.disk).totalBytes > 0, "the first status measures the disk")
             // recorderctl fleet: what the broker holds.
             let fleet = try await Self.recorderctl(["fleet", "--broker", "mqtt://127.0.0.1:\(broker.port)", "--json"])
-            let listed = try JSONDecoder().decode([FleetStatus].self, from: Data(fleet.utf8))
+            let listed = try JSONValueDecoder().decode([FleetStatus].self, from: Array(fleet.utf8))
             #expect(listed.map(\.device) == ["pi-1"] && listed.first?.state == .online, "\(fleet)")
             #expect(try await pi.daemon.stop() == 0)
             let offline = try await pi.retainedStatus { $0.state == .offline }
@@ -61,7 +62,7 @@ extension FleetTests {
             kill(pi.daemon.pid, SIGSTOP)
             let silent = try await pi.message(on: watcher, topic: pi.topics + "/status", timeout: 50) { $0.contains("\"offline\"") }
             let seconds = Double((ContinuousClock.now - frozen) / .milliseconds(1)) / 1000
-            #expect(try JSONDecoder().decode(FleetStatus.self, from: Data(silent.utf8)).reason == "connection lost")
+            #expect(try JSONValueDecoder().decode(FleetStatus.self, from: Array(silent.utf8)).reason == "connection lost")
             // Not before 1.5 keepalives after the Pi's last packet, which was at most a keepalive
             // before it went silent: so not before 2.5 s (not the closed connection of a kill).
             #expect(seconds >= 2.5, "the Will came \(seconds) s after the Pi went silent (keepalive 5 s)")
@@ -326,7 +327,7 @@ extension FleetTests.FleetLinkTests {
             #expect(try await pi.daemon.stop() == 0)
         }
         let fleet = try await Self.recorderctl(["fleet", "--broker", "mqtt://127.0.0.1:\(broker.port)", "--protocol", "3.1.1", "--json"])
-        #expect(try JSONDecoder().decode([FleetStatus].self, from: Data(fleet.utf8)).map(\.device) == ["pi-1"], "\(fleet)")
+        #expect(try JSONValueDecoder().decode([FleetStatus].self, from: Array(fleet.utf8)).map(\.device) == ["pi-1"], "\(fleet)")
         #expect(broker.log.contains(" as recorderctl-fleet-") && broker.log.split(separator: "\n").contains {
             $0.contains(" as recorderctl-fleet-") && $0.contains("(p2,")
         }, "\(broker.log.suffix(1500))")

@@ -1,6 +1,7 @@
 import Foundation
 import RecorderClient
 import RecorderConfiguration
+import RecorderJSON
 import RecorderModel
 import RecorderProtocol
 import RecorderTestSupport
@@ -36,7 +37,7 @@ extension FleetTests {
             // RabbitMQ 3.10 gives retained messages to exact topics only: `recorderctl fleet`'s
             // `+/+/status` gets the Pi's answer to its status request.
             let fleet = try await FleetTests.FleetLinkTests.recorderctl(["fleet", "--broker", "mqtt://127.0.0.1:\(broker.port)", "--json"])
-            let listed = try JSONDecoder().decode([FleetStatus].self, from: Data(fleet.utf8))
+            let listed = try JSONValueDecoder().decode([FleetStatus].self, from: Array(fleet.utf8))
             #expect(listed.map(\.device) == ["pi-1"] && listed.first?.state == .online, "\(fleet)")
             let events = try await pi.readySubscriber(pi.topics + "/events")
             let (run, directory) = try await RunUploadTests.recordRun(pi, bytes: 300_000)
@@ -114,7 +115,7 @@ extension FleetTests {
             print("FLEET cluster: run of \(bytes) bytes; chunk bytes sent \(sent) (\(sent - bytes) resent) with node 1 of 3 killed midway")
             #expect(sent >= bytes && sent <= bytes + 8 * 256 * 1024, "\(line)")
             let fleet = try await FleetTests.FleetLinkTests.recorderctl(["fleet", "--broker", urls[2], "--json"] + credentials)
-            let listed = try JSONDecoder().decode([FleetStatus].self, from: Data(fleet.utf8))
+            let listed = try JSONValueDecoder().decode([FleetStatus].self, from: Array(fleet.utf8))
             #expect(listed.map(\.device) == ["pi-1"] && listed.first?.state == .online, "\(fleet)")
             #expect(try await pi.daemon.stop() == 0)
             _ = try await collector.stop()

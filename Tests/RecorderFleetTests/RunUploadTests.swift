@@ -77,14 +77,24 @@ extension FleetTests {
         }
 
         static func outboxState(_ pi: FleetHarness, _ run: UUID) -> String? {
-            guard let data = FileManager.default.contents(atPath: "\(pi.dataDirectory)/fleet/outbox/\(run.uuidString).json"),
+            outboxState(pi.dataDirectory, run)
+        }
+
+        /// The run's state in the outbox of the data directory `dataDirectory`.
+        static func outboxState(_ dataDirectory: String, _ run: UUID) -> String? {
+            guard let data = FileManager.default.contents(atPath: "\(dataDirectory)/fleet/outbox/\(run.uuidString).json"),
                   let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
             return object["state"] as? String
         }
 
         /// Waits until the Pi's outbox marks the run `state` (each look after a change in the outbox).
         static func outbox(_ pi: FleetHarness, _ run: UUID, is state: String, timeout: Double = 60) async throws -> Bool {
-            try await FileText.until(inDirectory: "\(pi.dataDirectory)/fleet/outbox", timeout: timeout) { outboxState(pi, run) == state }
+            try await outbox(pi.dataDirectory, run, is: state, timeout: timeout)
+        }
+
+        /// Waits until the outbox of the data directory `dataDirectory` marks the run `state`.
+        static func outbox(_ dataDirectory: String, _ run: UUID, is state: String, timeout: Double = 60) async throws -> Bool {
+            try await FileText.until(inDirectory: "\(dataDirectory)/fleet/outbox", timeout: timeout) { outboxState(dataDirectory, run) == state }
         }
 
         /// Waits until the Pi's outbox marks the run acknowledged and recorderd has logged so (the
@@ -191,7 +201,11 @@ extension FleetTests {
         func anAcknowledgedRunIsDeletedFromThePiWhenAskedTo() async throws {
             let broker = try await MosquittoBroker.start()
             let root = try Fixtures.temporaryDirectory()
-            let pi = try await FleetHarness.start(broker: broker, mqtt: { $0.deleteAfterUpload = true }, speed: 10)
+            // Its clock asked of a chronyd that is not there (a port nobody serves): unknown, whatever this machine runs.
+            var clock = ClockConfiguration()
+            clock.source = .chrony
+            clock.chronyPort = LoopbackTCP.freePort(datagram: true)
+            let pi = try await FleetHarness.start(broker: broker, mqtt: { $0.deleteAfterUpload = true }, speed: 10, clock: clock)
             let (run, directory) = try await Self.recordRun(pi, bytes: 300_000)
             let original = try await Self.sums(directory)
             // No collector yet: the run waits in the outbox, and recorderctl status says so.
@@ -202,7 +216,9 @@ extension FleetTests {
             _ = try await pi.retainedStatus { $0.uploadsPending == 1 }
             let fleet = try await FleetLinkTests.recorderctl(["fleet", "--broker", "mqtt://127.0.0.1:\(broker.port)"])
             let row = fleet.split(separator: "\n").first { $0.hasPrefix("lab ") }?.split(separator: " ")
-            #expect(fleet.contains("RUNS  UPLOADS  DEVICES") && row?.count == 7 && row?[5] == "1", "\(fleet)")
+            #expect(fleet.contains("RUNS  UPLOADS  CLOCK     DEVICES") && row?.count == 8 && row?[5] == "1", "\(fleet)")
+            // No time service answered for that Pi: flagged.
+            #expect(row?[6] == "unknown" && fleet.contains("warning: clock state unknown on lab/pi-1: chrony: "), "\(fleet)")
             let collector = try await Self.collector(broker, root)
             let copy = try await Self.collected(root, runDirectory: directory, while: [collector, pi.daemon])
             #expect(try await Self.sums(copy) == original)

@@ -15,16 +15,17 @@ public enum LoopbackTCP {
     /// local port of any outgoing connection — seen in CI: RabbitMQ's distribution port
     /// "already used" by a socket that was not Erlang's. Random, checked by binding; the kernel's
     /// pick when 100 tries found none.
-    public static func freePort() -> Int {
+    /// `datagram`: a UDP port (an NTP server's, chronyd's command port) rather than TCP.
+    public static func freePort(datagram: Bool = false) -> Int {
         let ephemeral = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
             .flatMap { $0.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } } ?? 32768
         if ephemeral > 12000 {
             for _ in 0..<100 {
                 let port = Int.random(in: 10000..<ephemeral)
-                if bindable(port) { return port }
+                if bindable(port, datagram: datagram) { return port }
             }
         }
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(datagram ? SOCK_DGRAM.rawValue : SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = address(port: 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -36,9 +37,9 @@ public enum LoopbackTCP {
 
     /// Whether a socket can be bound to `port` on loopback (and on every address: servers such as
     /// epmd or Erlang's distribution bind the wildcard) now.
-    static func bindable(_ port: Int) -> Bool {
+    static func bindable(_ port: Int, datagram: Bool = false) -> Bool {
         for loopbackOnly in [true, false] {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let fd = socket(AF_INET, Int32(datagram ? SOCK_DGRAM.rawValue : SOCK_STREAM.rawValue), 0)
             defer { close(fd) }
             var address = address(port: port)
             if !loopbackOnly { address.sin_addr.s_addr = 0 }

@@ -36,8 +36,9 @@ release=$(ls "$dir/kernel/lib/modules")
 # The guest's packages: systemd and udev; what recorderd's package depends on; the tools the
 # guest tests use (i2c-tools, alsa-utils, kmod, iproute2, procps); for Bluetooth LE, BlueZ and the
 # system bus, btvirt (virtual controllers over hci_vhci, bluez-test-tools) and Python's D-Bus
-# bindings for the test's heart-rate peripheral.
-packages=systemd,systemd-sysv,udev,kmod,apt,i2c-tools,alsa-utils,iproute2,procps,util-linux,libiio0,libgps28,libasound2,libmosquitto1,libzstd1,zlib1g,libsystemd0,dbus,bluez,bluez-test-tools,python3-dbus,python3-gi
+# bindings for the test's heart-rate peripheral; chrony (the time service recorderd asks, through
+# the service's hardening).
+packages=systemd,systemd-sysv,udev,kmod,apt,i2c-tools,alsa-utils,iproute2,procps,util-linux,libiio0,libgps28,libasound2,libmosquitto1,libzstd1,zlib1g,libsystemd0,dbus,bluez,bluez-test-tools,python3-dbus,python3-gi,chrony
 if [ ! -f "$dir/root.ext4" ] || [ "$(cat "$dir/root.packages" 2>/dev/null)" != "$packages" ]; then
   [ "$(id -u)" = 0 ] || { echo "prepare.sh: debootstrap needs root; the guest image is not built" >&2; exit 1; }
   rm -rf "$dir/rootfs" "$dir/root.ext4"

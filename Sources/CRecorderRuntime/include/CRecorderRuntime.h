@@ -69,4 +69,8 @@ void recorderd_sha256_final(recorderd_sha256 *context, uint8_t digest[32]);
 /// 1 when this CPU has the SHA extensions the fast path uses.
 int recorderd_sha256_has_extensions(void);
 
+/// The kernel's word on the wall clock (adjtimex(2) with no change): 1 when a time service
+/// keeps it synchronised (no STA_UNSYNC, not TIME_ERROR), 0 when not, -1 with errno on failure.
+int recorderd_kernel_clock_synchronised(void);
+
 #endif

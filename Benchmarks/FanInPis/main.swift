@@ -1,0 +1,2 @@
+// Entry point only: see FanInPis.swift.
+await FanInPis.main()
