@@ -39,12 +39,32 @@ public struct RabbitMQCluster: Sendable {
             for node in nodes where !LoopbackTCP.accepts(port: node.port) {
                 throw ClusterError(description: "\(node.nodeName) does not accept MQTT on \(node.port) after joining: \(node.log.suffix(2000))")
             }
+            try await cluster.mqttRaftComplete()
             return cluster
         } catch {
             for node in nodes { try? await node.stop() }
             _ = try? await epmd.stop()
             throw error
         }
+    }
+
+    /// Waits until every node's MQTT plugin counts every node a member of its Raft cluster of
+    /// client ids (`mqtt_node`, Ra): RabbitMQ 3.10's plugin registers each connection's client id
+    /// there after its CONNACK and closes the connection when no majority answers, so a node that
+    /// dies before the others joined leaves them refusing every client. Each node is asked in turn
+    /// (`rabbitmqctl eval`, a second or two each) until all list all, at most `timeout` seconds.
+    public func mqttRaftComplete(timeout: Double = 120) async throws {
+        let deadline = Deadline(seconds: timeout)
+        var last: [String] = []
+        repeat {
+            last = []
+            for node in nodes {
+                let (_, printed) = try await node.control(["eval", "ra:members({mqtt_node, node()})."], timeout: 30)
+                last.append("\(node.nodeName): \(printed.trimmingCharacters(in: .whitespacesAndNewlines))")
+            }
+            if last.allSatisfy({ answer in answer.contains("{ok,") && nodes.allSatisfy { answer.contains("'\($0.nodeName)'") } }) { return }
+        } while !deadline.hasPassed
+        throw ClusterError(description: "the MQTT plugin's Raft cluster never held every node: \(last)")
     }
 
     /// Stops every node still running, then the epmd.
