@@ -21,7 +21,12 @@ public struct RabbitMQCluster: Sendable {
         var nodes: [RabbitMQBroker] = []
         do {
             for _ in 0..<count {
-                nodes.append(try await RabbitMQBroker.startNode(epmdPort: epmdPort, epmd: nil, cookie: cookie))
+                // The MQTT plugin's durable subscription queues (a session kept between connections,
+                // as the Pi's) replicated on every node: a classic one lives on the node the client
+                // first reached, and once that node died the others closed every reconnection of the
+                // client ("home node … of durable queue … is down") until it came back.
+                nodes.append(try await RabbitMQBroker.startNode(epmdPort: epmdPort, epmd: nil, cookie: cookie,
+                                                                configuration: ["mqtt.durable_queue_type = quorum"]))
             }
             let cluster = RabbitMQCluster(nodes: nodes, epmd: epmd)
             for node in nodes.dropFirst() {
@@ -55,14 +60,18 @@ public struct RabbitMQCluster: Sendable {
     /// (`rabbitmqctl eval`, a second or two each) until all list all, at most `timeout` seconds.
     public func mqttRaftComplete(timeout: Double = 120) async throws {
         let deadline = Deadline(seconds: timeout)
-        var last: [String] = []
+        var last: [String] = [], rounds = 0
         repeat {
             last = []
+            rounds += 1
             for node in nodes {
                 let (_, printed) = try await node.control(["eval", "ra:members({mqtt_node, node()})."], timeout: 30)
                 last.append("\(node.nodeName): \(printed.trimmingCharacters(in: .whitespacesAndNewlines))")
             }
-            if last.allSatisfy({ answer in answer.contains("{ok,") && nodes.allSatisfy { answer.contains("'\($0.nodeName)'") } }) { return }
+            if last.allSatisfy({ answer in answer.contains("{ok,") && nodes.allSatisfy { answer.contains("'\($0.nodeName)'") } }) {
+                print("RabbitMQ cluster: every node a member of mqtt_node after \(rounds) round(s) of asking")
+                return
+            }
         } while !deadline.hasPassed
         throw ClusterError(description: "the MQTT plugin's Raft cluster never held every node: \(last)")
     }
