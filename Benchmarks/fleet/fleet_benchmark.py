@@ -255,6 +255,23 @@ def upload():
               f"bytes on the wire per byte of the run: {wire / total:.3f}")
 
 
+def peer_fanin(broker, motion, count, name):
+    """The peer of a fan-in: `count` mosquitto_pub of the file `motion` at once (QoS 1) to one
+    mosquitto_sub. Returns what the subscriber printed (topic and length of each message), the
+    elapsed time, the publishers' CPU and the broker's."""
+    sub = spawn(["mosquitto_sub", "-p", str(broker.port), "-q", "1", "-t", "peer/fanin/#", "-C", str(count), "-F", "%t %l",
+                 "-i", name], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    wait_until(lambda: broker.subscribed(name), 20, "the peer's subscriber")
+    broker_cpu = cpu(broker.process.pid)
+    began = time.monotonic()
+    pubs = [spawn(["mosquitto_pub", "-p", str(broker.port), "-q", "1", "-t", f"peer/fanin/{i}", "-f", motion],
+                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for i in range(count)]
+    printed, _ = sub.communicate(timeout=1800)
+    elapsed = time.monotonic() - began
+    usage = [os.wait4(p.pid, 0)[2] for p in pubs]
+    return printed, elapsed, sum(u.ru_utime + u.ru_stime for u in usage), cpu(broker.process.pid) - broker_cpu
+
+
 def fanin(count=50):
     broker = Broker("fanin")
     (task, name, folder), = runs(minute_data)
@@ -287,18 +304,7 @@ def fanin(count=50):
     done_lines = sum(completed)
     # The peer: 50 mosquitto_pub of the same motion file at once, to one mosquitto_sub.
     motion = f"{folder}/motion.jsonl"
-    sub = spawn(["mosquitto_sub", "-p", str(broker.port), "-q", "1", "-t", "peer/fanin/#", "-C", str(count), "-F", "%t %l",
-                            "-i", "peer-fanin-sub"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    wait_until(lambda: broker.subscribed("peer-fanin-sub"), 20, "the peer's subscriber")
-    broker_cpu = cpu(broker.process.pid)
-    peer_began = time.monotonic()
-    pubs = [spawn(["mosquitto_pub", "-p", str(broker.port), "-q", "1", "-t", f"peer/fanin/{i}", "-f", motion],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for i in range(count)]
-    printed, _ = sub.communicate(timeout=600)
-    peer_elapsed = time.monotonic() - peer_began
-    usage = [os.wait4(p.pid, 0)[2] for p in pubs]
-    peer_cpu = sum(u.ru_utime + u.ru_stime for u in usage)
-    peer_broker = cpu(broker.process.pid) - broker_cpu
+    printed, peer_elapsed, peer_cpu, peer_broker = peer_fanin(broker, motion, count, "peer-fanin-sub")
     broker.stop()
     lengths = [int(line.split()[1]) for line in printed.decode().splitlines()]
     mb = count * per_run / 1e6
@@ -368,17 +374,7 @@ def fanin200(count=200, sites=2):
         rows.append((label, elapsed, [a - b for a, b in zip(after[:-1], before[:-1])], after[-1] - before[-1], hwm, peaks, pis_cpu, exact, completed))
     # The peer: 200 mosquitto_pub of the same motion file at once, to one mosquitto_sub.
     broker = Broker("fanin200-peer")
-    sub = spawn(["mosquitto_sub", "-p", str(broker.port), "-q", "1", "-t", "peer/fanin/#", "-C", str(count), "-F", "%t %l",
-                 "-i", "peer-fanin200-sub"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    wait_until(lambda: broker.subscribed("peer-fanin200-sub"), 20, "the peer's subscriber")
-    sub_cpu_before = cpu(sub.pid)
-    peer_began = time.monotonic()
-    pubs = [spawn(["mosquitto_pub", "-p", str(broker.port), "-q", "1", "-t", f"peer/fanin/{i}", "-f", motion],
-                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for i in range(count)]
-    printed, _ = sub.communicate(timeout=1800)
-    peer_elapsed = time.monotonic() - peer_began
-    usage = [os.wait4(p.pid, 0)[2] for p in pubs]
-    peer_cpu = sum(u.ru_utime + u.ru_stime for u in usage)
+    printed, peer_elapsed, peer_cpu, _ = peer_fanin(broker, motion, count, "peer-fanin200-sub")
     broker.stop()
     whole = [int(line.split()[1]) for line in printed.decode().splitlines()].count(os.path.getsize(motion))
     mb = count * per_run / 1e6
