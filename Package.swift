@@ -249,7 +249,7 @@ let package = Package(
         .testTarget(name: "RecorderModelTests", dependencies: bottom + ["RecorderTestSupport"]),
         .testTarget(name: "BLESensorsTests", dependencies: ["BLESensors", "RecorderModel", "RecorderSystemd", "RecorderProtocol", "RecorderConfiguration", "RecorderJSON"]),
         .testTarget(name: "RecorderWebTests", dependencies: bottom + ["RecorderWeb", "RecorderClient", "RecorderFHIR", "RecorderTestSupport", "recorderd", "recorderd-services", "recorderctl"]),
-        .testTarget(name: "RecorderFleetTests", dependencies: bottom + ["RecorderFleet", "RecorderClient", "RecorderTestSupport", "recorderd", "recorderd-services", "recorderctl", "FanInPis",
+        .testTarget(name: "RecorderFleetTests", dependencies: bottom + ["RecorderFleet", "RecorderClient", "RecorderTestSupport", "recorderd", "recorderd-services", "recorderctl",
                                                                         .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "RecorderFHIRTests", dependencies: bottom + ["RecorderFHIR", "RecorderClient", "RecorderTestSupport"]),
         .testTarget(name: "MotionFusionTests", dependencies: bottom + ["MotionFusion", "RecorderEngine", "ReplaySensors", "RecorderTestSupport", "FakeIIO"]),

@@ -49,7 +49,9 @@ extension FleetTests {
             let started = ContinuousClock.now
             // The 50 Pis' fleet links (recorderd's own FleetAgent each, no recorderd behind them) in a
             // process of their own: in this one, other suites' tests hold a thousand files at times,
-            // and libmosquitto cannot wait on a socket numbered 1024 or more (select()).
+            // and libmosquitto cannot wait on a socket numbered 1024 or more (select()). (`swift build
+            // --build-tests` builds it with every target; a test target naming it breaks the
+            // package's `--product` builds, which resolve executables as products.)
             let pis = try await ChildProcess(ChildProcess.executable("FanInPis"),
                                              ["mqtt://127.0.0.1:\(broker.port)", "5", "1", "\(Self.devices)", base])
             for r in runs {
