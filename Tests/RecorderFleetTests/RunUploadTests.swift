@@ -102,7 +102,10 @@ extension FleetTests {
         /// found it missing in one CI run).
         static func acknowledged(_ pi: FleetHarness, _ run: UUID, timeout: Double = 60) async throws {
             if try await outbox(pi, run, is: "acknowledged", timeout: timeout),
-               try await pi.daemon.printed(where: { $0.contains("run acknowledged") && $0.contains(run.uuidString) }, timeout: timeout) != nil {
+               try await pi.daemon.printed(where: { text in
+                   // One line saying both (the whole output names the run earlier, and another run's acknowledgement).
+                   text.split(separator: "\n").contains { $0.contains("run acknowledged") && $0.contains(run.uuidString) }
+               }, timeout: timeout) != nil {
                 return
             }
             throw FleetHarness.HarnessError(description: "run \(run) not acknowledged: \(outboxState(pi, run) ?? "no entry"); \(pi.daemon.printedSoFar())")
