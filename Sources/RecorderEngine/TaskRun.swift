@@ -20,7 +20,7 @@ public final class TaskRun: @unchecked Sendable {
     /// Async actions configured (each may become a recorder).
     let actionCount: Int
     let queue: RunQueue
-    private let persistQueue: DispatchQueue
+    let persistQueue: DispatchQueue
     private let pendingPersist = LockedValue<TaskResult?>(nil)
     let clock: any RecorderClock
     let logger: Logger

@@ -199,11 +199,22 @@ public final class TaskRunRegistry: Sendable {
     /// could not be written, why (the run is over either way; its files stay).
     func close(_ run: TaskRun, status: TaskRunStatus) async -> (TaskResult, StorageError?) {
         run.lastActivity.withLock { $0 = clock.uptime() }
-        let clockAtEnd = await clockSynchronisation?.current()
-        let outcome: (TaskResult, StorageError?) = await QueueHandOff.callback { deliver in
+        // The clock's state is asked for while the recorders stop: the run ends when asked to,
+        // not after a time service's answer.
+        async let clockAtEnd = clockSynchronisation?.current()
+        let closed: ((TaskResult, StorageError?), ending: Bool) = await QueueHandOff.callback { deliver in
             run.queue.async {
-                if let clockAtEnd { run.noteClockAtEnd(clockAtEnd) }
-                run.end(status: status) { deliver(($0, $1)) }
+                let ending = !run.rules.isFinished
+                run.end(status: status) { deliver((($0, $1), ending)) }
+            }
+        }
+        // Only the request that ended the run adds to its manifest (one that found it ended has
+        // no final result to amend), and only a manifest that was written.
+        var outcome = closed.0
+        if let state = await clockAtEnd, closed.ending, outcome.1 == nil {
+            let final = outcome.0
+            outcome.0 = await QueueHandOff.callback { deliver in
+                run.queue.async { deliver(run.recordClockAtEnd(state, in: final)) }
             }
         }
         let record = EndedTaskRun(taskRunUUID: run.uuid, taskIdentifier: run.taskIdentifier, status: status,

@@ -40,13 +40,9 @@ public struct CommandOutput: Sendable, Equatable {
         var kept: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         var timedOut = false
-        var start = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &start)
+        let deadline = SystemClock.monotonicUptime() + timeout
         reading: while true {
-            var now = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &now)
-            let elapsed = Double(now.tv_sec - start.tv_sec) + Double(now.tv_nsec - start.tv_nsec) / 1e9
-            let left = timeout - elapsed
+            let left = deadline - SystemClock.monotonicUptime()
             if left <= 0 {
                 timedOut = true
                 break

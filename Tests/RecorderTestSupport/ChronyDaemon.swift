@@ -24,9 +24,10 @@ public struct ChronyDaemon: Sendable {
         return true
     }
 
-    /// A server of its own clock at stratum 8, answering loopback clients on a free port.
-    public static func server() async throws -> ChronyDaemon {
-        let port = LoopbackTCP.freePort(datagram: true)
+    /// A server of its own clock at stratum 8, answering loopback clients on `port` (a follower
+    /// may have been told it before the server runs) or a free one.
+    public static func server(port chosen: Int? = nil) async throws -> ChronyDaemon {
+        let port = chosen ?? LoopbackTCP.freePort(datagram: true)
         return try await start(ntpPort: port, lines: ["local stratum 8", "allow 127.0.0.1", "port \(port)"])
     }
 
@@ -36,7 +37,7 @@ public struct ChronyDaemon: Sendable {
         try await start(ntpPort: 0, lines: ["server 127.0.0.1 port \(serverPort) iburst minpoll -2 maxpoll -2", "port 0"])
     }
 
-    public static func start(ntpPort: Int, lines: [String]) async throws -> ChronyDaemon {
+    static func start(ntpPort: Int, lines: [String]) async throws -> ChronyDaemon {
         let directory = try Fixtures.temporaryDirectory()
         let commandPort = LoopbackTCP.freePort(datagram: true)
         // No Unix command socket (`/`: the default path is the system chronyd's), no drift file.

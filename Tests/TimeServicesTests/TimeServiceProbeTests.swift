@@ -32,7 +32,7 @@ import Testing
         #expect(Self.field("Leap status", of: try await follower.chronyc(["tracking"])) == "Not synchronised")
         #expect(probe.recent() == before)
 
-        let server = try await ChronyDaemon.start(ntpPort: serverPort, lines: ["local stratum 8", "allow 127.0.0.1", "port \(serverPort)"])
+        let server = try await ChronyDaemon.server(port: serverPort)
         try await follower.synchronised()
         let after = await probe.current()
         let chronyc = try await follower.chronyc(["tracking"])
