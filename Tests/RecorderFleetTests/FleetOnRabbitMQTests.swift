@@ -98,11 +98,18 @@ extension FleetTests {
             let (run, directory) = try await RunUploadTests.recordRun(pi, bytes: 3_000_000)
             // Halfway (a third of the motion file at the collector): the Pi's node dies.
             try await RunUploadTests.collectorHolds(root, run, atLeast: 1_000_000)
+            print("FLEET cluster before the kill: \(await cluster.describeQueues())")
             kill(first.node.pid, SIGKILL)
             _ = try await first.node.wait(timeout: 60)
-            let moved = try await pi.linkState(within: 120) { $0.state == .connected && $0.broker != urls[0] }
-            #expect(urls.dropFirst().contains(moved.broker), "a surviving node: \(moved)")
-            let copy = try await RunUploadTests.collected(root, runDirectory: directory, timeout: 240, while: [collector, pi.daemon])
+            let copy: String
+            do {
+                let moved = try await pi.linkState(within: 120) { $0.state == .connected && $0.broker != urls[0] }
+                #expect(urls.dropFirst().contains(moved.broker), "a surviving node: \(moved)")
+                copy = try await RunUploadTests.collected(root, runDirectory: directory, timeout: 240, while: [collector, pi.daemon])
+            } catch {
+                print("FLEET cluster after the kill, failed: \(await cluster.describeQueues())")
+                throw error
+            }
             try await RunUploadTests.expectIdentical(directory, copy)
             try await RunUploadTests.acknowledged(pi, run)
             // What the resumption cost: the Pi's account when the run was acknowledged.

@@ -76,6 +76,23 @@ public struct RabbitMQCluster: Sendable {
         throw ClusterError(description: "the MQTT plugin's Raft cluster never held every node: \(last)")
     }
 
+    /// What a failure needs explained: the queues as the first running node lists them (type,
+    /// durability, home or leader and members), and each running node's log lines that name an
+    /// error or a closed connection (the last 20).
+    public func describeQueues() async -> String {
+        var text = ""
+        if let node = nodes.first(where: { $0.node.isRunning }) {
+            let columns = ["name", "type", "durable", "auto_delete", "pid", "leader", "members", "online"]
+            let listed = try? await node.control(["list_queues", "--no-table-headers", "--formatter", "tsv"] + columns, timeout: 60)
+            text += "queues (\(columns.joined(separator: " "))) on \(node.nodeName):\n\(listed?.printed ?? "-")\n"
+        }
+        for node in nodes where node.node.isRunning {
+            let lines = node.log.split(separator: "\n").filter { $0.contains("[error]") || $0.contains("home node") || $0.contains("closing") }
+            text += "\(node.nodeName) log:\n" + lines.suffix(20).joined(separator: "\n") + "\n"
+        }
+        return text
+    }
+
     /// Stops every node still running, then the epmd.
     public func stop() async throws {
         for node in nodes { try await node.stop() }
