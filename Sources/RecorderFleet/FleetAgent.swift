@@ -34,6 +34,17 @@ public struct FleetAgent: Service {
     /// Remote requests carried out at once; beyond, a request is answered `limitReached`.
     static let concurrentRequests = 8
 
+    /// The QoS of the Pi's subscriptions (commands, the collectors' answers, status requests): 0.
+    /// The link's session is clean (a new one on every connection), so what QoS 1 would add —
+    /// redelivery of what was unacknowledged — ends with the connection anyway, and TCP already
+    /// delivers within one; what was lost meanwhile is asked again (the uploader's manifest, the
+    /// sender's request timeout). On RabbitMQ (3.10's MQTT plugin) a QoS 1 subscription of a clean
+    /// session is a durable classic queue on the node the Pi reached: once that node died and the
+    /// others had dropped it from their live queues, each of the Pi's reconnections was refused
+    /// ("home node … of durable queue … is down") until the node came back — quorum queues are for
+    /// kept sessions only. A QoS 0 subscription's queue is transient, so it goes with its node.
+    static let subscriptionQoS: Int32 = 0
+
     public init(configuration: MQTTConfiguration, socketPath: String, dataDirectory: String, baseDirectory: String,
                 hostName: String = ProcessInfo.processInfo.hostName, pollInterval: Double = 1,
                 report: @escaping @Sendable (FleetLinkInfo) -> Void = { _ in }, logger: Logger) {
@@ -167,9 +178,9 @@ public struct FleetAgent: Service {
                 change(.connected, nil)
                 logger.notice("fleet link connected", metadata: ["broker": "\(node())", "protocol": "MQTT \(client.protocolInUse.rawValue)"])
                 do {
-                    try client.subscribe(topics.command, qos: 1)
-                    try client.subscribe(topics.acknowledgements, qos: 1)
-                    try client.subscribe(FleetTopics.statusRequest(prefix: configuration.topicPrefix), qos: 0)
+                    try client.subscribe(topics.command, qos: Self.subscriptionQoS)
+                    try client.subscribe(topics.acknowledgements, qos: Self.subscriptionQoS)
+                    try client.subscribe(FleetTopics.statusRequest(prefix: configuration.topicPrefix), qos: Self.subscriptionQoS)
                 } catch {
                     logger.error("fleet link cannot subscribe to its commands", metadata: ["error": "\(error)"])
                 }

@@ -21,12 +21,7 @@ public struct RabbitMQCluster: Sendable {
         var nodes: [RabbitMQBroker] = []
         do {
             for _ in 0..<count {
-                // The MQTT plugin's durable subscription queues (a session kept between connections,
-                // as the Pi's) replicated on every node: a classic one lives on the node the client
-                // first reached, and once that node died the others closed every reconnection of the
-                // client ("home node … of durable queue … is down") until it came back.
-                nodes.append(try await RabbitMQBroker.startNode(epmdPort: epmdPort, epmd: nil, cookie: cookie,
-                                                                configuration: ["mqtt.durable_queue_type = quorum"]))
+                nodes.append(try await RabbitMQBroker.startNode(epmdPort: epmdPort, epmd: nil, cookie: cookie))
             }
             let cluster = RabbitMQCluster(nodes: nodes, epmd: epmd)
             for node in nodes.dropFirst() {
@@ -83,11 +78,11 @@ public struct RabbitMQCluster: Sendable {
         var text = ""
         if let node = nodes.first(where: { $0.node.isRunning }) {
             let columns = ["name", "type", "durable", "auto_delete", "pid", "leader", "members", "online"]
-            let listed = try? await node.control(["list_queues", "--no-table-headers", "--formatter", "tsv"] + columns, timeout: 60)
+            let listed = try? await node.control(["list_queues", "--quiet"] + columns, timeout: 60)
             text += "queues (\(columns.joined(separator: " "))) on \(node.nodeName):\n\(listed?.printed ?? "-")\n"
         }
         for node in nodes where node.node.isRunning {
-            let lines = node.log.split(separator: "\n").filter { $0.contains("[error]") || $0.contains("home node") || $0.contains("closing") }
+            let lines = node.log.split(separator: "\n").filter { ($0.contains("[error]") && !$0.contains("    ")) || $0.contains("home node") || $0.contains("closing") || $0.contains("Deleting") || $0.contains("node down") || $0.contains("down or inaccessible") }
             text += "\(node.nodeName) log:\n" + lines.suffix(20).joined(separator: "\n") + "\n"
         }
         return text
