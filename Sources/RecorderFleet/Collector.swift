@@ -80,7 +80,7 @@ public struct Collector: Sendable {
             group.addTask {
                 var everConnected = false
                 for await event in client.events {
-                    switch event {
+                    switch event.event {
                     case .connected:
                         everConnected = true
                         if shareGroup != nil, client.protocolInUse == .v311 {

@@ -153,10 +153,11 @@ public struct FleetAgent: Service {
         var lastDown: (reason: String, at: ContinuousClock.Instant)?
         var lastRefusal: (answer: String, at: ContinuousClock.Instant)?
         var refusedSinceConnected = false
-        // The node connected to or tried now (of a cluster's, in turn).
+        // The node an event happened on (of a cluster's, in turn).
+        var eventNode = 0
         func node() -> String {
             let nodes = configuration.nodes
-            return nodes[min(max(0, client.nodeInUse), nodes.count - 1)].url
+            return nodes[min(max(0, eventNode), nodes.count - 1)].url
         }
         var linkState = FleetLinkInfo(state: .connecting, broker: node(), protocolVersion: client.protocolInUse.rawValue,
                                       since: Self.timestamp())
@@ -170,9 +171,10 @@ public struct FleetAgent: Service {
             linkState = next
             report(next)
         }
-        for await event in client.events {
+        for await occurrence in client.events {
             let now = ContinuousClock.now
-            switch event {
+            eventNode = occurrence.node
+            switch occurrence.event {
             case .connected:
                 refusedSinceConnected = false
                 change(.connected, nil)

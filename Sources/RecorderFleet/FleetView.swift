@@ -26,7 +26,7 @@ public enum FleetView {
         return try await withThrowingTaskGroup(of: [FleetStatus].self) { group in
             group.addTask {
                 for await event in client.events {
-                    switch event {
+                    switch event.event {
                     case .connected:
                         try client.subscribe("\(prefix)/\(site ?? "+")/+/status", qos: 1)
                         try client.subscribe(probe, qos: 1)

@@ -93,7 +93,10 @@ final class MQTTCallbacks: Sendable {
         }
     }
 
-    let events: AsyncStream<MQTTClient.Event>.Continuation
+    let events: AsyncStream<MQTTClient.NodeEvent>.Continuation
+    /// The node the network thread connects to or tries now (it sets it before each attempt):
+    /// each event is handed on with it.
+    let node = LockedValue(0)
     let messages: AsyncStream<MQTTClient.Message>.Continuation
     let dropped = LockedValue(0)
     let waiters = LockedValue(Waiters())
@@ -112,11 +115,16 @@ final class MQTTCallbacks: Sendable {
         }
     }
 
-    init(events: AsyncStream<MQTTClient.Event>.Continuation, messages: AsyncStream<MQTTClient.Message>.Continuation,
+    init(events: AsyncStream<MQTTClient.NodeEvent>.Continuation, messages: AsyncStream<MQTTClient.Message>.Continuation,
          protocolChoice: MQTTProtocolChoice) {
         self.events = events
         self.messages = messages
         protocolState = LockedValue(ProtocolState(protocolChoice))
+    }
+
+    /// Hands `event` on with the node it happened on.
+    func emit(_ event: MQTTClient.Event) {
+        events.yield(MQTTClient.NodeEvent(event: event, node: node.withLock { $0 }))
     }
 
     static func from(_ context: UnsafeMutableRawPointer?) -> MQTTCallbacks {
@@ -129,13 +137,13 @@ final class MQTTCallbacks: Sendable {
         switch protocolState.withLock({ $0.connack(rc) }) {
         case .connected:
             accepted.withLock { $0 += 1 }
-            events.yield(.connected)
+            emit(.connected)
         case .fallBack:
             mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
             fellBack.withLock { $0 = true }
-            events.yield(.protocolFallback("the broker refused MQTT 5 (\(MQTTClient.describeConnack(rc))): trying MQTT 3.1.1"))
+            emit(.protocolFallback("the broker refused MQTT 5 (\(MQTTClient.describeConnack(rc))): trying MQTT 3.1.1"))
         case .refused:
-            events.yield(.refused(MQTTClient.describeConnack(rc)))
+            emit(.refused(MQTTClient.describeConnack(rc)))
         }
     }
 
@@ -155,15 +163,15 @@ final class MQTTCallbacks: Sendable {
             if let mosq {
                 mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
                 fellBack.withLock { $0 = true }
-                events.yield(.protocolFallback("the broker closed the connection to MQTT 5 without an answer (\(MQTTClient.describe(rc))): trying MQTT 3.1.1"))
+                emit(.protocolFallback("the broker closed the connection to MQTT 5 without an answer (\(MQTTClient.describe(rc))): trying MQTT 3.1.1"))
                 return
             }
         case .refused(let why):
-            events.yield(.refused(why))
+            emit(.refused(why))
         case .lost:
             break
         }
-        events.yield(.disconnected(rc == 0 ? "disconnected" : MQTTClient.describe(rc)))
+        emit(.disconnected(rc == 0 ? "disconnected" : MQTTClient.describe(rc)))
     }
 
     func received(_ message: mosquitto_message) {

@@ -25,6 +25,14 @@ public final class MQTTClient: Sendable {
         case disconnected(String)
     }
 
+    /// An event and the node it happened on: the index in `Options.nodes` of the node connected
+    /// to or tried when it happened (by the time a reader sees a disconnection, the network
+    /// thread may be trying the next node already).
+    public struct NodeEvent: Sendable, Equatable {
+        public var event: Event
+        public var node: Int
+    }
+
     /// A received publication.
     public struct Message: Sendable, Equatable {
         public var topic: String
@@ -89,8 +97,8 @@ public final class MQTTClient: Sendable {
         }
     }
 
-    /// The connection's events, in order.
-    public let events: AsyncStream<Event>
+    /// The connection's events, in order, each with its node.
+    public let events: AsyncStream<NodeEvent>
     /// Received publications, in order (at most `Options.messageBuffer` waiting).
     public let messages: AsyncStream<Message>
     let handle: MQTTHandle
@@ -104,7 +112,7 @@ public final class MQTTClient: Sendable {
     /// Prepares a client (nothing is sent until `start`).
     public init(options: Options) throws(MQTTClientError) {
         _ = Self.libraryInitialised
-        let (events, eventContinuation) = AsyncStream.makeStream(of: Event.self)
+        let (events, eventContinuation) = AsyncStream.makeStream(of: NodeEvent.self)
         let (messages, messageContinuation) = AsyncStream.makeStream(of: Message.self, bufferingPolicy: .bufferingOldest(options.messageBuffer))
         self.events = events
         self.messages = messages
@@ -156,6 +164,9 @@ public final class MQTTClient: Sendable {
         handle.nodes = options.nodes
     }
 
+    /// How long `stop`'s DISCONNECT may take to be written before the connection is dropped.
+    static let disconnectSeconds = 2.0
+
     /// FD_SETSIZE: the descriptors select() (inside `mosquitto_loop`) can wait on are below it.
     static let selectLimit: Int32 = 1024
 
@@ -171,17 +182,28 @@ public final class MQTTClient: Sendable {
             var rotation = MQTTNodeRotation(count: handle.nodes.count)
             var node = 0
             while !handle.stopping.withLock({ $0 }) {
-                handle.nodeInUse.withLock { $0 = node }
+                handle.callbacks.node.withLock { $0 = node }
                 let acceptedBefore = handle.callbacks.accepted.withLock { $0 }
                 let began = SystemClock.monotonicUptime()
                 let target = handle.nodes[node]
                 let rc = mosquitto_connect_async(handle.pointer, target.host, Int32(target.port), handle.keepalive)
                 if rc == MOSQ_ERR_SUCCESS.rawValue {
-                    // Until the connection ends (libmosquitto calls the disconnect callback) or
-                    // `stop` disconnects it; a publication from another thread wakes the wait.
+                    // Until the connection ends (libmosquitto calls the disconnect callback); a
+                    // publication from another thread wakes the wait. After `stop`, until its
+                    // DISCONNECT is written and the connection closed (this loop writes what other
+                    // threads queue), at most 2 s: left before, the socket closed without it and
+                    // the broker published the Will ("connection lost") over the "stopped" status
+                    // (one run of the fleet suite).
                     var looped = MOSQ_ERR_SUCCESS.rawValue
-                    while !handle.stopping.withLock({ $0 }) {
-                        looped = mosquitto_loop(handle.pointer, 1000, 1)
+                    var stopDeadline: Double?
+                    while true {
+                        if handle.stopping.withLock({ $0 }) {
+                            let now = SystemClock.monotonicUptime()
+                            let deadline = stopDeadline ?? now + Self.disconnectSeconds
+                            stopDeadline = deadline
+                            if now >= deadline { break }
+                        }
+                        looped = mosquitto_loop(handle.pointer, stopDeadline == nil ? 1000 : 100, 1)
                         if looped != MOSQ_ERR_SUCCESS.rawValue { break }
                     }
                     // mosquitto_loop waits with select(), which cannot take a descriptor numbered
@@ -189,7 +211,7 @@ public final class MQTTClient: Sendable {
                     // (found when a test beside it held a thousand files). Said, not left silent.
                     let socket = mosquitto_socket(handle.pointer)
                     if looped == MOSQ_ERR_INVAL.rawValue, socket >= Self.selectLimit {
-                        handle.callbacks.events.yield(.disconnected("the connection's descriptor (\(socket)) is beyond what libmosquitto's select() "
+                        handle.callbacks.emit(.disconnected("the connection's descriptor (\(socket)) is beyond what libmosquitto's select() "
                             + "takes (\(Self.selectLimit)): this process has too many files open"))
                     }
                 } else {
@@ -212,7 +234,7 @@ public final class MQTTClient: Sendable {
     public var connectionsAccepted: Int { callbacks.accepted.withLock { $0 } }
 
     /// The index in `Options.nodes` of the node connected to, or tried, now.
-    public var nodeInUse: Int { handle.nodeInUse.withLock { $0 } }
+    public var nodeInUse: Int { callbacks.node.withLock { $0 } }
 
     /// Publishes; returns the message id (QoS 1 and 2: `waitPublished` tells when the broker has
     /// it). Fails when not connected.
@@ -298,8 +320,6 @@ final class MQTTHandle: @unchecked Sendable {
     let callbacks: MQTTCallbacks
     var nodes: [MQTTClient.Node] = []
     var keepalive: Int32 = 30
-    /// The index of the node connected to or tried now (the network thread sets it).
-    let nodeInUse = LockedValue(0)
     /// The network thread was started; `stop` was called.
     let started = LockedValue(false)
     let stopping = LockedValue(false)

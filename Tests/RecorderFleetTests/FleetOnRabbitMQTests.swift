@@ -115,6 +115,10 @@ extension FleetTests {
             do {
                 let moved = try await pi.linkState(within: 120) { $0.state == .connected && $0.broker != urls[0] }
                 #expect(urls.dropFirst().contains(moved.broker), "a surviving node: \(moved)")
+                // The first disconnection is the dead node's and names it (the network thread was
+                // already trying the next node when the link heard of it: it named that one).
+                let down = pi.daemon.printedSoFar().split(separator: "\n").first { $0.contains("fleet link down") }
+                #expect(down?.contains("broker=\(urls[0]) ") == true, "\(String(describing: down))")
                 copy = try await RunUploadTests.collected(root, runDirectory: directory, timeout: 240, while: [collector, pi.daemon])
             } catch {
                 print("FLEET cluster after the kill, failed: \(await cluster.describeQueues())")
