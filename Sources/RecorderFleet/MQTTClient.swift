@@ -233,9 +233,6 @@ public final class MQTTClient: Sendable {
     /// acknowledged on the next (a new session, perhaps on another node).
     public var connectionsAccepted: Int { callbacks.accepted.withLock { $0 } }
 
-    /// The index in `Options.nodes` of the node connected to, or tried, now.
-    public var nodeInUse: Int { callbacks.node.withLock { $0 } }
-
     /// Publishes; returns the message id (QoS 1 and 2: `waitPublished` tells when the broker has
     /// it). Fails when not connected.
     @discardableResult

@@ -44,22 +44,21 @@ public struct RabbitMQBroker: TestBroker {
     }
 
     /// Starts a node registered with the epmd on `epmdPort` (`epmd`: its own, stopped with it)
-    /// and, when given, the Erlang `cookie` its cluster shares and `configuration` lines added to
-    /// its `rabbitmq.conf`. A node that found one of its
+    /// and, when given, the Erlang `cookie` its cluster shares. A node that found one of its
     /// ports taken meanwhile (another process bound it between our pick and its start) is
     /// started again on new ports, up to three times.
-    static func startNode(epmdPort: Int, epmd: ChildProcess?, cookie: String? = nil, configuration: [String] = []) async throws -> RabbitMQBroker {
+    static func startNode(epmdPort: Int, epmd: ChildProcess?, cookie: String? = nil) async throws -> RabbitMQBroker {
         for _ in 1..<3 {
             do {
-                return try await startNodeOnce(epmdPort: epmdPort, epmd: epmd, cookie: cookie, configuration: configuration)
+                return try await startNodeOnce(epmdPort: epmdPort, epmd: epmd, cookie: cookie)
             } catch let error as BrokerError where error.portTaken {
                 print("RabbitMQ: a port was taken; starting the node again on others: \(error.description.suffix(300))")
             }
         }
-        return try await startNodeOnce(epmdPort: epmdPort, epmd: epmd, cookie: cookie, configuration: configuration)
+        return try await startNodeOnce(epmdPort: epmdPort, epmd: epmd, cookie: cookie)
     }
 
-    static func startNodeOnce(epmdPort: Int, epmd: ChildProcess?, cookie: String?, configuration: [String]) async throws -> RabbitMQBroker {
+    static func startNodeOnce(epmdPort: Int, epmd: ChildProcess?, cookie: String?) async throws -> RabbitMQBroker {
         let directory = try Fixtures.temporaryDirectory()
         let mqtt = LoopbackTCP.freePort(), amqp = LoopbackTCP.freePort(), distribution = LoopbackTCP.freePort()
         let name = "recorderd-test-\(mqtt)@localhost"
@@ -69,7 +68,7 @@ public struct RabbitMQBroker: TestBroker {
         mqtt.listeners.tcp.default = 127.0.0.1:\(mqtt)
         mqtt.allow_anonymous = true
         loopback_users = none
-        \(configuration.map { $0 + "\n" }.joined())
+
         """.write(toFile: directory + "/rabbitmq.conf", atomically: true, encoding: .utf8)
         try "[rabbitmq_mqtt].\n".write(toFile: directory + "/enabled_plugins", atomically: true, encoding: .utf8)
         let environment = [

@@ -72,8 +72,8 @@ public struct RabbitMQCluster: Sendable {
     }
 
     /// What a failure needs explained: the queues as the first running node lists them (type,
-    /// durability, home or leader and members), and each running node's log lines that name an
-    /// error or a closed connection (the last 20).
+    /// durability, home or leader and members), and each running node's log lines that begin an
+    /// error or name a queue's home node (the last 20).
     public func describeQueues() async -> String {
         var text = ""
         if let node = nodes.first(where: { $0.node.isRunning }) {
@@ -82,7 +82,7 @@ public struct RabbitMQCluster: Sendable {
             text += "queues (\(columns.joined(separator: " "))) on \(node.nodeName):\n\(listed?.printed ?? "-")\n"
         }
         for node in nodes where node.node.isRunning {
-            let lines = node.log.split(separator: "\n").filter { ($0.contains("[error]") && !$0.contains("    ")) || $0.contains("home node") || $0.contains("closing") || $0.contains("Deleting") || $0.contains("node down") || $0.contains("down or inaccessible") }
+            let lines = node.log.split(separator: "\n").filter { ($0.contains("[error]") && !$0.contains("    ")) || $0.contains("home node") }
             text += "\(node.nodeName) log:\n" + lines.suffix(20).joined(separator: "\n") + "\n"
         }
         return text
