@@ -164,8 +164,11 @@ struct HeartRateLinkRules {
         guard let measurement = o.characteristics[BlueZ.heartRateMeasurement] else {
             let name = o.name.map { " (\($0))" } ?? ""
             let services = o.serviceUUIDs.compactMap(BlueZ.shortUUID).map { "0x" + HeartRateMeasurementParser.hex4($0) }
+            // BlueZ says the services are resolved when its discovery failed too (an ATT request
+            // unanswered for 30 s), listing none — as it lists none for a device whose services
+            // are all its own plugins' (a battery-only one): the fault says both.
             return [.call(.disconnect)] + fail("\(address)\(name) is not a heart-rate sensor: no Heart Rate Measurement characteristic (0x2A37)"
-                + (services.isEmpty ? "" : "; its services: " + services.joined(separator: ", ")),
+                + (services.isEmpty ? " (BlueZ lists no services of it: if it is one, its discovery failed)" : "; its services: " + services.joined(separator: ", ")),
                 now: now, retryAfter: Self.notAHeartRateSensorRetry)
         }
         measurementPath = measurement

@@ -106,9 +106,9 @@ struct HeartRateInGuestTests {
     /// recording goes on. Then what goes wrong, each said and recorded while the other recorders go
     /// on: a device that is not a heart-rate sensor (a third controller's peripheral with only a
     /// battery), an adapter that does not exist, BlueZ stopped (and not started again by
-    /// recorderd's calls). An adapter powered off and on is left to the rules' tests: under btvirt,
-    /// `Powered false` on the central's controller left bluetoothd restarting or the strap silent
-    /// in two runs of four.
+    /// recorderd's calls), an adapter powered off (the third controller, once done with). Powering
+    /// the central's own controller off and on is left to the rules' tests: under btvirt, `Powered
+    /// false` on it left bluetoothd restarting or the strap silent in two runs of four.
     @Test(.enabled(if: enabled("HeartRateInGuestTests")), .timeLimit(.minutes(16)))
     func theFitnessCheckAndWhatGoesWrong() async throws {
         let deb = try #require(PackageInGuestTests.package, "no .build-deb/recorderd_*.deb: run scripts/build-deb.sh")
@@ -151,6 +151,12 @@ struct HeartRateInGuestTests {
         #expect(facts["plainFault"]?.contains("is not a heart-rate sensor: no Heart Rate Measurement characteristic (0x2A37)") == true, "\(facts)")
         #expect(facts["plainStatus"]?.hasPrefix("not connected: ") == true, "\(facts)")
         #expect(facts["noAdapterFault"] == "no Bluetooth adapter hci9 (BlueZ has hci0, hci1, hci2)", "\(facts)")
+        // An adapter powered off: the recorder's fault and the scan's error say so and what to do; the
+        // strap on another adapter goes on.
+        #expect(facts["poweredOff"] == "0" && facts["offFinished"] == "0", "\(facts)")
+        #expect(facts["offFault"] == "Bluetooth adapter hci2 is powered off (bluetoothctl power on)", "\(facts)\n\(strapErrors)")
+        #expect(facts["offScan"]?.contains("Bluetooth adapter hci2 is powered off (bluetoothctl power on)") == true, "\(facts)")
+        #expect(facts["tailedAfterOff"] == "0", "the strap streams on: \(facts)\n\(strapErrors)")
         #expect(facts["bluezStoppedFault"] == "BlueZ (bluetoothd) stopped" || facts["bluezStoppedFault"] == "BlueZ (bluetoothd) is not running",
                 "\(facts)\n\(strapErrors)")
         #expect(facts["statusWithoutBlueZ"] == "0" && facts["badFinished"] == "0", "\(facts)")
@@ -206,7 +212,7 @@ struct HeartRateInGuestTests {
     recorderctl ble scan --seconds 5 --json > scan.json; fact scan $?
     fact scanStrap "$(grep -c "\"$strap\"" scan.json)"
     fact scanPlain "$(grep -c "\"$plain\"" scan.json)"
-    sed -i "s|\"devices\": \[|\"devices\": [{\"name\": \"hr0\", \"kind\": \"heartRate\", \"address\": \"$strap\"}, {\"name\": \"plain\", \"kind\": \"heartRate\", \"address\": \"$plain\"}, {\"name\": \"nowhere\", \"kind\": \"heartRate\", \"address\": \"$strap\", \"adapter\": \"hci9\"},|" /etc/recorderd/recorderd.json
+    sed -i "s|\"devices\": \[|\"devices\": [{\"name\": \"hr0\", \"kind\": \"heartRate\", \"address\": \"$strap\"}, {\"name\": \"plain\", \"kind\": \"heartRate\", \"address\": \"$plain\"}, {\"name\": \"nowhere\", \"kind\": \"heartRate\", \"address\": \"$strap\", \"adapter\": \"hci9\"}, {\"name\": \"offline\", \"kind\": \"heartRate\", \"address\": \"$plain\", \"adapter\": \"hci2\"},|" /etc/recorderd/recorderd.json
     systemctl reload recorderd.service; fact reloaded $?
     recorderctl status > /dev/null; fact status $?
     # ResearchKit's fitness check, every timed step 10 s (the walk is the replayed real walk).
@@ -225,6 +231,16 @@ struct HeartRateInGuestTests {
     recorderctl devices --json > devices.json
     fact plainStatus "$(tr -d '\n' < devices.json | grep -o '"connection" *: *"not connected: [^"]*is not a heart-rate sensor[^"]*"' | head -1 | sed 's/^"connection" *: *"//; s/"$//')"
     timeout 60 recorderctl tail hr0 --json --count 2 > /dev/null; fact tailed $?
+    # An adapter that is off: hci2 (the plain device's, done with) powered off through BlueZ, then
+    # a recorder on it and a scan of it; the strap (hci1, to hci0) streams on.
+    busctl set-property org.bluez /org/bluez/hci2 org.bluez.Adapter1 Powered b false; fact poweredOff $?
+    started=$(recorderctl start off --actions '[{"identifier": "off", "type": "heartRate", "device": "offline"}]')
+    offUUID=$(echo "$started" | sed -n 1p); off=$(echo "$started" | sed -n 2p)
+    for i in $(seq 600); do grep -q '"errorDescription"' "$off/off.jsonl" 2>/dev/null && break; sleep 0.1; done
+    fact offFault "$(grep -o '"errorDescription":"[^"]*"' "$off/off.jsonl" | head -1 | sed 's/^"errorDescription":"//; s/"$//')"
+    fact offScan "$(recorderctl ble scan --adapter hci2 --seconds 1 2>&1 | tail -1)"
+    recorderctl finish "$offUUID" > /dev/null; fact offFinished $?
+    timeout 60 recorderctl tail hr0 --json --count 2 > /dev/null; fact tailedAfterOff $?
     systemctl stop bluetooth
     for i in $(seq 300); do grep -q 'BlueZ (bluetoothd)' "$bad/strap.jsonl" && break; sleep 0.1; done
     fact bluezStoppedFault "$(grep -o 'BlueZ (bluetoothd) [a-z ]*' "$bad/strap.jsonl" | head -1)"
