@@ -135,7 +135,8 @@ struct InitialContactAccuracyTests {
     /// 13.5). On MS/001 the F1 is met (0.730 against 0.723) and the cadence is not (14.5 against
     /// 10.2): two of its six bouts hold stretches where recorderd finds steps INDIP does not mark
     /// (96.7–105.7 s: 95 against INDIP's 76 steps/min) or misses one in a pause (10.2–17.7 s).
-    /// The cadence asserted there is the figure measured, rounded up, so it cannot get worse.
+    /// The cadence asserted there is the figure measured, rounded up, so it cannot get worse; the
+    /// reference's own contacts miss that bar too (`theReferencesOwnContactsMissTheCadenceBar`).
     @Test(arguments: ["HA/001/TimeMeasure1_Test11_Trial1", "HA/002/TimeMeasure1_Test11_Trial1", "MS/001/TimeMeasure1_Test11_Trial1"])
     func dailyLivingStepsAgainstMobgap(trial: String) throws {
         let reference = try #require(try GaitReference.load()[trial])
@@ -146,6 +147,22 @@ struct InitialContactAccuracyTests {
         #expect(f1 >= peer.f1, "\(s)")
         let cadenceBar = trial.hasPrefix("MS/001") ? 14.6 : peer.cadenceError + 1
         #expect(s.cadenceError <= cadenceBar, "\(s)")
+    }
+
+    /// The cadence bar measured on the reference itself: INDIP's own contacts, scored as a detector's
+    /// by the same rule, are 12.3 steps/min off on MS/001 and 18.0 on HA/002 — above mobgap's + 1
+    /// on both (11.2, 14.5). The rule counts a bout's pauses and turns into its span and INDIP's
+    /// cadence does not, so no detector meets that bar on every trial (BENCHMARKS.md, "issue 46's
+    /// two unmet bars"; `Benchmarks/gait/reference_contacts.py`).
+    @Test func theReferencesOwnContactsMissTheCadenceBar() throws {
+        let reference = try GaitReference.load()
+        for (trial, bar) in [("MS/001/TimeMeasure1_Test11_Trial1", 11.2), ("HA/002/TimeMeasure1_Test11_Trial1", 14.5)] {
+            let truth = try #require(reference[trial])
+            let perfect = GaitReference.score(truth.walking_bouts.flatMap { $0.initial_contacts_s.compactMap { $0 } }, against: truth)
+            #expect(perfect.recall == 1 && perfect.precision == 1, "\(perfect)")
+            #expect(perfect.cadenceError > bar, "\(trial): \(perfect)")
+            print("gait \(trial): INDIP's own contacts as a detector: cadence error \(String(format: "%.1f", perfect.cadenceError)) (bar \(bar))")
+        }
     }
 
     /// Over all bundled trials (straight walks and daily living), the mean per-trial step-count

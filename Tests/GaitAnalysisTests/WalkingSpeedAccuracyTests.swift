@@ -118,7 +118,9 @@ struct WalkingSpeedAccuracyTests {
     /// The straight walks, inside INDIP's bout: distance and speed against INDIP's. The issue's
     /// bar is 10 % and 0.05 m/s on every walk; three of the four meet both, HA/001's first is
     /// 0.092 m/s slow (its strides 8 % short, distance −6.8 %). The tolerances asserted are the
-    /// bar, and for that walk's speed the figure measured, rounded up.
+    /// bar, and for that walk's speed the figure measured, rounded up. Zijlstra & Hof's model itself,
+    /// in mobgap's implementation, is 0.064 m/s slow on that walk from INDIP's own contacts
+    /// (BENCHMARKS.md, "issue 46's two unmet bars"): the bar is beyond the model there.
     @Test(arguments: [("HA/001/TimeMeasure1_Test5_Trial1", 0.1, 0.1), ("HA/001/TimeMeasure1_Test5_Trial2", 0.05, 0.1),
                       ("MS/001/TimeMeasure1_Test5_Trial1", 0.05, 0.1), ("MS/001/TimeMeasure1_Test5_Trial2", 0.05, 0.1)])
     func aStraightWalksDistanceAndSpeedAgainstINDIP(trial: String, speedTolerance: Double, distanceTolerance: Double) throws {
