@@ -138,6 +138,10 @@ struct HeartRateInGuestTests {
             #expect(abs((summary.mean ?? 0) - Double(own.reduce(0, +)) / Double(max(1, own.count))) < 1e-9, "\(summary)")
             #expect(printed.contains(summary.headline), "\(printed)")
         }
+        // The distance walked, from the gait action with the sensor's height, printed with the walk.
+        let gait = try #require(result.asyncResults.compactMap(\.file).first { $0.relativePath == "gait.jsonl" }?.stepSummaries?.first {
+            $0.stepPath == "fitness-check/walk" }, "\(printed)")
+        #expect(gait.walking?.distance.map { $0 > 0 } == true && printed.contains(gait.headline), "\(gait)\n\(printed)")
         #expect(records.contains { $0.event == "error" && $0.errorDescription?.contains("short Heart Rate Measurement") == true },
                 "the malformed notification is a fault record")
         #expect(files.contains { $0.relativePath == "motion.jsonl" && $0.sampleCount > 1000 }, "the motion recorder went on: \(files)")
@@ -160,7 +164,7 @@ struct HeartRateInGuestTests {
         #expect(facts["bluezStoppedFault"] == "BlueZ (bluetoothd) stopped" || facts["bluezStoppedFault"] == "BlueZ (bluetoothd) is not running",
                 "\(facts)\n\(strapErrors)")
         #expect(facts["statusWithoutBlueZ"] == "0" && facts["badFinished"] == "0", "\(facts)")
-        print("GUEST fitness check: \(summaries.map(\.headline).joined(separator: "; "))")
+        print("GUEST fitness check: \(gait.headline); \(summaries.map(\.headline).joined(separator: "; "))")
     }
 
     /// `script` with the package's file name and the controllers' set-up in place.
@@ -215,8 +219,9 @@ struct HeartRateInGuestTests {
     sed -i "s|\"devices\": \[|\"devices\": [{\"name\": \"hr0\", \"kind\": \"heartRate\", \"address\": \"$strap\"}, {\"name\": \"plain\", \"kind\": \"heartRate\", \"address\": \"$plain\"}, {\"name\": \"nowhere\", \"kind\": \"heartRate\", \"address\": \"$strap\", \"adapter\": \"hci9\"}, {\"name\": \"offline\", \"kind\": \"heartRate\", \"address\": \"$plain\", \"adapter\": \"hci2\"},|" /etc/recorderd/recorderd.json
     systemctl reload recorderd.service; fact reloaded $?
     recorderctl status > /dev/null; fact status $?
-    # ResearchKit's fitness check, every timed step 10 s (the walk is the replayed real walk).
-    recorderctl run /usr/share/recorderd/config/tasks/fitness-check.json --auto --step-seconds 10 > /vmtest/run.txt 2>&1; fact fitness $?
+    # ResearchKit's fitness check, every timed step 10 s (the walk is the replayed real walk, its
+    # participant's sensor 0.975 m above the ground: the distance walked).
+    recorderctl run /usr/share/recorderd/config/tasks/fitness-check.json --auto --step-seconds 10 --sensor-height 0.975 > /vmtest/run.txt 2>&1; fact fitness $?
     cat /vmtest/run.txt
     dir=$(sed -n 's/^run directory: //p' /vmtest/run.txt)
     cp "$dir/heartRate.jsonl" /vmtest/ && cp "$dir/taskResult.json" /vmtest/result.json && fact copied yes
