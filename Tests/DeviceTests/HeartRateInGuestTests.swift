@@ -127,7 +127,10 @@ struct HeartRateInGuestTests {
         let files = result.asyncResults.compactMap(\.file)
         let heart = try #require(files.first { $0.relativePath == "heartRate.jsonl" }, "\(result.asyncResults)")
         let summaries = heart.heartRateSummaries ?? []
-        #expect(summaries.map(\.stepPath) == ["fitness-check/walk", "fitness-check/rest"], "\(summaries)")
+        // The walk's and the rest's; a beat that arrives while one step ends and the next begins
+        // (the walk's end waits up to 1 s for the gait look-ahead) belongs to the task itself, and
+        // its summary is the task's (seen once in a clean-clone rehearsal).
+        #expect(summaries.map(\.stepPath).filter { $0 != "fitness-check" } == ["fitness-check/walk", "fitness-check/rest"], "\(summaries)")
         let records = try Fixtures.records(outcome.share + "/heartRate.jsonl")
         let beats = records.filter { $0.isSample && $0.sensorType == "heartRate" }
         #expect(beats.count >= 15, "\(beats.count)")
