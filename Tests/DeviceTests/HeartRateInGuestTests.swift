@@ -182,6 +182,24 @@ struct HeartRateInGuestTests {
         script.replacingOccurrences(of: "@DEB@", with: package).replacingOccurrences(of: "@CONTROLLERS@", with: controllers)
     }
 
+    /// bluetoothd as every heart-rate guest runs it, set before it starts: one ATT bearer a link, as
+    /// a strap's stack has — no Enhanced ATT (with one bluetoothd at both ends, EATT's extra
+    /// channels came and went, "EATT channel limit reached", "Connection reset by peer", and once
+    /// their requests timed out and bluetoothd answered nothing more; between two guests the first
+    /// notification after a "just works" pairing was lost once) — and debug logging, what a
+    /// failure is read from (the shares' `bluetoothd.txt`). Prints the `gatt:` line the tests assert.
+    static let bluezSettings = #"""
+    if grep -q '^#*Channels *=' /etc/bluetooth/main.conf; then
+      sed -i 's/^#*Channels *=.*/Channels = 1/' /etc/bluetooth/main.conf
+    else
+      printf '\n[GATT]\nChannels = 1\n' >> /etc/bluetooth/main.conf
+    fi
+    echo "gatt: $(grep '^Channels' /etc/bluetooth/main.conf)"
+    mkdir -p /etc/systemd/system/bluetooth.service.d
+    printf '[Service]\nExecStart=\nExecStart=/usr/libexec/bluetooth/bluetoothd -d\n' > /etc/systemd/system/bluetooth.service.d/debug.conf
+    systemctl daemon-reload
+    """#
+
     /// `controllers N`: N virtual LE controllers (btvirt over hci_vhci) up in BlueZ. A controller
     /// whose initialisation timed out (the kernel's HCI command timeout, seen when the host was
     /// busy: "hci0: Opcode 0x0c03 failed: -110", BlueZ then lists only the others) is made again:
@@ -190,15 +208,7 @@ struct HeartRateInGuestTests {
     static let controllers = #"""
     modprobe bluetooth
     modprobe hci_vhci
-    # One ATT bearer a link, as a strap's stack has: no Enhanced ATT. (With one bluetoothd at both
-    # ends, EATT's extra channels came and went — "EATT channel limit reached", "Connection reset by
-    # peer" — and once their requests timed out and bluetoothd answered nothing more.)
-    if grep -q '^#*Channels *=' /etc/bluetooth/main.conf; then
-      sed -i 's/^#*Channels *=.*/Channels = 1/' /etc/bluetooth/main.conf
-    else
-      printf '\n[GATT]\nChannels = 1\n' >> /etc/bluetooth/main.conf
-    fi
-    echo "gatt: $(grep '^Channels' /etc/bluetooth/main.conf)"
+    \#(bluezSettings)
     systemctl start bluetooth
     controllers() {
       for attempt in 1 2 3; do
@@ -220,10 +230,7 @@ struct HeartRateInGuestTests {
     fact() { echo "fact $1=$2"; }
     cd /vmtest
     DEBIAN_FRONTEND=noninteractive apt-get install -y /vmtest/@DEB@ > /dev/null 2>&1 && fact installed ok
-    # bluetoothd at debug level, and btmon: what a failure is read from (the share's files).
-    mkdir -p /etc/systemd/system/bluetooth.service.d
-    printf '[Service]\nExecStart=\nExecStart=/usr/libexec/bluetooth/bluetoothd -d\n' > /etc/systemd/system/bluetooth.service.d/debug.conf
-    systemctl daemon-reload
+    # btmon: the connections' handles, and what a failure is read from (the share's files).
     btmon -w /tmp/btmon.snoop > /dev/null 2>&1 & btmon=$!
     stamp() { fact "$1At" "$(cut -d' ' -f1 /proc/uptime)"; }
     @CONTROLLERS@

@@ -103,11 +103,9 @@ extension PackageInGuestTests {
         DEBIAN_FRONTEND=noninteractive apt-get install -y /vmtest/@DEB@ > /dev/null 2>&1 && fact installed ok
         modprobe bluetooth
         modprobe hci_vhci
-        # bluetoothd at debug level, and btmon: what a failure is read from (the shares' files).
-        mkdir -p /etc/systemd/system/bluetooth.service.d
-        printf '[Service]\nExecStart=\nExecStart=/usr/libexec/bluetooth/bluetoothd -d\n' > /etc/systemd/system/bluetooth.service.d/debug.conf
-        systemctl daemon-reload
+        \#(HeartRateInGuestTests.bluezSettings)
         systemctl start bluetooth
+        # btmon: what a failure is read from (the shares' files).
         btmon -w /tmp/btmon.snoop > /dev/null 2>&1 &
         # The air: btvirt's LE controller (hci0 here) and its LE server. A controller whose
         # initialisation timed out under load (BlueZ then lists none) is made again, as in
@@ -168,7 +166,7 @@ extension PackageInGuestTests {
         attempt none passkey=123456 "" '"event":"error"'
         journalctl -u bluetooth --no-pager > /vmtest/bluetoothd.txt
         journalctl -u recorderd --no-pager > /vmtest/recorderd.txt
-        btmon -r /tmp/btmon.snoop > /vmtest/btmon.txt
+        cp /tmp/btmon.snoop /vmtest/; btmon -r /tmp/btmon.snoop > /vmtest/btmon.txt 2>&1
         fact agentAnswered "$(journalctl -u recorderd --no-pager | grep -c "asked recorderd's agent .*: answered")"
         echo quit >&3
         journalctl -u recorderd --no-pager | grep -i "agent\|pair\|hr-" | tail -30
@@ -190,19 +188,8 @@ extension PackageInGuestTests {
           echo "command: $command $arguments"
           case $command in
             attach)
-              # One ATT bearer, as a strap's stack has: no Enhanced ATT. (BlueZ on both ends opens
-              # EATT channels once the link is encrypted, and with them the first notification after
-              # a "just works" pairing was lost in one run beside the other guests.)
-              if grep -q '^#*Channels *=' /etc/bluetooth/main.conf; then
-                sed -i 's/^#*Channels *=.*/Channels = 1/' /etc/bluetooth/main.conf
-              else
-                printf '\n[GATT]\nChannels = 1\n' >> /etc/bluetooth/main.conf
-              fi
-              echo "gatt: $(grep '^Channels' /etc/bluetooth/main.conf)"
-              # bluetoothd at debug level (its log goes to the share at the end).
-              mkdir -p /etc/systemd/system/bluetooth.service.d
-              printf '[Service]\nExecStart=\nExecStart=/usr/libexec/bluetooth/bluetoothd -d\n' > /etc/systemd/system/bluetooth.service.d/debug.conf
-              systemctl daemon-reload
+              # One ATT bearer (no EATT) and debug logging, as in every heart-rate guest.
+              \#(HeartRateInGuestTests.bluezSettings)
               systemctl start bluetooth
               # BlueZ taking the controller up (a state: polled, at most 30 s); one whose
               # initialisation timed out under load is attached again, up to three attempts.
