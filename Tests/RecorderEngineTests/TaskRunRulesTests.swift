@@ -1,3 +1,4 @@
+import Foundation
 import RecorderEngine
 import RecorderModel
 import RecorderTestSupport
@@ -63,5 +64,26 @@ struct TaskRunRulesTests {
         #expect(try r.finishStep("walk/section/inner") == [.changeStep("walk/section")])
         _ = r.finishTask()
         #expect(throws: TaskRunRules.StepOrderError.self) { try r.startStep("walk/x") }
+    }
+
+    /// config/tasks/fitness-check.json: motion, gait and heart rate start with the walk and stop
+    /// when the rest finishes, so the conclusion (a screen, however long it stays up) records
+    /// nothing and has no heart-rate summary of its own.
+    @Test func theFitnessCheckRecordsTheWalkAndTheRestOnly() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../config/tasks/fitness-check.json")
+        let task = try TaskDefinition.decode(try Data(contentsOf: url))
+        #expect(task.steps.map(\.identifier) == ["instruction", "countdown", "walk", "rest", "conclusion"])
+        #expect(task.asyncActions.map(\.type) == [.motion, .gait, .heartRate])
+        var r = TaskRunRules(taskIdentifier: task.identifier, actions: task.asyncActions)
+        #expect(r.startTask().isEmpty)
+        var recordingIn: [String: [String]] = [:]
+        for step in task.steps.map(\.identifier) {
+            _ = try r.startStep("fitness-check/\(step)")
+            recordingIn[step] = r.recordingIdentifiers
+            _ = try r.finishStep("fitness-check/\(step)")
+        }
+        #expect(recordingIn["walk"] == ["motion", "gait", "heartRate"] && recordingIn["rest"] == ["motion", "gait", "heartRate"])
+        #expect(recordingIn["countdown"] == [] && recordingIn["conclusion"] == [], "\(recordingIn)")
+        #expect(r.finishTask().isEmpty)
     }
 }

@@ -19,8 +19,7 @@ public struct LogEventHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    public func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?,
-                    source: String, file: String, function: String, line: UInt) {
-        if message.description == self.message { seen.yield() }
+    public func log(event: LogEvent) {
+        if event.message.description == message { seen.yield() }
     }
 }
