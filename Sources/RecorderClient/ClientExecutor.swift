@@ -78,10 +78,17 @@ public final class ClientExecutor: TaskExecutor {
         if forward { globalConcurrentExecutor.enqueue(ExecutorJob(unowned)) }
     }
 
-    /// Whether the caller runs on the reader thread.
+    /// Whether the caller runs on the reader thread. Never once the reader thread has ended: its
+    /// `pthread_t` names a thread only while it lives, and glibc gives a new thread the stack (so
+    /// the `pthread_t`) of one that has ended — a pool thread running a job after the end could
+    /// otherwise pass for the reader (a plain suite in CI, stop 64).
     var isCurrent: Bool {
-        state.withLock { s in s.thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+        state.withLock { s in !s.closed && s.thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
     }
+
+    /// Whether the reader thread has run its last job (for tests): later jobs go to the global
+    /// concurrent executor.
+    var hasEnded: Bool { state.withLock { $0.closed } }
 
     // MARK: The reader thread's side
 

@@ -136,34 +136,52 @@ struct ClientReaderExecutorTests {
         try await d.stop()
     }
 
-    /// The peer closes while a call in the scope waits: the call fails with `connectionClosed`,
-    /// and the task goes on (later jobs run on the global executor, not on a thread that has ended).
+    /// The peer closes while a call in the scope waits: the call fails with `connectionClosed`
+    /// (resumed, as a rule, by the reader thread's last jobs); the task goes on once the reader thread has
+    /// ended (later jobs run on the global executor: a job queued for the ended thread would leave
+    /// the scope unfinished), and a call then fails at once.
     @Test func aTaskInTheScopeGoesOnAfterTheConnectionEnds() async throws {
         var fds: [Int32] = [0, 0]
         #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
         let client = RecorderClient.start(descriptor: fds[0])
         let peer = RawConnection(descriptor: fds[1])
 
+        struct Outcome: Sendable {
+            var failure: RecorderClientError?
+            var resumedAfterTheEnd = false
+            var laterFailure: RecorderClientError?
+            var onReaderAtTheEnd = true
+        }
         let scope = Task {
-            try await client.withReaderExecutor { () async throws -> (RecorderClientError?, Bool) in
-                var failure: RecorderClientError?
+            try await client.withReaderExecutor { () async throws -> Outcome in
+                var outcome = Outcome()
                 do {
                     _ = try await client.send(method: "daemon.status", params: nil)
                 } catch {
-                    failure = error as? RecorderClientError
+                    outcome.failure = error as? RecorderClientError
                 }
-                // Resumed after the reader thread has ended (or while it runs what is left).
-                try await Task.sleep(for: .milliseconds(20))
-                _ = try? await client.send(method: "daemon.status", params: nil)
-                try await Task.sleep(for: .milliseconds(20))
-                return (failure, client.executor.isCurrent)
+                // Each timer's job is queued for the reader while it runs what is left, and goes
+                // to the global executor once it has ended: wait for that event.
+                let ended = Deadline(seconds: 60)
+                while !client.executor.hasEnded, !ended.hasPassed { try await Task.sleep(for: .milliseconds(5)) }
+                outcome.resumedAfterTheEnd = client.executor.hasEnded
+                try await Task.sleep(for: .milliseconds(1))
+                do {
+                    _ = try await client.send(method: "daemon.status", params: nil)
+                } catch {
+                    outcome.laterFailure = error as? RecorderClientError
+                }
+                outcome.onReaderAtTheEnd = client.executor.isCurrent
+                return outcome
             }
         }
         #expect(try await peer.readLine(timeout: 90)?.contains(#""id":1,"#) == true)
         shutdown(peer.fd, Int32(SHUT_RDWR))
-        let (failure, onReader) = try #require(try await Self.value(of: scope), "the scope did not finish: a job was lost")
-        #expect(failure == .connectionClosed)
-        #expect(!onReader, "the reader thread has ended")
+        let outcome = try #require(try await Self.value(of: scope), "the scope did not finish: a job was lost")
+        #expect(outcome.failure == .connectionClosed)
+        #expect(outcome.resumedAfterTheEnd, "the reader thread ended")
+        #expect(outcome.laterFailure == .connectionClosed)
+        #expect(!outcome.onReaderAtTheEnd)
         client.close()
     }
 }
