@@ -32,6 +32,8 @@ public final class ClientExecutor: TaskExecutor {
         var reader: Reader = .running
         /// The reader thread has ended: jobs go to the global concurrent executor.
         var closed = false
+        /// Tasks waiting in `ended()`, resumed as the reader thread ends.
+        var endWaiters: [CheckedContinuation<Void, Never>] = []
         /// The reader thread, once it has started.
         var thread: pthread_t?
         /// The wake-up pipe, made by the first `withReaderExecutor` (a client that never uses it
@@ -86,9 +88,18 @@ public final class ClientExecutor: TaskExecutor {
         state.withLock { s in !s.closed && s.thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
     }
 
-    /// Whether the reader thread has run its last job (for tests): later jobs go to the global
-    /// concurrent executor.
-    var hasEnded: Bool { state.withLock { $0.closed } }
+    /// Returns once the reader thread has run its last job (for tests): the caller resumes as a
+    /// later job, so on the global concurrent executor.
+    func ended() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { s in
+                if s.closed { return true }
+                s.endWaiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
 
     // MARK: The reader thread's side
 
@@ -102,10 +113,12 @@ public final class ClientExecutor: TaskExecutor {
     /// executor, and the pipe is closed.
     func runQueued(closing: Bool = false) {
         while true {
+            var endWaiters: [CheckedContinuation<Void, Never>] = []
             let jobs = state.withLock { s in
                 defer { s.jobs.removeAll(keepingCapacity: !closing) }
                 if closing, s.jobs.isEmpty {
                     s.closed = true
+                    swap(&endWaiters, &s.endWaiters)
                     if let wake = s.wake {
                         Foundation.close(wake.read)
                         Foundation.close(wake.write)
@@ -114,6 +127,8 @@ public final class ClientExecutor: TaskExecutor {
                 }
                 return s.jobs
             }
+            // Outside the lock: a resumption enqueues its job, which takes it.
+            for waiter in endWaiters { waiter.resume() }
             if jobs.isEmpty { return }
             for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
         }
