@@ -43,6 +43,8 @@ let package = Package(
         // The web page (RecorderWeb): HTTP/1 and WebSocket. swift-configuration support is not used.
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: ["FullFoundation"]),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        // HTTP's request and response types, as Hummingbird hands them to the page's handlers.
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         // The web page's templates (escaping by default).
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
@@ -53,17 +55,21 @@ let package = Package(
         // SHA-256 and the system calls Swift's Glibc module lacks: the one C shim of the runtime.
         .target(name: "CRecorderRuntime"),
         // Locks, the blocking pool, threads and their names, the clock, SHA-256, file helpers.
-        .target(name: "RecorderRuntime", dependencies: ["CRecorderRuntime", "CZstd"]),
+        .target(name: "RecorderRuntime", dependencies: ["CRecorderRuntime"]),
+        // zstd frames (libzstd): what compresses — the MCAP export's chunks, the fleet's uploads —
+        // links it; the recording process does not.
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+        .target(name: "RecorderCompression", dependencies: ["CZstd"]),
         // JSON: the strict parser, values, the value decoder, the text encoder, decimals, key schemas.
         .target(name: "RecorderJSON", dependencies: ["RecorderRuntime"]),
         // What recorderd records and runs: records and their JSON-lines codec, tasks, results.
         .target(name: "RecorderModel", dependencies: ["RecorderJSON"]),
         // The control protocol (JSON-RPC 2.0 messages) and the fleet's messages.
-        .target(name: "RecorderProtocol", dependencies: ["RecorderModel", "RecorderJSON"]),
+        .target(name: "RecorderProtocol", dependencies: ["RecorderModel", "RecorderJSON", "RecorderRuntime"]),
         // recorderd.json: its types, the loader, and the registry of device kinds the executable fills.
         .target(
             name: "RecorderConfiguration",
-            dependencies: ["RecorderProtocol", "RecorderModel", "RecorderJSON", "RecorderRuntime",
+            dependencies: ["RecorderModel", "RecorderJSON", "RecorderRuntime",
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")]
         ),
@@ -71,7 +77,7 @@ let package = Package(
         .target(
             name: "RecorderEngine",
             dependencies: [
-                "RecorderRuntime", "RecorderJSON", "RecorderModel", "RecorderProtocol", "RecorderConfiguration",
+                "RecorderRuntime", "RecorderJSON", "RecorderModel", "RecorderConfiguration",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -84,7 +90,7 @@ let package = Package(
         .systemLibrary(name: "CLibIIO", pkgConfig: "libiio", providers: [.apt(["libiio-dev"])]),
         .target(
             name: "IIOSensors",
-            dependencies: ["RecorderEngine", "RecorderModel", "RecorderJSON", "RecorderRuntime", "RecorderProtocol", "RecorderConfiguration", "CLibIIO",
+            dependencies: ["RecorderEngine", "RecorderModel", "RecorderJSON", "RecorderRuntime", "RecorderConfiguration", "CLibIIO",
                            .product(name: "Logging", package: "swift-log")]
         ),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
@@ -96,7 +102,7 @@ let package = Package(
         // Bluetooth LE sensors through BlueZ's D-Bus API (sd-bus, RecorderSystemd's DBusConnection): heart rate.
         .target(
             name: "BLESensors",
-            dependencies: ["RecorderEngine", "RecorderModel", "RecorderRuntime", "RecorderConfiguration", "RecorderProtocol", "RecorderSystemd",
+            dependencies: ["RecorderEngine", "RecorderModel", "RecorderRuntime", "RecorderConfiguration", "RecorderSystemd",
                            .product(name: "Logging", package: "swift-log")]
         ),
         // The clock's synchronisation: chronyd (chronyc) or systemd-timesyncd (D-Bus through RecorderSystemd).
@@ -119,17 +125,18 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         // MARK: The client side: client, exports, plots, task files, web page, fleet link
         .target(name: "RecorderClient", dependencies: ["RecorderProtocol", "RecorderModel", "RecorderJSON", "RecorderRuntime"]),
         // HL7 FHIR: Questionnaires as task definitions (recorderctl run).
         .target(name: "RecorderFHIR", dependencies: ["RecorderModel", "RecorderJSON"]),
-        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         // Exports of a run directory (recorderctl export): reads the files, needs no daemon.
         .target(
             name: "RecorderExport",
-            dependencies: ["RecorderModel", "RecorderJSON", "RecorderRuntime", .product(name: "ZIPFoundation", package: "ZIPFoundation")]
+            dependencies: ["RecorderModel", "RecorderJSON", "RecorderRuntime", "RecorderCompression",
+                           .product(name: "ZIPFoundation", package: "ZIPFoundation")]
         ),
         // cairo's headers only (no pkg-config: that would link the library into every executable);
         // RecorderPlot loads libcairo.so.2 when it draws its first plot.
@@ -146,6 +153,9 @@ let package = Package(
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Logging", package: "swift-log"),
@@ -159,7 +169,8 @@ let package = Package(
         .target(
             name: "RecorderFleet",
             dependencies: [
-                "RecorderClient", "RecorderProtocol", "RecorderModel", "RecorderJSON", "RecorderRuntime", "RecorderConfiguration", "CMosquitto",
+                "RecorderClient", "RecorderProtocol", "RecorderModel", "RecorderJSON", "RecorderRuntime", "RecorderCompression",
+                "RecorderConfiguration", "CMosquitto",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -204,7 +215,7 @@ let package = Package(
         .executableTarget(
             name: "RecorderBenchmarks",
             dependencies: bottom + ["RecorderEngine", "RecorderClient", "RecorderDaemon", "MotionFusion", "GaitAnalysis", "ReplaySensors",
-                                    "FakeIIO", "RecorderTestSupport"],
+                                    "FakeIIO", "RecorderTestSupport", .product(name: "Logging", package: "swift-log")],
             path: "Benchmarks/RecorderBenchmarks"
         ),
         .executableTarget(name: "ExportCount", dependencies: ["RecorderExport"], path: "Benchmarks/ExportCount"),
@@ -224,7 +235,8 @@ let package = Package(
         .executableTarget(
             name: "DaemonFloor",
             dependencies: ["CALSA", "CLibGPS", "CLibIIO",
-                           .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
+                           .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                           .product(name: "Logging", package: "swift-log"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Benchmarks/DaemonFloor"
@@ -248,8 +260,9 @@ let package = Package(
                                                              .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "RecorderModelTests", dependencies: bottom + ["RecorderTestSupport"]),
         .testTarget(name: "BLESensorsTests", dependencies: ["BLESensors", "RecorderModel", "RecorderSystemd", "RecorderProtocol", "RecorderConfiguration", "RecorderJSON"]),
-        .testTarget(name: "RecorderWebTests", dependencies: bottom + ["RecorderWeb", "RecorderClient", "RecorderFHIR", "RecorderTestSupport", "recorderd", "recorderd-services", "recorderctl"]),
-        .testTarget(name: "RecorderFleetTests", dependencies: bottom + ["RecorderFleet", "RecorderClient", "RecorderTestSupport", "recorderd", "recorderd-services", "recorderctl",
+        .testTarget(name: "RecorderWebTests", dependencies: bottom + ["RecorderWeb", "RecorderClient", "RecorderFHIR", "RecorderTestSupport", "recorderd", "recorderd-services", "recorderctl",
+                                                                      .product(name: "HTTPTypes", package: "swift-http-types")]),
+        .testTarget(name: "RecorderFleetTests", dependencies: bottom + ["RecorderFleet", "RecorderClient", "RecorderCompression", "RecorderTestSupport", "recorderd", "recorderd-services", "recorderctl",
                                                                         .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "RecorderFHIRTests", dependencies: bottom + ["RecorderFHIR", "RecorderClient", "RecorderTestSupport"]),
         .testTarget(name: "MotionFusionTests", dependencies: bottom + ["MotionFusion", "RecorderEngine", "ReplaySensors", "RecorderTestSupport", "FakeIIO"]),
@@ -258,11 +271,12 @@ let package = Package(
             name: "GaitAnalysisTests",
             dependencies: bottom + ["GaitAnalysis", "MotionFusion", "RecorderEngine", "RecorderFHIR", "ReplaySensors", "RecorderTestSupport", "recorderd", "recorderctl"]
         ),
-        .testTarget(name: "RecorderEngineTests", dependencies: bottom + ["RecorderEngine", "ReplaySensors", "RecorderTestSupport"]),
+        .testTarget(name: "RecorderEngineTests", dependencies: bottom + ["RecorderEngine", "ReplaySensors", "RecorderTestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "GPSSensorsTests", dependencies: bottom + ["GPSSensors", "RecorderEngine", "RecorderExport", "RecorderTestSupport"]),
         .testTarget(
             name: "AudioSensorsTests",
-            dependencies: bottom + ["AudioSensors", "RecorderClient", "RecorderEngine", "RecorderTestSupport", "CTestEnvironment", "recorderd"]
+            dependencies: bottom + ["AudioSensors", "RecorderClient", "RecorderEngine", "RecorderTestSupport", "CTestEnvironment", "recorderd",
+                                    .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "IIOSensorsTests",
@@ -273,8 +287,8 @@ let package = Package(
             name: "RecorderDaemonTests",
             dependencies: bottom + ["RecorderDaemon", "RecorderSystemd", "RecorderClient", "RecorderEngine", "ReplaySensors", "RecorderExport",
                                     "RecorderTestSupport", "CTestEnvironment",
-                                    .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
-                                    "recorderd", "recorderd-services", "recorderctl"]
+                                    .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                                    .product(name: "Logging", package: "swift-log"), "recorderd", "recorderd-services", "recorderctl"]
         ),
     ]
 )

@@ -73,7 +73,7 @@ func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> 
     case .failure(let error): fatalError("\(error)")
     }
 }
-let run = blocking { try await runs.start(TaskStartParams(taskIdentifier: "drain", asyncActions: [.motion("motion")])) }
+let run = blocking { try await runs.start(taskIdentifier: "drain", asyncActions: [.motion("motion")]) }
 guard let sink = source.sink.withLock({ $0 }) else { fatalError("the recording did not start its device") }
 // Scans 1 µs apart from just after now, so that all are measured before the stop below.
 let first = SystemClock.monotonicUptime() + 0.01

@@ -233,7 +233,7 @@ enum Benchmarks {
         let runs = TaskRunRegistry(dataDirectory: configuration.dataDirectory, devices: devices, ringSeconds: 0.5, logger: logger)
         let cpu0 = cpuSeconds()
         let start = Date()
-        let run = try! await runs.start(TaskStartParams(taskIdentifier: "bench", asyncActions: [.motion("m")]))
+        let run = try! await runs.start(taskIdentifier: "bench", asyncActions: [.motion("m")])
         try? await Task.sleep(for: .seconds(5))
         let result = try! await runs.finish(run.taskRunUUID)
         let wall = Date().timeIntervalSince(start)

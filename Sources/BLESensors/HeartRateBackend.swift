@@ -2,7 +2,6 @@ import Logging
 import RecorderConfiguration
 import RecorderEngine
 import RecorderModel
-import RecorderProtocol
 
 /// The `heartRate` backend: Bluetooth LE heart-rate sensors through BlueZ.
 public struct HeartRateBackend: TypedSensorBackend {

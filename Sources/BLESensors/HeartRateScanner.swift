@@ -1,5 +1,5 @@
 import RecorderEngine
-import RecorderProtocol
+import RecorderModel
 import RecorderRuntime
 import RecorderSystemd
 

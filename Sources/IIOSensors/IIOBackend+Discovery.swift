@@ -1,7 +1,6 @@
 import RecorderConfiguration
 import RecorderEngine
 import RecorderModel
-import RecorderProtocol
 
 extension IIOBackend {
     /// Every IIO device of the configured devices' contexts (and of libiio's default context):

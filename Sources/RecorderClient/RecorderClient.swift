@@ -185,15 +185,7 @@ public final class RecorderClient: Sendable {
     /// `{"jsonrpc":"2.0","id":…,"method":…,"params":…}` and a newline; throws what the daemon
     /// would answer to a line it cannot read.
     static func requestLine(id: Int64, method: String, encodedParams: [UInt8]?) throws(RecorderClientError) -> Data {
-        var bytes = Array(#"{"jsonrpc":"2.0","id":"#.utf8)
-        bytes += String(id).utf8
-        bytes += #","method":"#.utf8
-        JSONString.appendEscaped(method, to: &bytes)
-        if let encodedParams {
-            bytes += #","params":"#.utf8
-            bytes += encodedParams
-        }
-        bytes += "}".utf8
+        var bytes = JSONRPCEncoder.request(id: JSONRPCID(id), method: method, encodedParams: encodedParams, newline: false)
         guard bytes.count <= ControlLine.maximumLength else {
             throw .rpc(RPCError(.requestTooLarge, "request line of \(bytes.count) bytes is longer than \(ControlLine.maximumLength >> 20) MiB; not sent"))
         }
@@ -237,7 +229,7 @@ public final class RecorderClient: Sendable {
                 start = newline + 1
                 // Live records as the daemon writes them are read record by record (no JSON tree);
                 // anything else, as any message.
-                if line.starts(with: LiveBatch.notificationPrefix), let batch = LiveBatch.parse(notification: line, cache: &records) {
+                if let batch = StreamRecordsNotification.parse(line, cache: &records).map(LiveBatch.init) {
                     client()?.deliver(batch)
                 } else if let message = try? JSONRPCMessage.parse(line: line) {
                     client()?.dispatch(message)
@@ -326,12 +318,6 @@ public final class RecorderClient: Sendable {
     func unregister(subscription: Int) {
         _ = state.withLock { $0.streams.removeValue(forKey: subscription) }
     }
-}
-
-/// The params of a `stream.records` notification.
-public struct StreamRecordsParams: Sendable, Codable {
-    public var subscription: Int
-    public var records: [Record]
 }
 
 /// The client's socket descriptor, closed exactly once. `shutdown` never touches a descriptor

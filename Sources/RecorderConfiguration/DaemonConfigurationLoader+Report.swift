@@ -2,7 +2,7 @@ import FoundationEssentials
 import Glibc
 import RecorderJSON
 import RecorderModel
-import RecorderProtocol
+import RecorderRuntime
 
 extension DaemonConfigurationLoader.Check {
     /// What `recorderd --check-config` prints: the effective configuration (defaults filled in)

@@ -1,5 +1,4 @@
 import RecorderJSON
-import RecorderProtocol
 
 /// What recorderd lets its clients use at once (`limits` in `recorderd.json`). Reaching a limit is
 /// a clear error (`-32011`), never a crash or a stall. The open-file limit recorderd needs
@@ -24,9 +23,6 @@ public struct DaemonLimits: Sendable, Equatable, Codable {
 
     /// Live subscriptions one connection may hold; one more is `-32011`.
     public static let subscriptionsPerConnection = 16
-    /// The longest request line (bytes, newline excluded); longer is `-32009` and the connection
-    /// is closed.
-    public static let maximumLineLength = ControlLine.maximumLength
     /// Bytes of unfinished request lines all connections may hold together; a connection whose
     /// line would exceed it gets `-32009` and is closed.
     public static let inputBudget = 16 << 20

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Logging
 import RecorderModel
-import RecorderProtocol
+import RecorderRuntime
 
 extension DaemonOptions {
     /// `load()`'s configuration, for an executable starting up: a configuration error is one

@@ -58,7 +58,7 @@ final class ControlChannelHandler: ChannelDuplexHandler, RemovableChannelHandler
             } else {
                 line = piece
             }
-            guard line.readableBytes <= DaemonLimits.maximumLineLength else { return refuseOversizedLine(context: context) }
+            guard line.readableBytes <= ControlLine.maximumLength else { return refuseOversizedLine(context: context) }
             // Accept CRLF line ends; skip empty lines.
             if line.readableBytes > 0, line.getInteger(at: line.writerIndex - 1, as: UInt8.self) == UInt8(ascii: "\r") {
                 line.moveWriterIndex(to: line.writerIndex - 1)
@@ -78,7 +78,7 @@ final class ControlChannelHandler: ChannelDuplexHandler, RemovableChannelHandler
             } else {
                 partial!.writeBuffer(&buffer)
             }
-            if partial!.readableBytes > DaemonLimits.maximumLineLength { return refuseOversizedLine(context: context) }
+            if partial!.readableBytes > ControlLine.maximumLength { return refuseOversizedLine(context: context) }
         }
         guard recharge() else {
             return run(state.refuse(RPCError(
@@ -89,7 +89,7 @@ final class ControlChannelHandler: ChannelDuplexHandler, RemovableChannelHandler
     }
 
     func refuseOversizedLine(context: ChannelHandlerContext) {
-        run(state.refuse(RPCError(.requestTooLarge, "request line longer than \(DaemonLimits.maximumLineLength >> 20) MiB; closing the connection")), context: context)
+        run(state.refuse(RPCError(.requestTooLarge, "request line longer than \(ControlLine.maximumLength >> 20) MiB; closing the connection")), context: context)
     }
 
     /// Charges what this connection holds to the shared budget; false when that overdraws it.

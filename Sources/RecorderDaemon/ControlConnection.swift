@@ -78,7 +78,7 @@ final class ControlConnection: Sendable {
             let response: [UInt8]?
             switch parsed {
             case .success(let request): response = await router.respond(to: request, connection: self)
-            case .failure(let error): response = ResponseEncoding.failure(id: error.id, error: error.error)
+            case .failure(let error): response = JSONRPCEncoder.failure(id: error.id, error: error.error)
             }
             if let response { send(response) }
             armSubscriptions()
@@ -118,7 +118,7 @@ final class ControlConnection: Sendable {
     func refuse(_ error: RPCError) {
         guard !refused.exchange(true, ordering: .acquiringAndReleasing) else { return }
         logger.warning("control request refused", metadata: ["error": "\(error.message)"])
-        let response = ResponseEncoding.failure(id: .null, error: error)
+        let response = JSONRPCEncoder.failure(id: .null, error: error)
         let channel = self.channel
         channel.writeAndFlush(channel.allocator.buffer(bytes: response)).whenComplete { _ in
             channel.close(mode: .output, promise: nil)
@@ -196,8 +196,10 @@ final class ControlConnection: Sendable {
         guard subscriptions.withLock({ $0[stream.subscription] != nil }) else { return }
         var rounds = 0
         while channel.isWritable, rounds < 8 {
-            let bytes = stream.drain()
-            if bytes.isEmpty { return }
+            let lines = stream.drain()
+            if lines.isEmpty { return }
+            var bytes: [UInt8] = []
+            StreamRecordsNotification.append(subscription: stream.subscription, lines: lines, to: &bytes)
             channel.writeAndFlush(channel.allocator.buffer(bytes: bytes), promise: nil)
             rounds += 1
         }

@@ -13,7 +13,7 @@ final class RefusedConnectionHandler: ChannelInboundHandler {
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        let bytes = ResponseEncoding.failure(id: .null, error: error)
+        let bytes = JSONRPCEncoder.failure(id: .null, error: error)
         let channel = context.channel
         context.writeAndFlush(NIOAny(channel.allocator.buffer(bytes: bytes))).whenComplete { _ in channel.close(promise: nil) }
         context.fireChannelActive()

@@ -27,9 +27,9 @@ struct RequestRouter: Sendable {
             let bytes = try await handle(request, id: request.id, connection: connection)
             return request.id == nil ? nil : bytes
         } catch let error as RPCError {
-            return request.id == nil ? nil : ResponseEncoding.failure(id: id, error: error)
+            return request.id == nil ? nil : JSONRPCEncoder.failure(id: id, error: error)
         } catch {
-            return request.id == nil ? nil : ResponseEncoding.failure(id: id, error: RPCError(.internalError, "internal error: \(error)"))
+            return request.id == nil ? nil : JSONRPCEncoder.failure(id: id, error: RPCError(.internalError, "internal error: \(error)"))
         }
     }
 
@@ -48,35 +48,39 @@ struct RequestRouter: Sendable {
                 version: RecorderVersion.string, uptimeSeconds: clock.uptime() - startUptime,
                 pid: getpid(), dataDirectory: runs.dataDirectory, devices: devices.infos, taskRuns: runs.active(), disk: disk,
                 recentlyEnded: runs.recentlyEnded(), services: services.current, clock: clockSynchronisation?.recent())
-            return try ResponseEncoding.success(id: id, result: status)
+            return try JSONRPCEncoder.response(id: id, result: status)
         case .runsList:
             let params = try Self.params(RunsListParams.self, request.params)
-            let result = await SupervisorService.onBlockingQueue { [runs] in Result { () throws(RunCatalogError) in try runs.catalog.list(params) } }
-            return try ResponseEncoding.success(id: id, result: try result.mapError(\.rpcError).get())
+            let result = await SupervisorService.onBlockingQueue { [runs] in Result { () throws(RunCatalogError) in try runs.catalog.list(RunQuery(params)) } }
+            return try JSONRPCEncoder.response(id: id, result: RunsListResult(try result.mapError(\.rpcError).get()))
         case .runsGet:
             let params = try Self.params(RunParams.self, request.params)
             let result = await SupervisorService.onBlockingQueue { [runs] in Result { () throws(RunCatalogError) in try runs.catalog.details(params.run) } }
-            return try ResponseEncoding.success(id: id, result: try result.mapError(\.rpcError).get())
+            return try JSONRPCEncoder.response(id: id, result: RunDetails(try result.mapError(\.rpcError).get()))
         case .runsDelete:
             let params = try Self.params(RunParams.self, request.params)
             let result = await SupervisorService.onBlockingQueue { [runs] in Result { () throws(RunCatalogError) in try runs.deleteRun(params.run) } }
-            return try ResponseEncoding.success(id: id, result: try result.mapError(\.rpcError).get())
+            return try JSONRPCEncoder.response(id: id, result: RunDeleted(try result.mapError(\.rpcError).get()))
         case .devicesScan:
             let params = try Self.params(DeviceScanParams.self, request.params)
             let result = await SupervisorService.onBlockingQueue { [devices] in
                 devices.scan(kind: params.kind, seconds: params.seconds ?? 10, adapter: params.adapter)
             }
             switch result {
-            case .success(let found): return try ResponseEncoding.success(id: id, result: DeviceScanResult(devices: found))
+            case .success(let found): return try JSONRPCEncoder.response(id: id, result: DeviceScanResult(devices: found))
             case .failure(let failure) where failure.unsupported: throw RPCError(.invalidParams, "invalid params: params.kind: \(failure.description)")
             case .failure(let failure): throw RPCError(.deviceUnavailable, failure.description)
             }
         case .devicesList:
             let hardware = await SupervisorService.onBlockingQueue { [devices] in devices.discoverHardware() }
-            return try ResponseEncoding.success(id: id, result: DevicesListResult(devices: devices.infos, hardware: hardware))
+            return try JSONRPCEncoder.response(id: id, result: DevicesListResult(devices: devices.infos, hardware: hardware))
         case .taskStart:
             let params = try Self.params(TaskStartParams.self, request.params)
-            return try ResponseEncoding.success(id: id, result: try await mapped { () async throws(TaskRunError) in try await runs.start(params) })
+            let started = try await mapped { () async throws(TaskRunError) in
+                try await runs.start(taskIdentifier: params.taskIdentifier, taskRunUUID: params.taskRunUUID, asyncActions: params.asyncActions,
+                                     questionnaire: params.questionnaire)
+            }
+            return try JSONRPCEncoder.response(id: id, result: TaskStartResult(started))
         case .stepStart, .stepFinish:
             let params = try Self.params(StepParams.self, request.params)
             if method == .stepStart, params.results != nil {
@@ -84,10 +88,11 @@ struct RequestRouter: Sendable {
             }
             // Valid boundaries of known runs were submitted (`submitStep`); here the rest: their
             // errors, and a run that ended meanwhile.
-            let result = try await mapped { () async throws(TaskRunError) in
-                method == .stepStart ? try await runs.startStep(params) : try await runs.finishStep(params)
-            }
-            let bytes = try ResponseEncoding.success(id: id, result: result)
+            let result = StepResult(try await mapped { () async throws(TaskRunError) in
+                method == .stepStart ? try await runs.startStep(params.taskRunUUID, path: params.stepPath)
+                    : try await runs.finishStep(params.taskRunUUID, path: params.stepPath, results: params.results)
+            })
+            let bytes = try JSONRPCEncoder.response(id: id, result: result)
             if method == .stepFinish {
                 // After the response (a request's, not a notification's): the final summaries
                 // follow it.
@@ -98,10 +103,10 @@ struct RequestRouter: Sendable {
             return bytes
         case .taskFinish:
             let params = try Self.params(TaskRunParams.self, request.params)
-            return try ResponseEncoding.success(id: id, result: try await mapped { () async throws(TaskRunError) in try await runs.finish(params.taskRunUUID) })
+            return try JSONRPCEncoder.response(id: id, result: try await mapped { () async throws(TaskRunError) in try await runs.finish(params.taskRunUUID) })
         case .taskCancel:
             let params = try Self.params(TaskCancelParams.self, request.params)
-            return try ResponseEncoding.success(id: id, result: try await mapped { () async throws(TaskRunError) in
+            return try JSONRPCEncoder.response(id: id, result: try await mapped { () async throws(TaskRunError) in
                 try await runs.cancel(params.taskRunUUID, keepFiles: params.keepFiles ?? false)
             })
         case .streamSubscribe:
@@ -109,13 +114,13 @@ struct RequestRouter: Sendable {
             let device: Device
             do { device = try devices.device(named: params.device) } catch { throw error.rpcError }
             let result = try await connection.subscribe(device: device, params: params, clock: clock)
-            return try ResponseEncoding.success(id: id, result: result)
+            return try JSONRPCEncoder.response(id: id, result: result)
         case .streamUnsubscribe:
             let params = try Self.params(UnsubscribeParams.self, request.params)
             guard connection.unsubscribe(params.subscription) else {
                 throw RPCError(.unknownSubscription, "no subscription \(params.subscription) on this connection")
             }
-            return try ResponseEncoding.success(id: id, result: JSONValue.object(["subscription": .number(Double(params.subscription))]))
+            return try JSONRPCEncoder.response(id: id, result: JSONValue.object(["subscription": .number(Double(params.subscription))]))
         }
     }
 
@@ -129,15 +134,17 @@ struct RequestRouter: Sendable {
               let params = try? Self.params(StepParams.self, request.params),
               method == .stepFinish || params.results == nil else { return false }
         let id = request.id
-        return runs.submitStep(params, finishing: method == .stepFinish, onCallerThread: onEventLoop) { result in
+        return runs.submitStep(params.taskRunUUID, path: params.stepPath, results: params.results, finishing: method == .stepFinish,
+                               onCallerThread: onEventLoop) { outcome in
+            let result = outcome.map(StepResult.init)
             if let id {
                 let bytes: [UInt8]
                 switch result {
                 case .success(let r):
-                    bytes = (try? ResponseEncoding.success(id: id, result: r))
-                        ?? ResponseEncoding.failure(id: id, error: RPCError(.internalError, "internal error: result not encodable"))
+                    bytes = (try? JSONRPCEncoder.response(id: id, result: r))
+                        ?? JSONRPCEncoder.failure(id: id, error: RPCError(.internalError, "internal error: result not encodable"))
                 case .failure(let e):
-                    bytes = ResponseEncoding.failure(id: id, error: e.rpcError)
+                    bytes = JSONRPCEncoder.failure(id: id, error: e.rpcError)
                 }
                 connection.send(bytes)
             }
@@ -154,7 +161,7 @@ struct RequestRouter: Sendable {
         let uuid = params.taskRunUUID, path = params.stepPath
         runs.whenSummariesFinal(uuid, stepPath: path, identifiers: provisional) { summary in
             let notification = StepSummaryParams(taskRunUUID: uuid, stepPath: path, summary: summary)
-            if let bytes = try? ResponseEncoding.notification(method: ControlMethod.stepSummaryNotification, params: notification) {
+            if let bytes = try? JSONRPCEncoder.notification(method: ControlMethod.stepSummaryNotification, params: notification) {
                 connection.send(bytes)
             }
         }

@@ -1,7 +1,6 @@
 import Logging
 import RecorderConfiguration
 import RecorderModel
-import RecorderProtocol
 import RecorderRuntime
 import Synchronization
 

@@ -4,8 +4,9 @@ import RecorderModel
 import RecorderRuntime
 import Synchronization
 
-/// A live subscriber's reader of a device ring: decimates to the requested rate, encodes the
-/// same record objects as the files (without `stepPath`) into `stream.records` notifications.
+/// A live subscriber's reader of a device ring: decimates to the requested rate and encodes the
+/// same record objects as the files (without `stepPath`), batch by batch, for the daemon's
+/// `stream.records` notifications.
 ///
 /// Its owner drains it from one context (the connection's event loop) and may close it from
 /// another (a closed connection's cleanup): the mutable state sits behind one lock, so a close
@@ -23,7 +24,6 @@ public final class LiveStream: Sendable {
         var lease: DeviceLease?
         /// The frames' way to records, as in recordings (no step path, no files).
         var pipeline: RecordPipeline
-        var notification = JSONLinesEncoder(reservingCapacity: 16 * 1024)
         /// Motion frames seen (for decimation).
         var counter = 0
     }
@@ -82,8 +82,8 @@ public final class LiveStream: Sendable {
         state = LockedValue(State(reader: reader, lease: lease, pipeline: pipeline))
     }
 
-    /// Reads what arrived and returns notification lines (each ends in `\n`); empty when nothing.
-    /// Lost frames (the subscriber was too slow) become gap records.
+    /// Reads what arrived and returns its records as JSON lines (each ends in `\n`); empty when
+    /// nothing. Lost frames (the subscriber was too slow) become gap records.
     public func drain(maximumRecords: Int = 512) -> [UInt8] {
         state.withLock { $0.drain(maximumRecords: maximumRecords, stream: self) }
     }
@@ -129,21 +129,6 @@ extension LiveStream.State {
             pipeline.add(frame)
             return true
         }
-        let records = pipeline.sink.encoder.bytes
-        guard !records.isEmpty else { return [] }
-        // The records are JSON lines: an encoded record holds no raw newline, so the lines become
-        // the elements of the notification's array.
-        notification.removeAll()
-        notification.appendStatic("{\"jsonrpc\":\"2.0\",\"method\":\"stream.records\",\"params\":{\"subscription\":")
-        notification.appendInteger(stream.subscription)
-        notification.appendStatic(",\"records\":[")
-        var lineStart = records.startIndex
-        for i in records.indices where records[i] == UInt8(ascii: "\n") {
-            if lineStart != records.startIndex { notification.appendStatic(",") }
-            notification.appendRaw(records[lineStart..<i])
-            lineStart = i + 1
-        }
-        notification.appendStatic("]}}\n")
-        return notification.bytes
+        return pipeline.sink.encoder.bytes
     }
 }

@@ -2,7 +2,6 @@ import FoundationEssentials
 import Glibc
 import RecorderJSON
 import RecorderModel
-import RecorderProtocol
 import RecorderRuntime
 
 /// The runs of a data directory, read from their directories and manifests: what `runs.list`,
@@ -49,11 +48,12 @@ public struct RunCatalog: Sendable {
         }.sorted { ($0.startDate, $0.taskRunUUID.uuidString) > ($1.startDate, $1.taskRunUUID.uuidString) }
     }
 
-    /// `runs.list`: the runs passing `params`' filters, one page of them.
-    public func list(_ params: RunsListParams) throws(RunCatalogError) -> RunsListResult {
+    /// `runs.list`: the runs passing `query`'s filters, one page of them.
+    public func list(_ query: RunQuery) throws(RunCatalogError) -> RunPage {
+        let params = query
         let limit = params.limit ?? 100
-        guard (1...RunsListParams.largestLimit).contains(limit) else {
-            throw .invalidParameter("limit: expected 1…\(RunsListParams.largestLimit), got \(limit)")
+        guard RunQuery.limitRange.contains(limit) else {
+            throw .invalidParameter("limit: expected \(RunQuery.limitRange.lowerBound)…\(RunQuery.limitRange.upperBound), got \(limit)")
         }
         let offset = params.offset ?? 0
         guard offset >= 0 else { throw .invalidParameter("offset: expected 0 or more, got \(offset)") }
@@ -66,7 +66,7 @@ public struct RunCatalog: Sendable {
                 && (until.map { run.startDate < $0 } ?? true)
         }
         let page = offset >= passing.count ? [] : Array(passing[offset..<min(passing.count, offset + limit)])
-        return RunsListResult(runs: page, total: passing.count, offset: offset)
+        return RunPage(runs: page, total: passing.count, offset: offset)
     }
 
     /// The run `run` names: a UUID, or a prefix of one that only one run has.
@@ -82,7 +82,7 @@ public struct RunCatalog: Sendable {
     }
 
     /// `runs.get`: the run's summary and manifest.
-    public func details(_ run: String) throws(RunCatalogError) -> RunDetails {
+    public func details(_ run: String) throws(RunCatalogError) -> StoredRun {
         let entry = try resolve(run)
         let result: TaskResult
         do {
@@ -90,7 +90,7 @@ public struct RunCatalog: Sendable {
         } catch {
             throw .storage("run \(entry.uuid): its manifest \(entry.directory)/taskResult.json cannot be read: \(error)")
         }
-        return RunDetails(summary: RunSummary(result, runDirectory: entry.directory, sizeBytes: DirectorySize.bytes(of: entry.directory)), taskResult: result)
+        return StoredRun(summary: RunSummary(result, runDirectory: entry.directory, sizeBytes: DirectorySize.bytes(of: entry.directory)), taskResult: result)
     }
 
     /// Removes a run's directory and files (the caller has checked it is not recording).

@@ -1,6 +1,5 @@
 import RecorderConfiguration
 import RecorderModel
-import RecorderProtocol
 
 /// What a device can measure, learnt when it is opened.
 public struct DeviceCapabilities: Sendable, Equatable {

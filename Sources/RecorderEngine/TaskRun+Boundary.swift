@@ -1,5 +1,4 @@
 import RecorderModel
-import RecorderProtocol
 
 extension TaskRun {
     /// Applies a step boundary on the calling thread when the run's queue is idle (never waiting for it) and the
@@ -7,8 +6,8 @@ extension TaskRun {
     /// boundary would start or stop a recorder (that opens devices and files), or when it is a
     /// `step.finish` whose analyses summarise the step (that drains and writes). The daemon's
     /// event loop tries this first and submits the boundary (`submit`) when it gets nil.
-    func boundaryIfIdle(_ path: String, finishing: Bool, results: [AnswerResult]?) -> Result<StepResult, TaskRunError>? {
-        let outcome = queue.runIfIdle { () -> Result<StepResult, TaskRunError>? in
+    func boundaryIfIdle(_ path: String, finishing: Bool, results: [AnswerResult]?) -> Result<StepBoundaryOutcome, TaskRunError>? {
+        let outcome = queue.runIfIdle { () -> Result<StepBoundaryOutcome, TaskRunError>? in
             guard isInlineBoundary(path, finishing: finishing) else { return nil }
             return Result { () throws(TaskRunError) in try boundary(path, finishing: finishing, results: results) }
         }
@@ -18,7 +17,7 @@ extension TaskRun {
     }
 
     /// `step.start`, or `step.finish` with the step's answers when `finishing` (on the queue).
-    func boundary(_ path: String, finishing: Bool, results: [AnswerResult]?) throws(TaskRunError) -> StepResult {
+    func boundary(_ path: String, finishing: Bool, results: [AnswerResult]?) throws(TaskRunError) -> StepBoundaryOutcome {
         finishing ? try finishStep(path, results: results) : try startStep(path)
     }
 

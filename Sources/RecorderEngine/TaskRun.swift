@@ -3,7 +3,6 @@ import FoundationEssentials
 import Glibc
 import Logging
 import RecorderModel
-import RecorderProtocol
 import RecorderRuntime
 
 /// One task run: its rules, its recorders and its manifest.
@@ -222,16 +221,16 @@ public final class TaskRun: @unchecked Sendable {
         }
     }
 
-    func startStep(_ path: String) throws(TaskRunError) -> StepResult {
+    func startStep(_ path: String) throws(TaskRunError) -> StepBoundaryOutcome {
         let (uptime, date, actions) = try stepBoundary(path, finishing: false)
         result.stepHistory.append(StepHistoryEntry(stepPath: path, startDate: date, startUptime: uptime))
         let (started, stopped) = apply(actions, uptime: uptime, date: date)
         persist()
-        return StepResult(uptime: uptime, startedRecorders: started, stoppedRecorders: stopped)
+        return StepBoundaryOutcome(uptime: uptime, startedRecorders: started, stoppedRecorders: stopped)
     }
 
     /// `results`: the answers the step collected, kept in its history entry.
-    func finishStep(_ path: String, results: [AnswerResult]? = nil) throws(TaskRunError) -> StepResult {
+    func finishStep(_ path: String, results: [AnswerResult]? = nil) throws(TaskRunError) -> StepBoundaryOutcome {
         let (uptime, date, actions) = try stepBoundary(path, finishing: true)
         if let i = result.stepHistory.lastIndex(where: { $0.stepPath == path && $0.endUptime == nil }) {
             result.stepHistory[i].endDate = date
@@ -241,10 +240,8 @@ public final class TaskRun: @unchecked Sendable {
         let (started, stopped) = apply(actions, uptime: uptime, date: date)
         let summaries = recordings.compactMap { $0.summary(ofStep: path) }
         persist()
-        let gait = summaries.compactMap(\.gait)
-        let heartRate = summaries.compactMap(\.heartRate)
-        return StepResult(uptime: uptime, startedRecorders: started, stoppedRecorders: stopped,
-                          summaries: gait.isEmpty ? nil : gait, heartRate: heartRate.isEmpty ? nil : heartRate)
+        return StepBoundaryOutcome(uptime: uptime, startedRecorders: started, stoppedRecorders: stopped,
+                                   gait: summaries.compactMap(\.gait), heartRate: summaries.compactMap(\.heartRate))
     }
 
     /// Calls `deliver` with each final summary of the step at `path` by the analyses

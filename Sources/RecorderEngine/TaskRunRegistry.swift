@@ -4,7 +4,6 @@ import Logging
 import RecorderConfiguration
 import RecorderJSON
 import RecorderModel
-import RecorderProtocol
 import RecorderRuntime
 import Synchronization
 
@@ -49,17 +48,19 @@ public final class TaskRunRegistry: Sendable {
         return run
     }
 
-    /// `task.start`.
-    public func start(_ params: TaskStartParams) async throws(TaskRunError) -> TaskStartResult {
+    /// `task.start`: a run of `taskIdentifier` with `asyncActions` (and the UUID the caller chose,
+    /// if any; `questionnaire`: the FHIR Questionnaire the task was made from, kept in its result).
+    public func start(taskIdentifier: String, taskRunUUID: UUID? = nil, asyncActions: [AsyncActionConfiguration],
+                      questionnaire: String? = nil) async throws(TaskRunError) -> StartedTaskRun {
         guard !closing.load(ordering: .acquiring) else { throw .shuttingDown }
-        guard RecorderIdentifier.isValid(params.taskIdentifier) else {
-            throw .invalidConfiguration("taskIdentifier: invalid identifier \(params.taskIdentifier.debugDescription): expected \(RecorderIdentifier.expectation)")
+        guard RecorderIdentifier.isValid(taskIdentifier) else {
+            throw .invalidConfiguration("taskIdentifier: invalid identifier \(taskIdentifier.debugDescription): expected \(RecorderIdentifier.expectation)")
         }
-        guard params.asyncActions.count <= limits.recordersPerRun else {
-            throw .limitReached("asyncActions: \(params.asyncActions.count) recorders: a task run may have at most \(limits.recordersPerRun)")
+        guard asyncActions.count <= limits.recordersPerRun else {
+            throw .limitReached("asyncActions: \(asyncActions.count) recorders: a task run may have at most \(limits.recordersPerRun)")
         }
         var seen = Set<String>()
-        for (i, action) in params.asyncActions.enumerated() {
+        for (i, action) in asyncActions.enumerated() {
             guard seen.insert(action.identifier).inserted else {
                 throw .invalidConfiguration("asyncActions[\(i)].identifier: \(action.identifier.debugDescription) is used twice in this task run")
             }
@@ -67,19 +68,19 @@ public final class TaskRunRegistry: Sendable {
                 throw .invalidConfiguration("asyncActions[\(i)].preRollSeconds: expected at most ringSeconds (\(ringSeconds))")
             }
         }
-        if params.taskRunUUID == RandomUUID.null { throw .invalidConfiguration("taskRunUUID: the nil UUID cannot name a task run") }
+        if taskRunUUID == RandomUUID.null { throw .invalidConfiguration("taskRunUUID: the nil UUID cannot name a task run") }
         let uuid: UUID
         do {
-            uuid = try params.taskRunUUID ?? RandomUUID.make()
+            uuid = try taskRunUUID ?? RandomUUID.make()
         } catch {
             throw .storage("cannot make a task run UUID: \(error)")
         }
         let startDate = clock.now()
-        let directory = "\(runsDirectory)/\(params.taskIdentifier)/\(ISO8601Timestamp.compactString(from: startDate))-\(uuid.uuidString)"
-        let run = TaskRun(uuid: uuid, taskIdentifier: params.taskIdentifier, directory: directory,
-                          actions: params.asyncActions, questionnaire: params.questionnaire, clock: clock, logger: logger)
+        let directory = "\(runsDirectory)/\(taskIdentifier)/\(ISO8601Timestamp.compactString(from: startDate))-\(uuid.uuidString)"
+        let run = TaskRun(uuid: uuid, taskIdentifier: taskIdentifier, directory: directory,
+                          actions: asyncActions, questionnaire: questionnaire, clock: clock, logger: logger)
         enum Admission { case admitted, duplicate, full, outOfDescriptors }
-        let share = Self.descriptorShare(recorders: params.asyncActions.count)
+        let share = Self.descriptorShare(recorders: asyncActions.count)
         let admission = runs.withLock { r -> Admission in
             guard r.count < limits.taskRuns else { return .full }
             guard r[uuid] == nil, index.claim(uuid) else { return .duplicate }
@@ -97,17 +98,16 @@ public final class TaskRunRegistry: Sendable {
         case .outOfDescriptors: throw .limitReached(Self.outOfDescriptors(share: share, budget: descriptors))
         }
         let devices = self.devices
-        let actions = params.asyncActions
         // The clock's state is asked for while the recorders start (a service may take a moment).
         async let clockAtStart = clockSynchronisation?.current()
         do {
             try Self.makeRunDirectory(directory)
-            let errors = try await run.perform { () throws(TaskRunError) -> [ErrorResult] in try run.begin(devices: devices, actions: actions) }
+            let errors = try await run.perform { () throws(TaskRunError) -> [ErrorResult] in try run.begin(devices: devices, actions: asyncActions) }
             if let state = await clockAtStart {
                 _ = try? await run.perform(touching: false) { run.noteClockAtStart(state) }
             }
-            logger.info("task run started", metadata: ["taskRun": "\(uuid)", "task": "\(params.taskIdentifier)", "directory": "\(directory)"])
-            return TaskStartResult(taskRunUUID: uuid, runDirectory: directory, errors: errors.isEmpty ? nil : errors)
+            logger.info("task run started", metadata: ["taskRun": "\(uuid)", "task": "\(taskIdentifier)", "directory": "\(directory)"])
+            return StartedTaskRun(taskRunUUID: uuid, runDirectory: directory, errors: errors)
         } catch {
             // Nothing was recorded: the run leaves no trace, and its UUID may be used again.
             _ = try? await run.perform(touching: false) { run.abandonStart() }
@@ -152,19 +152,17 @@ public final class TaskRunRegistry: Sendable {
         TaskResultStore.syncDirectory(parent)
     }
 
-    /// `step.start`.
-    public func startStep(_ params: StepParams) async throws(TaskRunError) -> StepResult {
-        let run = try run(params.taskRunUUID)
-        let path = params.stepPath
-        return try await run.perform { () throws(TaskRunError) -> StepResult in try run.startStep(path) }
+    /// `step.start` of the step at `path` (a valid `StepPath`) of the run `uuid`.
+    public func startStep(_ uuid: UUID, path: String) async throws(TaskRunError) -> StepBoundaryOutcome {
+        let run = try run(uuid)
+        return try await run.perform { () throws(TaskRunError) -> StepBoundaryOutcome in try run.startStep(path) }
     }
 
-    /// `step.finish`.
-    public func finishStep(_ params: StepParams) async throws(TaskRunError) -> StepResult {
-        let run = try run(params.taskRunUUID)
-        let path = params.stepPath
-        let results = params.results
-        return try await run.perform { () throws(TaskRunError) -> StepResult in try run.finishStep(path, results: results) }
+    /// `step.finish` of the step at `path` of the run `uuid`, with the answers it collected
+    /// (valid as `AnswerResult.listProblem` has them).
+    public func finishStep(_ uuid: UUID, path: String, results: [AnswerResult]? = nil) async throws(TaskRunError) -> StepBoundaryOutcome {
+        let run = try run(uuid)
+        return try await run.perform { () throws(TaskRunError) -> StepBoundaryOutcome in try run.finishStep(path, results: results) }
     }
 
     /// `step.start` (or `step.finish` when `finishing`) without awaiting it: runs on the run's
@@ -173,16 +171,14 @@ public final class TaskRunRegistry: Sendable {
     /// `onCallerThread`: first try applying it right here, when the run's queue is idle
     /// (`TaskRun.boundaryIfIdle`), and call `respond` before returning. Only from a thread that
     /// may wait briefly (the control server's event loop), never from the cooperative pool.
-    public func submitStep(_ params: StepParams, finishing: Bool, onCallerThread: Bool = false,
-                           respond: @escaping @Sendable (Result<StepResult, TaskRunError>) -> Void) -> Bool {
-        guard let run = runs.withLock({ $0[params.taskRunUUID] }) else { return false }
-        let path = params.stepPath
-        let results = params.results
+    public func submitStep(_ uuid: UUID, path: String, results: [AnswerResult]?, finishing: Bool, onCallerThread: Bool = false,
+                           respond: @escaping @Sendable (Result<StepBoundaryOutcome, TaskRunError>) -> Void) -> Bool {
+        guard let run = runs.withLock({ $0[uuid] }) else { return false }
         if onCallerThread, let outcome = run.boundaryIfIdle(path, finishing: finishing, results: results) {
             respond(outcome)
             return true
         }
-        run.submit(respond: respond) { () throws(TaskRunError) -> StepResult in try run.boundary(path, finishing: finishing, results: results) }
+        run.submit(respond: respond) { () throws(TaskRunError) -> StepBoundaryOutcome in try run.boundary(path, finishing: finishing, results: results) }
         return true
     }
 
@@ -299,13 +295,13 @@ public final class TaskRunRegistry: Sendable {
     /// I/O: call it from a blocking queue. (A run is in `runs` before its directory exists and
     /// until its manifest is final, and its UUID is never used again: a run found absent here
     /// cannot start recording into the directory being removed.)
-    public func deleteRun(_ run: String) throws(RunCatalogError) -> RunDeleted {
+    public func deleteRun(_ run: String) throws(RunCatalogError) -> DeletedRun {
         let catalog = self.catalog
         let entry = try catalog.resolve(run)
         guard runs.withLock({ $0[entry.uuid] }) == nil else { throw .runInUse(entry.uuid.uuidString) }
         let size = DirectorySize.bytes(of: entry.directory)
         try catalog.delete(entry)
         logger.info("task run deleted", metadata: ["taskRun": "\(entry.uuid)", "directory": "\(entry.directory)"])
-        return RunDeleted(taskRunUUID: entry.uuid, runDirectory: entry.directory, freedBytes: size)
+        return DeletedRun(taskRunUUID: entry.uuid, runDirectory: entry.directory, freedBytes: size)
     }
 }

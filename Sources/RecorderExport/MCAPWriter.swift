@@ -1,4 +1,5 @@
 import Foundation
+import RecorderCompression
 import RecorderRuntime
 
 /// Writes an MCAP file (https://mcap.dev/spec): the Header, Schema and Channel records, the

@@ -46,8 +46,8 @@ enum RemoteControl {
         return JSONRPCResponse(id: id, result: message.result ?? .null)
     }
 
-    /// One answer's bytes.
+    /// One answer's bytes (an MQTT payload: no newline).
     static func encode(_ response: JSONRPCResponse) -> [UInt8] {
-        (try? JSONTextEncoder().encode(response)) ?? Array(#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"cannot encode the answer"}}"#.utf8)
+        JSONRPCEncoder.response(response, newline: false)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RecorderCompression
 import RecorderJSON
 import RecorderModel
 import RecorderRuntime

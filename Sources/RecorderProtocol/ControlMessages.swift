@@ -180,78 +180,6 @@ public struct UnsubscribeParams: Sendable, Codable, Equatable {
     public init(subscription: Int) { self.subscription = subscription }
 }
 
-/// The state of a configured device.
-public enum DeviceState: String, Sendable, Codable {
-    /// Opened and idle: nothing needs it.
-    case available
-    /// Sampling for at least one recording or subscriber.
-    case sampling
-    /// Could not be opened or failed; retried.
-    case unavailable
-}
-
-/// One device in `devices.list` and `daemon.status`.
-public struct DeviceInfo: Sendable, Codable, Equatable {
-    public var name: String
-    public var kind: String
-    public var state: DeviceState
-    /// The raw sensors it measures.
-    public var sensorTypes: [SensorType]
-    /// The fused device-motion types it can add (accelerometer and gyroscope devices).
-    public var fusedTypes: [SensorType]?
-    /// Sampling rate in Hz.
-    public var rate: Double?
-    public var rates: [Double]?
-    public var error: String?
-    /// Backend-specific details (file, URI, channels…).
-    public var details: [String: String]?
-    public var users: Int?
-
-    public init(name: String, kind: String, state: DeviceState, sensorTypes: [SensorType], fusedTypes: [SensorType]? = nil,
-                rate: Double? = nil, rates: [Double]? = nil, error: String? = nil, details: [String: String]? = nil, users: Int? = nil) {
-        self.name = name
-        self.kind = kind
-        self.state = state
-        self.sensorTypes = sensorTypes
-        self.fusedTypes = fusedTypes
-        self.rate = rate
-        self.rates = rates
-        self.error = error
-        self.details = details
-        self.users = users
-    }
-}
-
-/// A device a backend found on the machine (configured or not), in `devices.list`.
-public struct HardwareDevice: Sendable, Codable, Equatable {
-    /// The backend kind (`iio`).
-    public var kind: String
-    /// Where it was found (a libiio URI).
-    public var source: String
-    /// The backend's id (`iio:device0`); empty when `error` says why nothing could be listed.
-    public var id: String
-    public var name: String?
-    /// Channels that can be recorded (IIO: buffered channels).
-    public var channels: [String]?
-    /// Sampling rates it offers, in Hz.
-    public var rates: [Double]?
-    /// Backend-specific facts (current rate, timestamp clock…).
-    public var details: [String: String]?
-    public var error: String?
-
-    public init(kind: String, source: String, id: String, name: String? = nil, channels: [String]? = nil,
-                rates: [Double]? = nil, details: [String: String]? = nil, error: String? = nil) {
-        self.kind = kind
-        self.source = source
-        self.id = id
-        self.name = name
-        self.channels = channels
-        self.rates = rates
-        self.details = details
-        self.error = error
-    }
-}
-
 /// `devices.list` result: the configured devices, and the hardware the backends found.
 public struct DevicesListResult: Sendable, Codable, Equatable {
     public var devices: [DeviceInfo]
@@ -298,28 +226,6 @@ public struct DeviceScanResult: Sendable, Codable, Equatable {
 
     public init(devices: [HardwareDevice]) {
         self.devices = devices
-    }
-}
-
-/// A task run in `daemon.status`.
-public struct ActiveTaskRun: Sendable, Codable, Equatable {
-    public var taskIdentifier: String
-    public var taskRunUUID: UUID
-    public var runDirectory: String
-    public var currentStepPath: String?
-    /// Recorders writing now.
-    public var recording: [String]
-    /// Recorders that stopped on a failure (disk full, I/O error); their error is in the result.
-    public var failed: [String]?
-
-    public init(taskIdentifier: String, taskRunUUID: UUID, runDirectory: String, currentStepPath: String?, recording: [String],
-                failed: [String]? = nil) {
-        self.taskIdentifier = taskIdentifier
-        self.taskRunUUID = taskRunUUID
-        self.runDirectory = runDirectory
-        self.currentStepPath = currentStepPath
-        self.recording = recording
-        self.failed = failed
     }
 }
 
@@ -370,7 +276,7 @@ public struct RunsListParams: Sendable, Codable, Equatable {
     public var offset: Int?
 
     /// The largest page.
-    public static let largestLimit = 1000
+    public static let largestLimit = RunSummary.largestPage
 
     public init(taskIdentifier: String? = nil, status: TaskRunStatus? = nil, since: String? = nil, until: String? = nil,
                 limit: Int? = nil, offset: Int? = nil) {
@@ -422,21 +328,6 @@ public struct RunDetails: Sendable, Codable, Equatable {
     public init(summary: RunSummary, taskResult: TaskResult) {
         self.summary = summary
         self.taskResult = taskResult
-    }
-}
-
-/// The data directory's file system, in `daemon.status`.
-public struct DiskUsage: Sendable, Codable, Equatable {
-    /// Bytes of the runs' files.
-    public var runsBytes: Int64
-    /// Bytes free for recorderd (what an unprivileged writer may use) and the file system's size.
-    public var freeBytes: Int64
-    public var totalBytes: Int64
-
-    public init(runsBytes: Int64, freeBytes: Int64, totalBytes: Int64) {
-        self.runsBytes = runsBytes
-        self.freeBytes = freeBytes
-        self.totalBytes = totalBytes
     }
 }
 

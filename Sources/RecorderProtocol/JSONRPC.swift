@@ -122,8 +122,9 @@ public struct JSONRPCRequest: Sendable {
     }
 }
 
-/// A JSON-RPC response (result or error) or a notification, as it arrives at a client.
-public struct JSONRPCMessage: Sendable, Decodable {
+/// A JSON-RPC response (result or error) or a notification, as it arrives at a client (read by
+/// `parse(line:)`).
+public struct JSONRPCMessage: Sendable {
     public var id: JSONRPCID?
     public var method: String?
     public var params: JSONValue?
@@ -134,8 +135,8 @@ public struct JSONRPCMessage: Sendable, Decodable {
     public init() {}
 }
 
-/// A JSON-RPC response as the daemon sends it.
-public struct JSONRPCResponse: Sendable, Encodable {
+/// A JSON-RPC response as a value (written by `JSONRPCEncoder.response(_:)`).
+public struct JSONRPCResponse: Sendable {
     public var id: JSONRPCID
     public var result: JSONValue?
     public var error: RPCError?
@@ -148,15 +149,6 @@ public struct JSONRPCResponse: Sendable, Encodable {
     public init(id: JSONRPCID, error: RPCError) {
         self.id = id
         self.error = error
-    }
-
-    enum CodingKeys: String, CodingKey { case jsonrpc, id, result, error }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode("2.0", forKey: .jsonrpc)
-        try c.encode(id, forKey: .id)
-        if let error { try c.encode(error, forKey: .error) } else { try c.encode(result ?? .null, forKey: .result) }
     }
 }
 

@@ -6,11 +6,10 @@ extension JSONRPCMessage {
     /// Parses one line from the daemon with `JSONParser`: what a client reads for every response
     /// and every streamed batch.
     ///
-    /// The same message as the `Decodable` conformance gives, for a fraction of its work: the
-    /// members are taken from the parsed object as they are, with no trial decoding of each value
-    /// as one JSON type after another. A numeric `id` keeps its exact text, as requests do, and a
-    /// null `id` is `.null` (an answer to a request whose id could not be read), not a
-    /// notification's absent one.
+    /// The members are taken from the parsed object as they are, with no trial decoding of each
+    /// value as one JSON type after another. A numeric `id` keeps its exact text, as requests do,
+    /// and a null `id` is `.null` (an answer to a request whose id could not be read), not a
+    /// notification's absent one; a null member is an absent one.
     public static func parse(line: some Collection<UInt8>) throws -> JSONRPCMessage {
         let document = try JSONParser.parseDocument(line)
         guard case .object(let members) = document.value else {

@@ -1,3 +1,4 @@
+import RecorderModel
 import RecorderProtocol
 
 /// A run's summary as the pages show it: a row of `runs.mustache`, the head of `run.mustache`.

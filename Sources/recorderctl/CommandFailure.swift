@@ -4,6 +4,7 @@ import RecorderClient
 import RecorderExport
 import RecorderModel
 import RecorderProtocol
+import RecorderRuntime
 
 /// A runtime failure of a command: one line on standard error, no usage text, and its sysexits
 /// status (a command-line mistake stays a `ValidationError`: usage text and 64).

@@ -1,4 +1,4 @@
-/// Where each module of the package stands: the dependency rule as data (README, "Architecture").
+/// Where each module of the package stands: the dependency rule as data (docs/architecture.md).
 ///
 /// - Arrows point down: a module depends only on modules of a lower rank (no cycles, no arrows
 ///   between peers such as two backends).
@@ -20,27 +20,30 @@ struct ModuleRule: Sendable {
 
     static func bottom(_ rank: Int) -> ModuleRule { ModuleRule(side: .bottom, rank: rank) }
     static func shim(owner: String) -> ModuleRule { ModuleRule(side: .bottom, rank: 0, owner: owner) }
-    static func plugin(_ library: String? = nil) -> ModuleRule { ModuleRule(side: .recording, rank: 7, plugin: true) }
+    static func plugin(_ library: String? = nil) -> ModuleRule { ModuleRule(side: .recording, rank: 6, plugin: true) }
     static func executable(_ side: Side) -> ModuleRule { ModuleRule(side: side, rank: 10, isExecutable: true) }
 
     static let table: [String: ModuleRule] = [
         // C libraries, each with the module that wraps it
         "CRecorderRuntime": .shim(owner: "RecorderRuntime"), "CSystemd": .shim(owner: "RecorderSystemd"),
         "CLibIIO": .shim(owner: "IIOSensors"), "CLibGPS": .shim(owner: "GPSSensors"), "CALSA": .shim(owner: "AudioSensors"),
-        "CZstd": .shim(owner: "RecorderRuntime"), "CCairo": .shim(owner: "RecorderPlot"), "CMosquitto": .shim(owner: "RecorderFleet"),
+        "CZstd": .shim(owner: "RecorderCompression"), "CCairo": .shim(owner: "RecorderPlot"), "CMosquitto": .shim(owner: "RecorderFleet"),
         "CEarlySignals": .shim(owner: "recorderd"),
         // the shared bottom
-        "RecorderRuntime": .bottom(1), "RecorderSystemd": .bottom(2), "RecorderJSON": .bottom(2), "RecorderModel": .bottom(3),
-        "RecorderProtocol": .bottom(4), "RecorderConfiguration": .bottom(5),
+        "RecorderRuntime": .bottom(1), "RecorderSystemd": .bottom(2), "RecorderJSON": .bottom(2), "RecorderCompression": .bottom(2),
+        "RecorderModel": .bottom(3), "RecorderConfiguration": .bottom(4),
+        // the wire format: shared by both sides as the bottom is, but ranked above the engine and
+        // the backends, which speak model and engine types (the daemon maps them to the wire)
+        "RecorderProtocol": .bottom(7),
         // the recording side
-        "RecorderEngine": ModuleRule(side: .recording, rank: 6),
+        "RecorderEngine": ModuleRule(side: .recording, rank: 5),
         "ReplaySensors": .plugin(), "GPSSensors": .plugin(), "IIOSensors": .plugin(), "AudioSensors": .plugin(), "BLESensors": .plugin(), "TimeServices": .plugin(),
         "MotionFusion": .plugin(), "GaitAnalysis": .plugin(),
         "RecorderDaemon": ModuleRule(side: .recording, rank: 8),
         // the client side
-        "RecorderClient": ModuleRule(side: .client, rank: 6), "RecorderFHIR": ModuleRule(side: .client, rank: 6),
-        "RecorderExport": ModuleRule(side: .client, rank: 6), "RecorderPlot": ModuleRule(side: .client, rank: 7),
-        "RecorderWeb": ModuleRule(side: .client, rank: 8), "RecorderFleet": ModuleRule(side: .client, rank: 8),
+        "RecorderFHIR": ModuleRule(side: .client, rank: 5), "RecorderExport": ModuleRule(side: .client, rank: 5),
+        "RecorderPlot": ModuleRule(side: .client, rank: 6), "RecorderClient": ModuleRule(side: .client, rank: 8),
+        "RecorderWeb": ModuleRule(side: .client, rank: 9), "RecorderFleet": ModuleRule(side: .client, rank: 9),
         // composition roots
         "recorderd": .executable(.recording), "recorderd-services": .executable(.client), "recorderctl": .executable(.client),
     ]

@@ -21,6 +21,17 @@ struct PackageDump: Decodable {
         func internalDependencies(in package: PackageDump) -> [String] {
             dependencies.compactMap { ($0.byName ?? $0.target)?.first ?? nil }.filter { package.names.contains($0) }
         }
+
+        /// The products of other packages it depends on, by name (a product's name is the name of
+        /// the module it is imported as, for every product this package uses).
+        var productDependencies: [String] {
+            dependencies.compactMap { $0.product?.first ?? nil }
+        }
+
+        /// Where its sources are: its own path, or SwiftPM's default for its type.
+        var sourcePath: String {
+            path ?? (type == "test" ? "Tests/" : "Sources/") + name
+        }
     }
 
     var targets: [Target]

@@ -107,11 +107,11 @@ struct GPSDSourceTests {
         let gpsd = try await FakeGPSD.start(log: "ublox-neo-m9n-nmea.log", delay: 0.02)
         defer { kill(gpsd.process.pid, SIGTERM); for pid in FakeGPSD.gpsdPIDs(port: gpsd.port) { kill(pid, SIGKILL) } }
         let (devices, runs, _) = try registries(port: gpsd.port)
-        let start = try await runs.start(TaskStartParams(taskIdentifier: "walk", asyncActions: [
+        let start = try await runs.start(taskIdentifier: "walk", asyncActions: [
             AsyncActionConfiguration(identifier: "location", options: .distance(DistanceOptions(saveCoordinates: true))),
             AsyncActionConfiguration(identifier: "private", options: .distance(DistanceOptions())),
-        ]))
-        #expect(start.errors == nil)
+        ])
+        #expect(start.errors.isEmpty)
         try await waitForFixes(try devices.device(named: "gps0"), 1)
         // The peer: gpspipe reading the same gpsd, from now on.
         let peerOutput = try Fixtures.temporaryDirectory() + "/gpspipe.json"
@@ -120,16 +120,16 @@ struct GPSDSourceTests {
         let subscriber = try LiveStream(subscription: 1, device: try devices.device(named: "gps0"), types: nil, rate: nil, clock: SystemClock()) {}
         defer { subscriber.close() }
         for step in ["walk/walking.outbound", "walk/walking.return"] {
-            _ = try await runs.startStep(StepParams(taskRunUUID: start.taskRunUUID, stepPath: step))
+            _ = try await runs.startStep(start.taskRunUUID, path: step)
             try await waitForFixes(try devices.device(named: "gps0"), 12)
-            _ = try await runs.finishStep(StepParams(taskRunUUID: start.taskRunUUID, stepPath: step))
+            _ = try await runs.finishStep(start.taskRunUUID, path: step)
         }
         let result = try await runs.finish(start.taskRunUUID)
         // gpspipe waits for data through SIGTERM: end gpsd, and it exits at EOF with its output flushed.
         try await gpsd.stop()
         _ = try await peer.wait(timeout: 15)
-        let notification = try #require(try JSONSerialization.jsonObject(with: Data(subscriber.drain())) as? [String: Any])
-        let streamed = try #require((notification["params"] as? [String: Any])?["records"] as? [[String: Any]])
+        // The stream's records as JSON lines (the daemon wraps them in a notification).
+        let streamed = try subscriber.drain().split(separator: UInt8(ascii: "\n")).map { try #require(try JSONSerialization.jsonObject(with: Data($0)) as? [String: Any]) }
         #expect(streamed.count >= 16)
         // (Drained after gpsd was stopped: the stream also holds its "connection lost" marker.)
         let streamedFixes = streamed.filter { $0["event"] == nil }
@@ -251,9 +251,9 @@ struct GPSDSourceTests {
         let first = try await FakeGPSD.start(log: "ublox-neo-m9n-nmea.log")
         let (devices, runs, _) = try registries(port: first.port)
         let device = try devices.device(named: "gps0")
-        let start = try await runs.start(TaskStartParams(taskIdentifier: "walk", asyncActions: [
+        let start = try await runs.start(taskIdentifier: "walk", asyncActions: [
             AsyncActionConfiguration(identifier: "location", options: .distance(DistanceOptions())),
-        ]))
+        ])
         try await waitForFixes(device, 10)
         // Frames are looked for from before the stop: the source reports the loss at once.
         let stopped = SystemClock.monotonicUptime()
@@ -381,9 +381,9 @@ struct GPSDSourceTests {
         let port = FakeGPSD.freePort()
         let (devices, runs, _) = try registries(port: port)
         let device = try devices.device(named: "gps0")
-        let start = try await runs.start(TaskStartParams(taskIdentifier: "walk", asyncActions: [
+        let start = try await runs.start(taskIdentifier: "walk", asyncActions: [
             AsyncActionConfiguration(identifier: "location", options: .distance(DistanceOptions())),
-        ]))
+        ])
         // The fault frame is what the source delivers first when gpsd is absent.
         let (signals, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let reader = device.ring!.addReader(fromUptime: 0) { continuation.yield() }

@@ -45,8 +45,8 @@ struct GaitLiveStreamTests {
             let bytes = stream.drain(maximumRecords: 4096)
             let now = clock.uptime()
             if !bytes.isEmpty {
-                let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
-                let records = try #require((object["params"] as? [String: Any])?["records"] as? [[String: Any]])
+                // The stream's records as JSON lines (the daemon wraps them in a notification).
+                let records = try bytes.split(separator: UInt8(ascii: "\n")).map { try #require(try JSONSerialization.jsonObject(with: Data($0)) as? [String: Any]) }
                 for r in records {
                     #expect(r["sensorType"] as? String == "step", "\(r)")
                     if r["event"] as? String == "step" { delays.append(now - (r["uptime"] as! Double)) }
@@ -77,8 +77,8 @@ struct GaitLiveStreamTests {
         for await _ in signals {
             let bytes = stream.drain(maximumRecords: 4096)
             guard !bytes.isEmpty else { continue }
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
-            let records = try #require((object["params"] as? [String: Any])?["records"] as? [[String: Any]])
+            // The stream's records as JSON lines (the daemon wraps them in a notification).
+            let records = try bytes.split(separator: UInt8(ascii: "\n")).map { try #require(try JSONSerialization.jsonObject(with: Data($0)) as? [String: Any]) }
             for r in records where r["event"] as? String == "step" { strides.append(r["strideLength"] as? Double) }
             if strides.count >= 9 { break }
         }

@@ -38,17 +38,17 @@ struct GaitRecordingTests {
     /// nothing is applied on the caller's thread.
     @Test func aStepFinishThatAnAnalysisSummarisesIsNotAppliedOnTheCallersThread() async throws {
         let s = try setup(Fixtures.replayDevice(file: Fixtures.shortWalk, loop: false))
-        let start = try await s.runs.start(TaskStartParams(taskIdentifier: "walk", asyncActions: [
+        let start = try await s.runs.start(taskIdentifier: "walk", asyncActions: [
             AsyncActionConfiguration(identifier: "gait", startStepIdentifier: "walking", stopStepIdentifier: "walking",
                                      options: .gait(GaitOptions())),
-        ]))
+        ])
         let run = try s.runs.run(start.taskRunUUID)
         run.queue.queue.sync {}
         #expect(run.queue.sync { run.isInlineBoundary("walk/standing", finishing: false) })
         _ = try #require(run.boundaryIfIdle("walk/standing", finishing: false, results: nil)).get()
         #expect(run.queue.sync { run.isInlineBoundary("walk/standing", finishing: true) } == false)
         #expect(run.boundaryIfIdle("walk/standing", finishing: true, results: nil) == nil)
-        _ = try await s.runs.finishStep(StepParams(taskRunUUID: start.taskRunUUID, stepPath: "walk/standing"))
+        _ = try await s.runs.finishStep(start.taskRunUUID, path: "walk/standing")
         let result = try await s.runs.finish(start.taskRunUUID)
         #expect(result.stepHistory.map(\.stepPath) == ["walk/standing"])
     }
@@ -72,14 +72,14 @@ struct GaitRecordingTests {
     func walkOnce() async throws -> Bool {
         let s = try setup(Fixtures.replayDevice(file: Fixtures.shortWalk, loop: false))
         let device = try s.devices.device(named: "imu0")
-        let start = try await s.runs.start(TaskStartParams(taskIdentifier: "walk", asyncActions: [
+        let start = try await s.runs.start(taskIdentifier: "walk", asyncActions: [
             .motion("motion", startStepIdentifier: "standing", stopStepIdentifier: "walking"),
             // The participant's sensor height (the reference's): stride length, speed, distance.
             AsyncActionConfiguration(identifier: "gait", startStepIdentifier: "standing", stopStepIdentifier: "walking",
                                      options: .gait(GaitOptions(sensorHeight: 0.964))),
-        ]))
+        ])
         let run = start.taskRunUUID
-        let standing = try await s.runs.startStep(StepParams(taskRunUUID: run, stepPath: "walk/standing"))
+        let standing = try await s.runs.startStep(run, path: "walk/standing")
         #expect(standing.startedRecorders == ["motion", "gait"])
         // The steps end at rows of the file (counted from the device's start with this step, so a
         // slow step change on a loaded machine does not run the wait past the file's 1246 rows).
@@ -88,10 +88,10 @@ struct GaitRecordingTests {
         // its row. (Replaying slower would not help: the samples' times, and so the walk's
         // cadence, follow the replay's speed.)
         try await Fixtures.waitForFrames(device, 250, since: standing.uptime)
-        let stood = try await s.runs.finishStep(StepParams(taskRunUUID: run, stepPath: "walk/standing"))
-        let walking = try await s.runs.startStep(StepParams(taskRunUUID: run, stepPath: "walk/walking"))
+        let stood = try await s.runs.finishStep(run, path: "walk/standing")
+        let walking = try await s.runs.startStep(run, path: "walk/walking")
         try await Fixtures.waitForFrames(device, 1130, since: standing.uptime)
-        let walked = try await s.runs.finishStep(StepParams(taskRunUUID: run, stepPath: "walk/walking"))
+        let walked = try await s.runs.finishStep(run, path: "walk/walking")
         let result = try await s.runs.finish(run)
         let firstRow = try #require(try Fixtures.records(start.runDirectory + "/motion.jsonl").first(where: \.isSample)?.uptime)
         print("gait: the standing step ended \(stood.uptime - firstRow) s into the recording (its row: 2.5 s), "
@@ -99,14 +99,14 @@ struct GaitRecordingTests {
         guard stood.uptime - firstRow <= 4, walking.uptime - firstRow <= 4 else { return false }
 
         // step.finish answers with the step's summary.
-        let standingSummary = try #require(stood.summaries?.first)
+        let standingSummary = try #require(stood.gait.first)
         #expect(standingSummary.identifier == "gait" && standingSummary.stepPath == "walk/standing")
         #expect(standingSummary.activity == .standing, "\(standingSummary)")
         let sway = try #require(standingSummary.sway)
         // Standing sway as ISway measures it (the accelerometer, tilt included): within the
         // standing limit, and not nothing.
         #expect(sway.rmsAP > 0.001 && sway.rmsAP < 0.05 && sway.rmsML > 0.001 && sway.rmsML < 0.05 && sway.meanFrequency > 0, "\(sway)")
-        let walkingSummary = try #require(walked.summaries?.first)
+        let walkingSummary = try #require(walked.gait.first)
         #expect(walkingSummary.activity == .walking, "\(walkingSummary)")
         let measures = try #require(walkingSummary.walking)
         // The task result's summaries: the two steps, and (a loaded machine: the step change's two
@@ -191,11 +191,11 @@ struct GaitRecordingTests {
         let runs = TaskRunRegistry(dataDirectory: try Fixtures.temporaryDirectory(), devices: devices, ringSeconds: 30,
                                    clock: SystemClock(), logger: Fixtures.logger)
         let t0 = SystemClock().uptime()
-        let start = try await runs.start(TaskStartParams(taskIdentifier: "turned", asyncActions: matrices.indices.flatMap { i in [
+        let start = try await runs.start(taskIdentifier: "turned", asyncActions: matrices.indices.flatMap { i in [
             AsyncActionConfiguration.motion("motion\(i)", device: "imu\(i)", options: MotionOptions(recorderTypes: [.accelerometer])),
             AsyncActionConfiguration(identifier: "gait\(i)", device: "imu\(i)", options: .gait(GaitOptions())),
-        ] }))
-        #expect(start.errors == nil)
+        ] })
+        #expect(start.errors.isEmpty)
         for i in matrices.indices { try await Fixtures.waitForFrames(try devices.device(named: "imu\(i)"), 1200, since: t0) }
         let result = try await runs.finish(start.taskRunUUID)
         var steps: [[Double]] = []
@@ -218,20 +218,20 @@ struct GaitRecordingTests {
     func aDeviceTooSlowOrWithoutAnAccelerometerIsAnErrorResultSayingWhy() async throws {
         let slow = Self.replay(frequency: 25, columns: ["accelerometer": ["acc_x", "acc_y", "acc_z"]], units: ["accelerometer": "g"])
         let s = try setup(slow)
-        let start = try await s.runs.start(TaskStartParams(taskIdentifier: "walk", asyncActions: [
+        let start = try await s.runs.start(taskIdentifier: "walk", asyncActions: [
             AsyncActionConfiguration(identifier: "gait", options: .gait(GaitOptions())),
-        ]))
-        let error = try #require(start.errors?.first)
+        ])
+        let error = try #require(start.errors.first)
         #expect(error.identifier == "gait_error")
         #expect(error.errorDescription.contains("25") && error.errorDescription.contains("40 Hz"), "\(error.errorDescription)")
         _ = try await s.runs.finish(start.taskRunUUID)
 
         let gyroOnly = Self.replay(frequency: 100, columns: ["gyro": ["gyr_x", "gyr_y", "gyr_z"]], units: ["gyro": "deg/s"])
         let g = try setup(gyroOnly)
-        let start2 = try await g.runs.start(TaskStartParams(taskIdentifier: "walk", asyncActions: [
+        let start2 = try await g.runs.start(taskIdentifier: "walk", asyncActions: [
             AsyncActionConfiguration(identifier: "gait", options: .gait(GaitOptions())),
-        ]))
-        #expect(start2.errors?.first?.errorDescription.contains("no accelerometer") == true, "\(start2.errors)")
+        ])
+        #expect(start2.errors.first?.errorDescription.contains("no accelerometer") == true, "\(start2.errors)")
         _ = try await g.runs.finish(start2.taskRunUUID)
     }
 

@@ -37,16 +37,13 @@ struct DeviceMotionRecordingTests {
 
     /// The records of `stream.records` notifications.
     func liveRecords(_ stream: LiveStream) throws -> [Record] {
-        struct Notification: Decodable {
-            struct Params: Decodable { let records: [Record] }
-            let params: Params
-        }
         var records: [Record] = []
         while true {
             let bytes = stream.drain(maximumRecords: 4096)
             if bytes.isEmpty { return records }
+            // The stream's records as JSON lines (the daemon wraps them in a notification).
             for line in bytes.split(separator: UInt8(ascii: "\n")) {
-                records += try JSONDecoder().decode(Notification.self, from: Data(line)).params.records
+                records.append(try JSONDecoder().decode(Record.self, from: Data(line)))
             }
         }
     }
@@ -60,11 +57,11 @@ struct DeviceMotionRecordingTests {
         let live = try LiveStream(subscription: 1, device: device, types: [.attitude, .gravity], rate: nil, clock: SystemClock()) {}
         defer { live.close() }
         let types: [SensorType] = [.accelerometer, .attitude, .gravity, .userAcceleration, .rotationRate]
-        let start = try await s.runs.start(TaskStartParams(taskIdentifier: "walk", asyncActions: [
+        let start = try await s.runs.start(taskIdentifier: "walk", asyncActions: [
             .motion("motion", startStepIdentifier: "walk", options: MotionOptions(recorderTypes: types, preRollSeconds: 0.5)),
-        ]))
+        ])
         try await Fixtures.waitForFrames(device, 400)
-        _ = try await s.runs.startStep(StepParams(taskRunUUID: start.taskRunUUID, stepPath: "walk/walk"))
+        _ = try await s.runs.startStep(start.taskRunUUID, path: "walk/walk")
         try await Fixtures.waitForFrames(device, 400)
         let result = try await s.runs.finish(start.taskRunUUID)
         let file = try #require(result.asyncResults.first?.file)
@@ -133,10 +130,10 @@ struct DeviceMotionRecordingTests {
 
     @Test func aFusedTypeOfADeviceWithoutAGyroscopeIsAClearErrorResult() async throws {
         let s = try setup(columns: ["accelerometer": .array([.string("acc_x"), .string("acc_y"), .string("acc_z")])])
-        let start = try await s.runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: [
+        let start = try await s.runs.start(taskIdentifier: "t", asyncActions: [
             .motion("motion", options: MotionOptions(recorderTypes: [.accelerometer, .attitude])),
-        ]))
-        #expect(start.errors?.map(\.errorDescription) == ["device \"imu0\" has no attitude: fused device motion needs an accelerometer and a gyroscope"])
+        ])
+        #expect(start.errors.map(\.errorDescription) == ["device \"imu0\" has no attitude: fused device motion needs an accelerometer and a gyroscope"])
         let result = try await s.runs.finish(start.taskRunUUID)
         #expect(result.asyncResults.compactMap(\.file).first?.units == ["accelerometer": "g"])
     }

@@ -60,7 +60,7 @@ struct ClientUnreadableRequestTests {
         let client = try await d.client()
         let watchdog = Self.watchdog(client)
         defer { watchdog.cancel() }
-        let pad = String(repeating: "x", count: DaemonLimits.maximumLineLength)
+        let pad = String(repeating: "x", count: ControlLine.maximumLength)
         await #expect {
             _ = try await client.send(method: ControlMethod.daemonStatus.rawValue, params: .object(["pad": .string(pad)]))
         } throws: { error in

@@ -175,7 +175,7 @@ struct ControlAbuseTests {
             return total
         }
         #expect(pushed < 8 << 20, "the daemon took \(pushed) bytes from a client that reads nothing")
-        #expect(d.daemon.server.budget.total <= DaemonLimits.maximumLineLength)
+        #expect(d.daemon.server.budget.total <= ControlLine.maximumLength)
         // Others are served meanwhile, and the recording is untouched.
         #expect(try await client.status().taskRuns.count == 1)
         try await awaitRecords(client, count: 50)

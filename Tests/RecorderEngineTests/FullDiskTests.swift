@@ -16,7 +16,7 @@ struct FullDiskTests {
         try #require(Privileges.mountTmpfs(at: data, size: "1m"))
         defer { Privileges.unmount(data) }
         let (devices, runs) = replayRegistries(data: data, speed: 50)
-        let start = try await runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: [.motion("m")]))
+        let start = try await runs.start(taskIdentifier: "t", asyncActions: [.motion("m")])
         // 1 MiB holds ~3,500 samples of two records: wait for 10,000 frames (2 s at 5 kHz).
         let device = try devices.device(named: "imu0")
         // Holds a lease: the recording lets go of the device when it stops on the full disk.

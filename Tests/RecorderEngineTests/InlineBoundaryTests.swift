@@ -116,9 +116,9 @@ struct InlineBoundaryTests {
         let devices = DeviceRegistry(configuration: configuration, backends: [ReplayBackend()], baseDirectory: "/", logger: Fixtures.logger)
         devices.probeAll()
         let runs = TaskRunRegistry(dataDirectory: data, devices: devices, ringSeconds: 30, clock: SystemClock(), logger: Fixtures.logger)
-        let start = try await runs.start(TaskStartParams(taskIdentifier: "walk", asyncActions: [
+        let start = try await runs.start(taskIdentifier: "walk", asyncActions: [
             .motion("m", startStepIdentifier: "c", stopStepIdentifier: "c"),
-        ]))
+        ])
         let uuid = start.taskRunUUID
         let run = try runs.run(uuid)
         // The start's block may still be counting itself out after answering; nothing records yet.
@@ -145,8 +145,8 @@ struct InlineBoundaryTests {
 
         // Through the registry: answered before `submitStep` returns, on the caller's thread.
         let caller = pthread_self()
-        let answer = LockedValue<(onCaller: Bool, result: Result<StepResult, TaskRunError>)?>(nil)
-        #expect(runs.submitStep(StepParams(taskRunUUID: uuid, stepPath: "walk/b"), finishing: false, onCallerThread: true) { result in
+        let answer = LockedValue<(onCaller: Bool, result: Result<StepBoundaryOutcome, TaskRunError>)?>(nil)
+        #expect(runs.submitStep(uuid, path: "walk/b", results: nil, finishing: false, onCallerThread: true) { result in
             answer.withLock { $0 = (pthread_equal(pthread_self(), caller) != 0, result) }
         })
         let b = try #require(answer.withLock { $0 })
@@ -159,11 +159,11 @@ struct InlineBoundaryTests {
         #expect(run.queue.sync { run.isInlineBoundary("walk/c", finishing: false) } == false)
         #expect(run.boundaryIfIdle("walk/c", finishing: false, results: nil) == nil)
         #expect(history() == ["walk/a", "walk/b"])
-        let c = try await runs.startStep(StepParams(taskRunUUID: uuid, stepPath: "walk/c"))
+        let c = try await runs.startStep(uuid, path: "walk/c")
         #expect(c.startedRecorders == ["m"])
         // Stopping it is not inline either.
         #expect(run.queue.sync { run.isInlineBoundary("walk/c", finishing: true) } == false)
-        let stopped = try await runs.finishStep(StepParams(taskRunUUID: uuid, stepPath: "walk/c"))
+        let stopped = try await runs.finishStep(uuid, path: "walk/c")
         #expect(stopped.stoppedRecorders == ["m"])
         let result = try await runs.finish(uuid)
         #expect(result.stepHistory.map(\.stepPath) == ["walk/a", "walk/b", "walk/c"])

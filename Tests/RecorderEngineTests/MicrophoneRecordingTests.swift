@@ -44,7 +44,7 @@ struct ScriptedAudioBackend: SensorBackend {
 /// Microphone recordings in the engine, without a device: frames lost in the ring, and frames
 /// that wait in the ring when the device goes quiet.
 @Suite(.timeLimit(.minutes(1))) struct MicrophoneRecordingTests {
-    static func start(_ source: ScriptedAudioSource, data: String, ringSeconds: Double = 0.1) async throws -> (TaskRunRegistry, TaskStartResult) {
+    static func start(_ source: ScriptedAudioSource, data: String, ringSeconds: Double = 0.1) async throws -> (TaskRunRegistry, StartedTaskRun) {
         var configuration = DaemonConfiguration()
         // By default a ring of 64 chunks (its smallest), so that a burst overflows it.
         configuration.ringSeconds = ringSeconds
@@ -52,9 +52,9 @@ struct ScriptedAudioBackend: SensorBackend {
         let devices = DeviceRegistry(configuration: configuration, backends: [ScriptedAudioBackend(source: source)], baseDirectory: "/", logger: Fixtures.logger)
         devices.probeAll()
         let runs = TaskRunRegistry(dataDirectory: data, devices: devices, ringSeconds: 0.1, logger: Fixtures.logger)
-        let start = try await runs.start(TaskStartParams(taskIdentifier: "voice", asyncActions: [
+        let start = try await runs.start(taskIdentifier: "voice", asyncActions: [
             AsyncActionConfiguration(identifier: "voice", options: .microphone(MicrophoneOptions(saveAudioFile: true, levelInterval: 0.1))),
-        ]))
+        ])
         return (runs, start)
     }
 

@@ -31,9 +31,9 @@ struct RecordingTests {
 
     /// A task run whose one motion recorder ("m") records the replay until `frames` frames were
     /// delivered; its start and its file result.
-    func recordMotion(speed: Double, ringSeconds: Double, frames: Int) async throws -> (start: TaskStartResult, file: FileResult) {
+    func recordMotion(speed: Double, ringSeconds: Double, frames: Int) async throws -> (start: StartedTaskRun, file: FileResult) {
         let s = try setup(speed: speed, ringSeconds: ringSeconds)
-        let start = try await s.runs.start(TaskStartParams(taskIdentifier: "motion", asyncActions: [.motion("m")]))
+        let start = try await s.runs.start(taskIdentifier: "motion", asyncActions: [.motion("m")])
         try await Fixtures.waitForFrames(try s.devices.device(named: "imu0"), frames)
         let result = try await s.runs.finish(start.taskRunUUID)
         return (start, try #require(result.asyncResults.first?.file))
@@ -41,21 +41,21 @@ struct RecordingTests {
 
     @Test func recordsTheReplayedSamplesExactlyWithStepMarkers() async throws {
         let s = try setup(speed: 4)
-        let start = try await s.runs.start(TaskStartParams(taskIdentifier: "walk", asyncActions: [
+        let start = try await s.runs.start(taskIdentifier: "walk", asyncActions: [
             .motion("motion", startStepIdentifier: "walking.outbound", stopStepIdentifier: "walking.return"),
-        ]))
+        ])
         #expect(start.runDirectory.hasPrefix(s.data + "/runs/walk/"))
         #expect(start.runDirectory.hasSuffix("-" + start.taskRunUUID.uuidString))
         let device = try s.devices.device(named: "imu0")
         #expect(device.info.state == .available)
-        let started = try await s.runs.startStep(StepParams(taskRunUUID: start.taskRunUUID, stepPath: "walk/walking.outbound"))
+        let started = try await s.runs.startStep(start.taskRunUUID, path: "walk/walking.outbound")
         #expect(started.startedRecorders == ["motion"])
         #expect(device.info.state == .sampling)
         try await Fixtures.waitForFrames(device, 200)
-        _ = try await s.runs.finishStep(StepParams(taskRunUUID: start.taskRunUUID, stepPath: "walk/walking.outbound"))
-        _ = try await s.runs.startStep(StepParams(taskRunUUID: start.taskRunUUID, stepPath: "walk/walking.return"))
+        _ = try await s.runs.finishStep(start.taskRunUUID, path: "walk/walking.outbound")
+        _ = try await s.runs.startStep(start.taskRunUUID, path: "walk/walking.return")
         try await Fixtures.waitForFrames(device, 200)
-        let stopped = try await s.runs.finishStep(StepParams(taskRunUUID: start.taskRunUUID, stepPath: "walk/walking.return"))
+        let stopped = try await s.runs.finishStep(start.taskRunUUID, path: "walk/walking.return")
         #expect(stopped.stoppedRecorders == ["motion"])
         let result = try await s.runs.finish(start.taskRunUUID)
         #expect(device.info.state == .available)
@@ -97,13 +97,13 @@ struct RecordingTests {
 
     @Test func preRollIncludesSamplesBeforeTheStartStep() async throws {
         let s = try setup(speed: 2)
-        let start = try await s.runs.start(TaskStartParams(taskIdentifier: "balance", asyncActions: [
+        let start = try await s.runs.start(taskIdentifier: "balance", asyncActions: [
             .motion("m", startStepIdentifier: "stand", options: MotionOptions(preRollSeconds: 0.5)),
-        ]))
+        ])
         let device = try s.devices.device(named: "imu0")
         #expect(device.info.state == .sampling)
         try await Fixtures.waitForFrames(device, 300)
-        _ = try await s.runs.startStep(StepParams(taskRunUUID: start.taskRunUUID, stepPath: "balance/stand"))
+        _ = try await s.runs.startStep(start.taskRunUUID, path: "balance/stand")
         try await Fixtures.waitForFrames(device, 50)
         let result = try await s.runs.finish(start.taskRunUUID)
         let records = try Fixtures.records(start.runDirectory + "/m.jsonl").filter(\.isSample)
@@ -150,14 +150,14 @@ struct RecordingTests {
 
     @Test func missingSensorsAndDevicesBecomeErrorResults() async throws {
         let s = try setup()
-        let start = try await s.runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: [
+        let start = try await s.runs.start(taskIdentifier: "t", asyncActions: [
             .motion("m", options: MotionOptions(recorderTypes: [.accelerometer, .magnetometer])),
             .motion("other", device: "imu9"),
             AsyncActionConfiguration(identifier: "gps", options: .distance(DistanceOptions())),
-        ]))
-        #expect(start.errors?.map(\.identifier) == ["m_error", "other_error", "gps_error"])
-        #expect(start.errors?[0].errorDescription == "device \"imu0\" has no magnetometer")
-        #expect(start.errors?[1].errorDescription == "no device named \"imu9\" is configured")
+        ])
+        #expect(start.errors.map(\.identifier) == ["m_error", "other_error", "gps_error"])
+        #expect(start.errors[0].errorDescription == "device \"imu0\" has no magnetometer")
+        #expect(start.errors[1].errorDescription == "no device named \"imu9\" is configured")
         let result = try await s.runs.finish(start.taskRunUUID)
         #expect(result.asyncResults.compactMap(\.file).map(\.identifier) == ["m"])
         #expect(result.asyncResults.compactMap(\.file).first?.units == ["accelerometer": "g"])
@@ -166,25 +166,25 @@ struct RecordingTests {
     @Test func invalidRunsAreRefusedWithClearErrors() async throws {
         let s = try setup()
         await #expect(throws: TaskRunError.invalidConfiguration("taskIdentifier: invalid identifier \"../../etc\": expected \(RecorderIdentifier.expectation)")) {
-            _ = try await s.runs.start(TaskStartParams(taskIdentifier: "../../etc", asyncActions: []))
+            _ = try await s.runs.start(taskIdentifier: "../../etc", asyncActions: [])
         }
         await #expect(throws: TaskRunError.invalidConfiguration("asyncActions[1].identifier: \"m\" is used twice in this task run")) {
-            _ = try await s.runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: [.motion("m"), .motion("m")]))
+            _ = try await s.runs.start(taskIdentifier: "t", asyncActions: [.motion("m"), .motion("m")])
         }
         let uuid = UUID()
         await #expect(throws: TaskRunError.unknownTaskRun(uuid.uuidString)) { _ = try await s.runs.finish(uuid) }
-        let run = try await s.runs.start(TaskStartParams(taskIdentifier: "t", taskRunUUID: uuid, asyncActions: []))
+        let run = try await s.runs.start(taskIdentifier: "t", taskRunUUID: uuid, asyncActions: [])
         await #expect(throws: TaskRunError.duplicateTaskRun(uuid.uuidString)) {
-            _ = try await s.runs.start(TaskStartParams(taskIdentifier: "t", taskRunUUID: uuid, asyncActions: []))
+            _ = try await s.runs.start(taskIdentifier: "t", taskRunUUID: uuid, asyncActions: [])
         }
-        await #expect(throws: TaskRunError.self) { _ = try await s.runs.finishStep(StepParams(taskRunUUID: uuid, stepPath: "t/x")) }
+        await #expect(throws: TaskRunError.self) { _ = try await s.runs.finishStep(uuid, path: "t/x") }
         _ = try await s.runs.finish(run.taskRunUUID)
     }
 
     @Test func cancelDeletesTheFilesUnlessKept() async throws {
         let s = try setup()
-        let a = try await s.runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: [.motion("m")]))
-        let b = try await s.runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: [.motion("m")]))
+        let a = try await s.runs.start(taskIdentifier: "t", asyncActions: [.motion("m")])
+        let b = try await s.runs.start(taskIdentifier: "t", asyncActions: [.motion("m")])
         let ra = try await s.runs.cancel(a.taskRunUUID, keepFiles: false)
         let rb = try await s.runs.cancel(b.taskRunUUID, keepFiles: true)
         #expect(ra.status == .cancelled && rb.status == .cancelled)
@@ -196,18 +196,18 @@ struct RecordingTests {
     @Test func idleRunsAreAbandonedAfterTheOrphanTimeout() async throws {
         let clock = ManualClock()
         let s = try setup(clock: clock)
-        let idle = try await s.runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: []))
+        let idle = try await s.runs.start(taskIdentifier: "t", asyncActions: [])
         clock.offset += 300
-        let busy = try await s.runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: []))
+        let busy = try await s.runs.start(taskIdentifier: "t", asyncActions: [])
         #expect(await s.runs.sweepOrphans(timeout: 600).isEmpty)
         clock.offset += 301
-        _ = try await s.runs.startStep(StepParams(taskRunUUID: busy.taskRunUUID, stepPath: "t/a"))
+        _ = try await s.runs.startStep(busy.taskRunUUID, path: "t/a")
         #expect(await s.runs.sweepOrphans(timeout: 600) == [idle.taskRunUUID])
         #expect(try TaskResultStore.read(directory: idle.runDirectory).status == .abandoned)
         #expect(s.runs.active().map(\.taskRunUUID) == [busy.taskRunUUID])
         await s.runs.interruptAll()
         #expect(try TaskResultStore.read(directory: busy.runDirectory).status == .interrupted)
-        await #expect(throws: TaskRunError.shuttingDown) { _ = try await s.runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: [])) }
+        await #expect(throws: TaskRunError.shuttingDown) { _ = try await s.runs.start(taskIdentifier: "t", asyncActions: []) }
     }
 
     @Test func aDeviceUnavailableAtTaskStartIsTriedAgainAtTheStartStep() async throws {
@@ -217,13 +217,13 @@ struct RecordingTests {
         let devices = DeviceRegistry(configuration: configuration, backends: [ReplayBackend()], baseDirectory: "/", logger: Fixtures.logger)
         #expect(devices.probeAll() == 0)
         let runs = TaskRunRegistry(dataDirectory: dir + "/data", devices: devices, ringSeconds: 30, logger: Fixtures.logger)
-        let start = try await runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: [
+        let start = try await runs.start(taskIdentifier: "t", asyncActions: [
             .motion("late", startStepIdentifier: "walk"),
             .motion("never", startStepIdentifier: "walk", device: "imu0", options: MotionOptions(recorderTypes: [.magnetometer])),
-        ]))
-        #expect(start.errors == nil)
+        ])
+        #expect(start.errors.isEmpty)
         try FileManager.default.copyItem(atPath: Fixtures.shortWalk, toPath: dir + "/later.csv")
-        let step = try await runs.startStep(StepParams(taskRunUUID: start.taskRunUUID, stepPath: "t/walk"))
+        let step = try await runs.startStep(start.taskRunUUID, path: "t/walk")
         #expect(step.startedRecorders == ["late"])
         try await Fixtures.waitForFrames(try devices.device(named: "imu0"), 100)
         let result = try await runs.finish(start.taskRunUUID)

@@ -25,7 +25,7 @@ struct TaskRunProtectionTests {
         defer { try? FileManager.default.removeItem(atPath: data) }
         let (devices, runs) = try registry(data: data)
         let uuid = UUID()
-        let first = try await runs.start(TaskStartParams(taskIdentifier: "walk", taskRunUUID: uuid, asyncActions: [.motion("m")]))
+        let first = try await runs.start(taskIdentifier: "walk", taskRunUUID: uuid, asyncActions: [.motion("m")])
         try await Fixtures.waitForFrames(try devices.device(named: "imu0"), 100)
         _ = try await runs.finish(uuid)
         let manifest = try Data(contentsOf: URL(fileURLWithPath: first.runDirectory + "/taskResult.json"))
@@ -33,7 +33,7 @@ struct TaskRunProtectionTests {
 
         for task in ["walk", "other"] {
             await #expect(throws: TaskRunError.duplicateTaskRun(uuid.uuidString)) {
-                _ = try await runs.start(TaskStartParams(taskIdentifier: task, taskRunUUID: uuid, asyncActions: [.motion("m")]))
+                _ = try await runs.start(taskIdentifier: task, taskRunUUID: uuid, asyncActions: [.motion("m")])
             }
         }
         // Nothing of the finished run changed; cancelling the refused UUID finds no run.
@@ -44,16 +44,16 @@ struct TaskRunProtectionTests {
         // A new daemon on the same data directory knows it from disk.
         let (_, restarted) = try registry(data: data)
         await #expect(throws: TaskRunError.duplicateTaskRun(uuid.uuidString)) {
-            _ = try await restarted.start(TaskStartParams(taskIdentifier: "walk", taskRunUUID: uuid, asyncActions: []))
+            _ = try await restarted.start(taskIdentifier: "walk", taskRunUUID: uuid, asyncActions: [])
         }
         // A run cancelled without its files leaves nothing: its UUID may be used again.
         let cancelled = UUID()
-        _ = try await restarted.start(TaskStartParams(taskIdentifier: "walk", taskRunUUID: cancelled, asyncActions: []))
+        _ = try await restarted.start(taskIdentifier: "walk", taskRunUUID: cancelled, asyncActions: [])
         _ = try await restarted.cancel(cancelled, keepFiles: false)
-        _ = try await restarted.start(TaskStartParams(taskIdentifier: "walk", taskRunUUID: cancelled, asyncActions: []))
+        _ = try await restarted.start(taskIdentifier: "walk", taskRunUUID: cancelled, asyncActions: [])
         await restarted.interruptAll()
         await #expect(throws: TaskRunError.invalidConfiguration("taskRunUUID: the nil UUID cannot name a task run")) {
-            _ = try await runs.start(TaskStartParams(taskIdentifier: "walk", taskRunUUID: RandomUUID.null, asyncActions: []))
+            _ = try await runs.start(taskIdentifier: "walk", taskRunUUID: RandomUUID.null, asyncActions: [])
         }
         await runs.interruptAll()
     }
@@ -63,16 +63,16 @@ struct TaskRunProtectionTests {
         defer { try? FileManager.default.removeItem(atPath: data) }
         let (_, runs) = try registry(data: data, limits: DaemonLimits(connections: 4, taskRuns: 2, recordersPerRun: 2))
         await #expect(throws: TaskRunError.limitReached("asyncActions: 3 recorders: a task run may have at most 2")) {
-            _ = try await runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: [.motion("a"), .motion("b"), .motion("c")]))
+            _ = try await runs.start(taskIdentifier: "t", asyncActions: [.motion("a"), .motion("b"), .motion("c")])
         }
-        let a = try await runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: [.motion("a"), .motion("b")]))
-        _ = try await runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: []))
+        let a = try await runs.start(taskIdentifier: "t", asyncActions: [.motion("a"), .motion("b")])
+        _ = try await runs.start(taskIdentifier: "t", asyncActions: [])
         await #expect(throws: TaskRunError.limitReached("too many task runs: recorderd records at most 2 at once")) {
-            _ = try await runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: []))
+            _ = try await runs.start(taskIdentifier: "t", asyncActions: [])
         }
         // A run that ends frees its place.
         _ = try await runs.finish(a.taskRunUUID)
-        _ = try await runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: []))
+        _ = try await runs.start(taskIdentifier: "t", asyncActions: [])
         #expect(runs.count == 2)
         await runs.interruptAll()
     }
@@ -85,15 +85,15 @@ struct TaskRunProtectionTests {
         defer { try? FileManager.default.removeItem(atPath: data) }
         let budget = DescriptorBudget(capacity: 10)
         let (_, runs) = try registry(data: data, descriptors: budget)
-        let a = try await runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: [.motion("a"), .motion("b")]))
+        let a = try await runs.start(taskIdentifier: "t", asyncActions: [.motion("a"), .motion("b")])
         #expect(budget.available == 2)
         let refused = UUID()
         await #expect(throws: TaskRunError.limitReached("out of open files: this task run needs 5 and 2 of the 10 recorderd may open for connections and task runs are free (finish a task run or close connections, or raise LimitNOFILE)")) {
-            _ = try await runs.start(TaskStartParams(taskIdentifier: "t", taskRunUUID: refused, asyncActions: [.motion("c")]))
+            _ = try await runs.start(taskIdentifier: "t", taskRunUUID: refused, asyncActions: [.motion("c")])
         }
         #expect(runs.count == 1 && budget.available == 2)
         #expect(try FileManager.default.contentsOfDirectory(atPath: data + "/runs/t").allSatisfy { !$0.hasSuffix(refused.uuidString) })
-        let b = try await runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: []))
+        let b = try await runs.start(taskIdentifier: "t", asyncActions: [])
         #expect(budget.available == 0)
         _ = try await runs.finish(a.taskRunUUID)
         #expect(budget.available == 8)
@@ -102,7 +102,7 @@ struct TaskRunProtectionTests {
         // Ending a run twice gives its share back once.
         await #expect(throws: TaskRunError.unknownTaskRun(a.taskRunUUID.uuidString)) { _ = try await runs.finish(a.taskRunUUID) }
         #expect(budget.available == 10)
-        _ = try await runs.start(TaskStartParams(taskIdentifier: "t", taskRunUUID: refused, asyncActions: [.motion("c")]))
+        _ = try await runs.start(taskIdentifier: "t", taskRunUUID: refused, asyncActions: [.motion("c")])
         #expect(budget.available == 5)
         await runs.interruptAll()
         #expect(budget.available == 10)
@@ -123,8 +123,8 @@ struct TaskRunProtectionTests {
         logger.logLevel = .info
         let (_, runs) = replayRegistries(data: data, limits: DaemonLimits(connections: 4, taskRuns: 200, recordersPerRun: 1),
                                          clock: clock, logger: logger)
-        var started: [TaskStartResult] = []
-        for _ in 0..<100 { started.append(try await runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: []))) }
+        var started: [StartedTaskRun] = []
+        for _ in 0..<100 { started.append(try await runs.start(taskIdentifier: "t", asyncActions: [])) }
         clock.offset += 601
         let release = DispatchSemaphore(value: 0)
         let releasedInTime = LockedValue(false)
@@ -154,7 +154,7 @@ struct TaskRunProtectionTests {
         let data = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: data) }
         let (_, runs) = try registry(data: data)
-        let start = try await runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: []))
+        let start = try await runs.start(taskIdentifier: "t", asyncActions: [])
         // Moved away in one step (a manifest write may be under way in it).
         #expect(rename(start.runDirectory, start.runDirectory + ".moved") == 0)
         do {
@@ -193,7 +193,7 @@ struct FullDiskAtStartTests {
         let (devices, runs) = replayRegistries(data: data)
         let uuid = UUID()
         do {
-            _ = try await runs.start(TaskStartParams(taskIdentifier: "t", taskRunUUID: uuid, asyncActions: [.motion("m")]))
+            _ = try await runs.start(taskIdentifier: "t", taskRunUUID: uuid, asyncActions: [.motion("m")])
             Issue.record("a run started on a full disk")
         } catch {
             guard case .storage(let message) = error else { Issue.record("\(error)"); return }
@@ -205,7 +205,7 @@ struct FullDiskAtStartTests {
         // With space again, the same UUID starts (nothing of the failed start remains).
         filler.free()
         #expect(try await DiskFiller.awaitFree(data, bytes: 384 * 1024), "the filler is gone, its space still taken: \(DiskFiller.describe(data))")
-        _ = try await runs.start(TaskStartParams(taskIdentifier: "t", taskRunUUID: uuid, asyncActions: [.motion("m")]))
+        _ = try await runs.start(taskIdentifier: "t", taskRunUUID: uuid, asyncActions: [.motion("m")])
         #expect(try TaskResultStore.read(directory: runs.active()[0].runDirectory).status == .recording)
         await runs.interruptAll()
     }
@@ -220,7 +220,7 @@ struct FullDiskAtStartTests {
         try #require(Privileges.mountTmpfs(at: data, size: "32m"))
         defer { Privileges.unmount(data); try? FileManager.default.removeItem(atPath: data) }
         let (devices, runs) = replayRegistries(data: data, speed: 50)
-        let start = try await runs.start(TaskStartParams(taskIdentifier: "t", asyncActions: [.motion("m")]))
+        let start = try await runs.start(taskIdentifier: "t", asyncActions: [.motion("m")])
         #expect(runs.active().first?.recording == ["m"])
         // Then the disk fills (filled here, after the check: a small disk filled by the recorder
         // itself could be full before the check, a race the test once lost).

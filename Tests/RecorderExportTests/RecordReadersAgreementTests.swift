@@ -95,9 +95,9 @@ struct RecordReadersAgreementTests {
 
     /// Live: the line as the one record of a notification, read as the client reads the daemon's.
     static func liveReading(_ line: [UInt8]) -> Reading {
-        let notification = LiveBatch.notificationPrefix + Array("1".utf8) + LiveBatch.recordsKey + line + LiveBatch.notificationSuffix
+        let notification = StreamRecordsNotification.prefix + Array("1".utf8) + StreamRecordsNotification.recordsKey + line + StreamRecordsNotification.suffix
         var cache = JSONLinesDecoder.Cache()
-        if let batch = LiveBatch.parse(notification: notification[...], cache: &cache) {
+        if let batch = StreamRecordsNotification.parse(notification[...], cache: &cache) {
             return batch.records.count == 1 ? batch.records[0] : nil
         }
         return liveReadingAsMessage(line)

@@ -1,4 +1,5 @@
 import Foundation
+import RecorderCompression
 import RecorderFleet
 import RecorderRuntime
 import RecorderTestSupport

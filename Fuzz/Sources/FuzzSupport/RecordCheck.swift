@@ -1,5 +1,4 @@
 import Foundation
-import RecorderClient
 import RecorderJSON
 import RecorderModel
 import RecorderProtocol
@@ -20,9 +19,9 @@ public enum RecordCheck {
         if direct != parsed { fail("the record decoder and the parser read a line differently", bytes) }
         // A live notification with this one record.
         var cache = JSONLinesDecoder.Cache()
-        let notification = LiveBatch.notificationPrefix + Array("7".utf8) + LiveBatch.recordsKey + line + LiveBatch.notificationSuffix
-        if let batch = LiveBatch.parse(notification: notification[...], cache: &cache), batch.records.count == 1, let direct {
-            if batch.records[0] != direct || Array(batch.text(at: 0)) != line { fail("a live record read differently", bytes) }
+        let notification = StreamRecordsNotification.prefix + Array("7".utf8) + StreamRecordsNotification.recordsKey + line + StreamRecordsNotification.suffix
+        if let batch = StreamRecordsNotification.parse(notification[...], cache: &cache), batch.records.count == 1, let direct {
+            if batch.records[0] != direct || Array(batch.bytes[batch.textRanges[0]]) != line { fail("a live record read differently", bytes) }
         }
         // Written again, read back the same.
         if let record = direct {

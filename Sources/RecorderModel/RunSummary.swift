@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import RecorderModel
 
 /// One run of the data directory, as `runs.list` and `runs.get` show it: its manifest's
 /// identity and status, and totals over its recorders.
@@ -23,6 +22,9 @@ public struct RunSummary: Sendable, Codable, Equatable {
     public var gapCount: Int
     /// Bytes of the run's files on disk.
     public var sizeBytes: Int64
+
+    /// The most summaries one listing of runs returns (`runs.list`'s `limit`).
+    public static let largestPage = 1000
 
     public init(taskIdentifier: String, taskRunUUID: UUID, status: TaskRunStatus, startDate: Date, endDate: Date?, duration: Double?,
                 runDirectory: String, recorders: Int, failedRecorders: Int, samples: Int, droppedSamples: Int, gapCount: Int, sizeBytes: Int64) {

@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import RecorderModel
 
 /// A run that ended since recorderd started (`daemon.status`'s `recentlyEnded`): whoever looks
 /// at the status now and then still learns of a run shorter than the look's interval, and how it
