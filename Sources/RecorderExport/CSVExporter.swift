@@ -24,20 +24,20 @@ public struct CSVExporter: Exporter {
             report.warnings.append("the run is still recording: exported up to its last complete line")
         }
         for file in run.recordFiles {
-            let layout = CSVLayout(units: file.units)
+            let layout = CSVLayout(units: file.units, schema: run.schema)
             let table = output + "/" + file.identifier + ".csv"
             let eventsPath = output + "/" + file.identifier + ".events.csv"
             var writer = try CSVTableWriter(path: table, layout: layout, zero: run.startUptime)
             var events: OutputFile?
-            let outcome = try RecordFileReader(path: run.path(of: file)).forEachPrefetched { (record) throws(ExportError) in
+            let outcome = try run.reader(of: file).forEachPrefetched { (record) throws(ExportError) in
                 if layout.isRow(record) {
                     try writer.add(record)
                 } else {
                     if events == nil {
                         events = try OutputFile(path: eventsPath)
-                        try events!.append("time,uptime,stepPath,event,sensorType,droppedSamples,duration,errorDescription,timestampDate\n")
+                        try events!.append(CSVTableWriter.eventHeader(run.schema))
                     }
-                    try events!.append(CSVTableWriter.eventLine(record, zero: run.startUptime))
+                    try events!.append(CSVTableWriter.eventLine(record, zero: run.startUptime, schema: run.schema))
                 }
             }
             try writer.close()

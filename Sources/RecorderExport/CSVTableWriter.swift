@@ -35,48 +35,29 @@ struct CSVTableWriter {
             filled[index] = true
             let column = layout.motionColumns[index]
             let v = layout.motion[index]
-            values[column] = r.x.map { $0 * v.scale }
-            values[column + 1] = r.y.map { $0 * v.scale }
-            values[column + 2] = r.z.map { $0 * v.scale }
-            if v.hasW { values[column + 3] = r.w }
-        case .location:
-            try row(r, [r.latitude, r.longitude, r.altitude, r.horizontalAccuracy, r.verticalAccuracy, r.course, r.speed,
-                        r.relativeDistance, r.totalDistance].map(Cell.number) + [.text(r.mode), .integer(r.satellitesUsed)])
-        case .soundLevel:
-            try row(r, [r.timeInterval, r.average, r.peak].map(Cell.number))
-        case .gait:
-            try row(r, [.text(r.event), .text(r.side), .number(r.startUptime), .number(r.duration), .integer(r.steps), .number(r.cadence),
-                        .number(r.distance), .number(r.walkingSpeed), .number(r.strideLength)])
-        case .heartRate:
-            try row(r, [.integer(r.heartRate), .text(r.contact.map { $0 ? "true" : "false" }), .integer(r.energyExpended),
-                        .numbers(r.rrIntervals)])
-        case .other:
-            try row(r, [.text(r.sensorType), .number(r.x), .number(r.y), .number(r.z)])
+            for (i, axis) in v.axes.enumerated() { values[column + i] = r.number(axis).map { $0 * v.scale } }
+        case .table, .other:
+            try row(r)
         }
     }
 
-    enum Cell {
-        case number(Double?)
-        case integer(Int?)
-        case text(String?)
-        /// Numbers in one field, separated by spaces (a heart-rate record's RR intervals).
-        case numbers([Double]?)
-    }
-
-    private mutating func row(_ r: Record, _ cells: [Cell]) throws(ExportError) {
+    /// A table's row: each column's field as its type has it.
+    private mutating func row(_ r: Record) throws(ExportError) {
         line.removeAll()
         appendPrefix(uptime: r.uptime, stepPath: r.stepPath)
-        for cell in cells {
+        for column in layout.tableColumns {
             line.appendStatic(",")
-            switch cell {
-            case .number(let v): if let v { line.appendNumber(v) }
-            case .integer(let v): if let v { line.appendInteger(v) }
-            case .text(let s): if let s { Self.appendField(s, to: &line) }
-            case .numbers(let values):
-                for (i, v) in (values ?? []).enumerated() {
+            switch r[column.field] {
+            case .number(let v)?: line.appendNumber(v)
+            case .integer(let v)?: line.appendInteger(v)
+            case .boolean(let v)?: line.appendStatic(v ? "true" : "false")
+            case .string(let s)?: Self.appendField(s, to: &line)
+            case .numbers(let values)?:
+                for (i, v) in values.enumerated() {
                     if i > 0 { line.appendStatic(" ") }
                     line.appendNumber(v)
                 }
+            case nil: break
             }
         }
         line.appendStatic("\n")
@@ -117,18 +98,42 @@ struct CSVTableWriter {
         try file.close()
     }
 
-    /// A line of the events table.
-    static func eventLine(_ r: Record, zero: Double) -> String {
+    /// The events table's columns after `time,uptime,stepPath`: the fields of markers, gaps,
+    /// discarded spans and errors (`RecordSchema.eventKinds` and the marker), in their order.
+    static func eventColumns(_ schema: RecordSchema) -> [RecordField] {
+        var columns: [RecordField] = []
+        for field in (schema.eventKinds + [RecordKind.marker]).flatMap(\.fields)
+        where ![RecordField.uptime, .timestamp, .stepPath].contains(field) && !columns.contains(field) {
+            columns.append(field)
+        }
+        return columns
+    }
+
+    /// The events table's header line.
+    static func eventHeader(_ schema: RecordSchema) -> String {
+        (["time", "uptime", "stepPath"] + eventColumns(schema).map(\.key)).joined(separator: ",") + "\n"
+    }
+
+    /// A line of the events table (a marker's `event` is `marker`).
+    static func eventLine(_ r: Record, zero: Double, schema: RecordSchema) -> String {
         var fields: [String] = []
         fields.append(r.uptime.map { ($0 - zero).description } ?? "")
         fields.append(r.uptime.map(\.description) ?? "")
         fields.append(r.stepPath ?? "")
-        fields.append(r.event ?? (r.isMarker ? "marker" : ""))
-        fields.append(r.sensorType ?? "")
-        fields.append(r.droppedSamples.map(String.init) ?? "")
-        fields.append(r.duration.map(\.description) ?? "")
-        fields.append(r.errorDescription ?? "")
-        fields.append(r.timestampDate ?? "")
+        for field in eventColumns(schema) {
+            if field == .event, r.event == nil {
+                fields.append(r.isMarker ? "marker" : "")
+                continue
+            }
+            switch r[field] {
+            case .number(let v)?: fields.append(v.description)
+            case .integer(let v)?: fields.append(String(v))
+            case .boolean(let v)?: fields.append(v ? "true" : "false")
+            case .string(let s)?: fields.append(s)
+            case .numbers(let v)?: fields.append(v.map(\.description).joined(separator: " "))
+            case nil: fields.append("")
+            }
+        }
         var bytes: [UInt8] = []
         for (i, f) in fields.enumerated() {
             if i > 0 { bytes.append(UInt8(ascii: ",")) }

@@ -96,7 +96,7 @@ struct FHIRBundleContents {
         var lastName = "", lastIndex = -1
         var fixes = LocationTrack()
         var beats = HeartRateTrack()
-        let outcome = try RecordFileReader(path: run.path(of: file)).forEachPrefetched { (r) throws(ExportError) in
+        let outcome = try run.reader(of: file).forEachPrefetched { (r) throws(ExportError) in
             guard let name = r.sensorType, r.isSample || r.isGap else { return }
             if name == lastName, lastIndex >= 0 {
                 // The type of the previous record.

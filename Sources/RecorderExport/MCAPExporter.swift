@@ -43,35 +43,38 @@ public struct MCAPExporter: Exporter {
         }
 
         let files = run.recordFiles
+        let eventKinds = Set(run.schema.eventKinds.map(\.name))
         var encoder = JSONLinesEncoder(reservingCapacity: 4096)
         for file in files {
             let (base, events) = Self.topics(of: file, among: files)
             // Channels by sensor type for this file (the topic and schema are made once each).
             var channels: [String: UInt16] = [:]
             var eventChannel: UInt16?, locationChannel: UInt16?
-            let outcome = try RecordFileReader(path: run.path(of: file)).forEachPrefetched { (record) throws(ExportError) in
+            let outcome = try run.reader(of: file).forEachPrefetched { (record) throws(ExportError) in
                 guard let uptime = record.uptime, !record.isMarker else { return }
                 let time = try clock.nanoseconds(uptime)
-                let isEvent = record.event == "gap" || record.event == "error" || record.sensorType == nil
-                if !isEvent, record.sensorType == SensorType.location.rawValue, record.latitude != nil, record.longitude != nil {
+                // Events: gaps, discarded spans and errors (the schema's event kinds), and records of no
+                // kind or sensor type; every other record goes to its sensor type's channel.
+                let type = run.schema.recordedType(of: record)
+                let isEvent = type == nil || (record.event != nil && run.schema.kind(of: record).map { eventKinds.contains($0.name) } ?? false)
+                if !isEvent, type == SensorType.location.rawValue, record.latitude != nil, record.longitude != nil {
                     if locationChannel == nil { locationChannel = try topics.channel("/\(base)/location", schema: MCAPSchemas.locationFix) }
                     try writer.addMessage(channel: locationChannel!, logTime: time, data: MCAPSchemas.locationFix(record, nanoseconds: time, frame: base))
                     return
                 }
                 let channel: UInt16
                 if isEvent {
-                    if eventChannel == nil { eventChannel = try topics.channel(events, schema: MCAPSchemas.event) }
+                    if eventChannel == nil { eventChannel = try topics.channel(events, schema: MCAPSchemas.event(run.schema)) }
                     channel = eventChannel!
-                } else if let known = channels[record.sensorType!] {
+                } else if let known = channels[type!] {
                     channel = known
                 } else {
                     // Fixes without coordinates (no position, or coordinates not saved) as recorded.
-                    let type = record.sensorType!
-                    channel = try topics.channel("/\(base)/\(type == SensorType.location.rawValue ? "fix" : type)", schema: MCAPSchemas.record(type))
-                    channels[type] = channel
+                    channel = try topics.channel("/\(base)/\(type == SensorType.location.rawValue ? "fix" : type!)", schema: MCAPSchemas.record(type!, schema: run.schema))
+                    channels[type!] = channel
                 }
                 encoder.removeAll()
-                encoder.appendRecord(record)
+                encoder.appendRecord(record, schema: run.schema)
                 try writer.addMessage(channel: channel, logTime: time, data: encoder.bytes.dropLast())
             }
             report.records += outcome.records

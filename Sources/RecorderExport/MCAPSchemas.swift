@@ -14,32 +14,25 @@ enum MCAPSchemas {
         return "{\"title\":\"\(title)\",\"type\":\"object\",\"properties\":{\(props)}\(req)}"
     }
 
-    static let common: [(String, String)] = [("uptime", "number"), ("timestamp", "number"), ("stepPath", "string"), ("sensorType", "string")]
-
-    /// The record of a sensor type, as recorded.
-    static func record(_ sensorType: String) -> Schema {
-        let fields: [(String, String)]
-        switch SensorType(rawValue: sensorType) {
-        case .attitude?: fields = [("x", "number"), ("y", "number"), ("z", "number"), ("w", "number"), ("referenceCoordinate", "string"), ("heading", "number")]
-        case .magneticField?, .magnetometer?: fields = [("x", "number"), ("y", "number"), ("z", "number"), ("eventAccuracy", "integer")]
-        case .location?:
-            fields = [("timestampDate", "string"), ("latitude", "number"), ("longitude", "number"), ("altitude", "number"),
-                      ("horizontalAccuracy", "number"), ("verticalAccuracy", "number"), ("course", "number"), ("speed", "number"),
-                      ("relativeDistance", "number"), ("totalDistance", "number"), ("mode", "string"), ("satellitesUsed", "integer")]
-        case .soundLevel?: fields = [("timeInterval", "number"), ("average", "number"), ("peak", "number"), ("unit", "string")]
-        case .step?:
-            fields = [("event", "string"), ("side", "string"), ("startUptime", "number"), ("duration", "number"), ("steps", "integer"),
-                      ("cadence", "number"), ("distance", "number"), ("walkingSpeed", "number"), ("strideLength", "number")]
-        case .heartRate?:
-            fields = [("heartRate", "integer"), ("unit", "string"), ("contact", "boolean"), ("energyExpended", "integer"), ("rrIntervals", "array")]
-        default: fields = [("x", "number"), ("y", "number"), ("z", "number")]
-        }
-        return Schema(name: "recorderd.\(sensorType)", json: object("recorderd \(sensorType) record", common + fields, required: ["uptime"]))
+    /// The JSON schema properties of `kinds`' fields, each once, in the kinds' order.
+    static func properties(of kinds: [RecordKind]) -> [(String, String)] {
+        var seen = Set<String>()
+        return kinds.flatMap(\.fields).filter { seen.insert($0.key).inserted }.map { ($0.key, $0.type.jsonSchemaType) }
     }
 
-    static let event = Schema(name: "recorderd.event", json: object("recorderd gap or error", common + [
-        ("event", "string"), ("droppedSamples", "integer"), ("duration", "number"), ("errorDescription", "string"),
-    ], required: ["uptime", "event"]))
+    /// The record of a sensor type, as recorded: the fields of the kinds that record it (any
+    /// record's own, `sensorType`, where no kind does).
+    static func record(_ sensorType: String, schema: RecordSchema = .standard) -> Schema {
+        var kinds = schema.kinds(recording: sensorType)
+        if kinds.isEmpty { kinds = [RecordKind.motion] }
+        return Schema(name: "recorderd.\(sensorType)", json: object("recorderd \(sensorType) record", properties(of: kinds), required: ["uptime"]))
+    }
+
+    /// What happens to a recording rather than in it — gaps, discarded spans, errors — on a
+    /// recorder's events channel.
+    static func event(_ schema: RecordSchema = .standard) -> Schema {
+        Schema(name: "recorderd.event", json: object("recorderd gap or error", properties(of: schema.eventKinds), required: ["uptime", "event"]))
+    }
 
     static let step = Schema(name: "recorderd.stepBoundary", json: object("task step boundary", [("stepPath", "string"), ("event", "string"), ("uptime", "number")],
                                                                   required: ["stepPath", "event"]))

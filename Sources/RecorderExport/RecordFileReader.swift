@@ -24,9 +24,12 @@ public struct RecordFileReader: Sendable {
     }
 
     public let path: String
+    /// The records' fields (recorderd's own unless a reader of extended records says otherwise).
+    public let schema: RecordSchema
 
-    public init(path: String) {
+    public init(path: String, schema: RecordSchema = .standard) {
         self.path = path
+        self.schema = schema
     }
 
     /// Calls `body` with each record in order.
@@ -47,7 +50,7 @@ public struct RecordFileReader: Sendable {
             lineNumber += 1
             guard !line.isEmpty else { return }
             do {
-                try JSONLinesDecoder.decode(line, cache: &cache, into: &record)
+                try JSONLinesDecoder.decode(line, cache: &cache, into: &record, schema: schema)
                 try body(record)
                 outcome.records += 1
             } catch let failure as JSONLinesDecoder.Failure {
@@ -90,7 +93,7 @@ public struct RecordFileReader: Sendable {
         if !pending.isEmpty {
             // The last line has no newline: a complete record all the same, or a torn write.
             let line = pending
-            if (try? JSONLinesDecoder.decode(line)) != nil {
+            if (try? JSONLinesDecoder.decode(line, schema: schema)) != nil {
                 try line.withUnsafeBufferPointer { (p: UnsafeBufferPointer<UInt8>) throws(ExportError) in try take(p) }
             } else {
                 outcome.tornLastLine = true
@@ -107,7 +110,7 @@ public struct RecordFileReader: Sendable {
         try? handle.seek(toOffset: size > 65_536 ? size - 65_536 : 0)
         guard let tail = try? handle.readToEnd() else { return nil }
         for line in tail.split(separator: UInt8(ascii: "\n")).reversed() {
-            if let record = try? JSONLinesDecoder.decode(Array(line)), let uptime = record.uptime { return uptime }
+            if let record = try? JSONLinesDecoder.decode(Array(line), schema: schema), let uptime = record.uptime { return uptime }
         }
         return nil
     }

@@ -11,9 +11,12 @@ public struct RunSource: Sendable {
     public let directory: String
     /// Its manifest.
     public let result: TaskResult
+    /// What its records' fields are: every exporter reads and writes records by it.
+    public let schema: RecordSchema
 
-    /// Opens the run in `directory`.
-    public init(directory: String) throws(ExportError) {
+    /// Opens the run in `directory` (records of `schema`: recorderd's own unless they are extended).
+    public init(directory: String, schema: RecordSchema = .standard) throws(ExportError) {
+        self.schema = schema
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw .notARun("\(directory): no such directory")
@@ -34,17 +37,17 @@ public struct RunSource: Sendable {
         let named = Set(files.map(\.relativePath))
         let present = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(".jsonl") && !named.contains($0) }
         for name in present.sorted() {
-            files.append(try Self.describe(directory + "/" + name, name: name))
+            files.append(try Self.describe(directory + "/" + name, name: name, schema: schema))
         }
         recordFiles = files
     }
 
     /// A file result for a JSON-lines file the manifest does not list yet: its sensor types (and
     /// their units) and its first uptime, from its records.
-    static func describe(_ path: String, name: String) throws(ExportError) -> FileResult {
+    static func describe(_ path: String, name: String, schema: RecordSchema) throws(ExportError) -> FileResult {
         var types = Set<String>()
         var first: (uptime: Double, date: Date?)?
-        _ = try RecordFileReader(path: path).forEach { (r) throws(ExportError) in
+        _ = try RecordFileReader(path: path, schema: schema).forEach { (r) throws(ExportError) in
             if first == nil, let uptime = r.uptime { first = (uptime, r.timestampDate.flatMap(ISO8601Timestamp.date(from:))) }
             if let type = r.sensorType, r.event == nil || r.event == "step" || r.event == "bout" { types.insert(type) }
         }
@@ -67,6 +70,9 @@ public struct RunSource: Sendable {
 
     /// The path of a file of the run.
     public func path(of file: FileResult) -> String { directory + "/" + file.relativePath }
+
+    /// A reader of one of its record files.
+    public func reader(of file: FileResult) -> RecordFileReader { RecordFileReader(path: path(of: file), schema: schema) }
 
     static func isPlainName(_ name: String) -> Bool {
         !name.isEmpty && name != "." && name != ".." && !name.contains("/") && !name.utf8.contains(0)

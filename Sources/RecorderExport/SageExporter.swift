@@ -63,7 +63,7 @@ public struct SageExporter: Exporter {
             let entry: Entry
             if file.relativePath.hasSuffix(".jsonl") {
                 let name = String(file.relativePath.dropLast(6)) + ".json"
-                let (records, stepPath, torn) = try Self.writeArray(from: run.path(of: file), to: scratch + "/" + name)
+                let (records, stepPath, torn) = try Self.writeArray(from: run.path(of: file), to: scratch + "/" + name, schema: run.schema)
                 report.records += records
                 if torn { report.warnings.append("\(file.relativePath): its last line was torn (an interrupted write) and is left out") }
                 entry = Entry(filename: name, contentType: "application/json", identifier: file.identifier, stepPath: stepPath,
@@ -97,16 +97,16 @@ public struct SageExporter: Exporter {
 
     /// Converts a JSON-lines file to a JSON array file; returns the records, the step path of its
     /// first line (the recorder's start) and whether its last line was torn.
-    static func writeArray(from path: String, to target: String) throws(ExportError) -> (Int, String?, Bool) {
+    static func writeArray(from path: String, to target: String, schema: RecordSchema = .standard) throws(ExportError) -> (Int, String?, Bool) {
         let out = try OutputFile(path: target)
         var encoder = JSONLinesEncoder(reservingCapacity: 4096)
         var first = true
         var stepPath: String?
         try out.append("[\n")
-        let outcome = try RecordFileReader(path: path).forEachPrefetched { (record) throws(ExportError) in
+        let outcome = try RecordFileReader(path: path, schema: schema).forEachPrefetched { (record) throws(ExportError) in
             if first { stepPath = record.stepPath }
             encoder.removeAll()
-            encoder.appendRecord(record)
+            encoder.appendRecord(record, schema: schema)
             if !first { try out.append(",\n") }
             first = false
             try out.append(encoder.bytes.dropLast())

@@ -1,13 +1,16 @@
-/// Hand-written encoder of recorderd's JSON-lines records into a reused byte buffer.
+/// The encoder of recorderd's JSON-lines records into a reused byte buffer, by the record kinds
+/// of `RecordSchema`: each kind's fields, keys and order come from its `RecordKind`.
 ///
-/// Compact objects, fixed key order, shortest round-trip numbers (Swift's `description`), times
-/// (`uptime`, `timestamp`) at nanosecond resolution, quantised channels as the shortest decimal
-/// giving their count back (`QuantizedDecimal`),
-/// never NaN or Infinity (non-finite numbers are written as `null`), one record per line.
-/// Used on the per-sample hot path: no `JSONEncoder`, no intermediate strings for keys.
+/// Compact objects, the kind's key order, shortest round-trip numbers (Swift's `description`),
+/// times (`uptime`, `timestamp`, `startUptime`) at nanosecond resolution, quantised channels as
+/// the shortest decimal giving their count back (`QuantizedDecimal`), never NaN or Infinity (a
+/// motion axis that is not finite is written as `null`, any other such number is left out), one
+/// record per line. The typed appenders (`appendMotion`, `appendGap` …: `+Kinds`) write what
+/// recorders produce; `appendRecord` writes any decoded record back (`+Record`). Used on the
+/// per-sample hot path: no `JSONEncoder`, no intermediate strings for keys.
 public struct JSONLinesEncoder: Sendable {
     /// The encoded bytes since the last `removeAll`.
-    public private(set) var bytes: [UInt8] = []
+    public internal(set) var bytes: [UInt8] = []
 
     public init(reservingCapacity capacity: Int = 64 * 1024) {
         bytes.reserveCapacity(capacity)
@@ -23,19 +26,6 @@ public struct JSONLinesEncoder: Sendable {
     }
 
     // MARK: Records
-
-    /// A marker line: written first in every file and at each step change.
-    public mutating func appendMarker(uptime: Double, timestamp: Double, timestampDate: String, stepPath: JSONString) {
-        RecordScratch.with { w in
-            w.putPrefix(uptime: uptime, timestamp: timestamp)
-            w.put(",\"timestampDate\":")
-            w.flush(into: &bytes)
-        }
-        appendString(timestampDate)
-        appendStatic(",\"stepPath\":")
-        bytes.append(contentsOf: stepPath.bytes)
-        appendStatic("}\n")
-    }
 
     /// A motion record (SageResearch field names).
 
@@ -83,47 +73,26 @@ public struct JSONLinesEncoder: Sendable {
         return written
     }
 
-    /// A motion record after its prefix: the type, the axes, the end of the line.
+    /// A motion record after its prefix: the type, the axes, the end of the line — the motion
+    /// kind's keys (`MotionKeys`).
     @inline(__always)
     static func putMotionBody(_ w: inout RecordScratch, sensorType: SensorType, vector: Vector3, quantized: QuantizedVector?) {
-        switch sensorType {  // the raw sensors' keys in one piece
-        case .accelerometer: w.put(",\"sensorType\":\"accelerometer\",\"x\":")
-        case .gyro: w.put(",\"sensorType\":\"gyro\",\"x\":")
-        case .magnetometer: w.put(",\"sensorType\":\"magnetometer\",\"x\":")
-        default:
-            w.put(",\"sensorType\":")
-            w.put(sensorType.jsonLiteral)
-            w.put(",\"x\":")
-        }
+        let keys = MotionKeys.standard
+        w.put(keys.head(sensorType))  // `,"sensorType":"gyro","x":` in one piece
         if let quantized {
             w.putNumber(vector.x, quantized.x)
-            w.put(",\"y\":")
+            w.put(keys.y)
             w.putNumber(vector.y, quantized.y)
-            w.put(",\"z\":")
+            w.put(keys.z)
             w.putNumber(vector.z, quantized.z)
         } else {  // kept apart: one branch with optional formats costs ~160 instructions a record
-            w.putXYZ(vector.x, vector.y, vector.z)
+            w.putNumber(vector.x)
+            w.put(keys.y)
+            w.putNumber(vector.y)
+            w.put(keys.z)
+            w.putNumber(vector.z)
         }
-        w.put("}\n")
-    }
-
-    /// An attitude record (SageResearch's): the unit quaternion `x, y, z, w` taking device axes to
-    /// the reference frame, the frame's name, and (with a magnetometer) the heading in degrees.
-    public mutating func appendAttitude(uptime: Double, timestamp: Double, stepPath: JSONString?, attitude: Quaternion,
-                                        referenceCoordinate: ReferenceCoordinate, heading: Double?) {
-        appendRecord(uptime: uptime, timestamp: timestamp, stepPath: stepPath) { w in
-            w.put(",\"sensorType\":\"attitude\",\"x\":")
-            w.putXYZ(attitude.x, attitude.y, attitude.z)
-            w.put(",\"w\":")
-            w.putNumber(attitude.w)
-            w.put(",\"referenceCoordinate\":")
-            w.put(referenceCoordinate.jsonString)
-            if let heading, heading.isFinite {
-                w.put(",\"heading\":")
-                w.putNumber(heading)
-            }
-            w.put("}\n")
-        }
+        w.put(keys.end)
     }
 
     /// A record whose parts after the prefix are bounded (`RecordScratch.capacity`): the prefix
@@ -180,164 +149,6 @@ public struct JSONLinesEncoder: Sendable {
         }
     }
 
-    /// A calibrated magnetic-field record: the field in µT and its calibration accuracy
-    /// (`eventAccuracy`: -1 uncalibrated, 0 low, 1 medium, 2 high, as CoreMotion's).
-    public mutating func appendMagneticField(uptime: Double, timestamp: Double, stepPath: JSONString?, field: Vector3, accuracy: Int) {
-        appendPrefix(uptime: uptime, timestamp: timestamp, stepPath: stepPath)
-        appendStatic(",\"sensorType\":\"magneticField\",\"x\":")
-        appendNumber(field.x)
-        appendStatic(",\"y\":")
-        appendNumber(field.y)
-        appendStatic(",\"z\":")
-        appendNumber(field.z)
-        appendStatic(",\"eventAccuracy\":")
-        appendInteger(accuracy)
-        appendStatic("}\n")
-    }
-
-    /// A gap record: `droppedSamples` samples of `sensorType` were lost before this point
-    /// (audio: frames, with the lost `duration` in seconds).
-    public mutating func appendGap(uptime: Double, timestamp: Double, stepPath: JSONString?, sensorType: SensorType, droppedSamples: Int,
-                                   duration: Double? = nil) {
-        appendSpan(",\"event\":\"gap\",\"sensorType\":", uptime: uptime, timestamp: timestamp, stepPath: stepPath, sensorType: sensorType,
-                   count: droppedSamples, duration: duration)
-    }
-
-    /// `count` samples of `sensorType` the device delivered ahead of the clock, left out before
-    /// `uptime` (audio: frames, lasting `duration`): `"event": "discarded"`.
-    public mutating func appendDiscarded(uptime: Double, timestamp: Double, stepPath: JSONString?, sensorType: SensorType, count: Int,
-                                         duration: Double? = nil) {
-        appendSpan(",\"event\":\"discarded\",\"sensorType\":", uptime: uptime, timestamp: timestamp, stepPath: stepPath, sensorType: sensorType,
-                   count: count, duration: duration)
-    }
-
-    /// A gap's or a discarded span's record: `event` (with the `sensorType` key after it), the
-    /// type, `droppedSamples`, and `duration` when known.
-    private mutating func appendSpan(_ event: StaticString, uptime: Double, timestamp: Double, stepPath: JSONString?, sensorType: SensorType,
-                                     count: Int, duration: Double?) {
-        appendPrefix(uptime: uptime, timestamp: timestamp, stepPath: stepPath)
-        appendStatic(event)
-        appendSensorType(sensorType)
-        appendStatic(",\"droppedSamples\":")
-        appendInteger(count)
-        if let duration {
-            appendStatic(",\"duration\":")
-            appendNumber(duration)
-        }
-        appendStatic("}\n")
-    }
-
-    /// A gait analysis's initial contact (a step) measured at `uptime`, with its foot when known.
-    /// `strideLength`: of the stride that ends at this contact (m), when known.
-    public mutating func appendStep(uptime: Double, timestamp: Double, stepPath: JSONString?, side: FootSide? = nil,
-                                    strideLength: Double? = nil) {
-        appendPrefix(uptime: uptime, timestamp: timestamp, stepPath: stepPath)
-        switch side {
-        case .left?: appendStatic(",\"event\":\"step\",\"sensorType\":\"step\",\"side\":\"left\"")
-        case .right?: appendStatic(",\"event\":\"step\",\"sensorType\":\"step\",\"side\":\"right\"")
-        case nil: appendStatic(",\"event\":\"step\",\"sensorType\":\"step\"")
-        }
-        appendOptional(",\"strideLength\":", strideLength)
-        appendStatic("}\n")
-    }
-
-    /// A walking bout that ended with its last step at `uptime`: its first step at `startUptime`,
-    /// `steps` in all, `cadence` steps per minute; when the participant's height is known, the
-    /// `spatial` measures (m, m/s, m).
-    public mutating func appendBout(uptime: Double, timestamp: Double, stepPath: JSONString?, startUptime: Double, steps: Int,
-                                    cadence: Double?, spatial: BoutSpatialMeasures? = nil) {
-        appendPrefix(uptime: uptime, timestamp: timestamp, stepPath: stepPath)
-        appendStatic(",\"event\":\"bout\",\"sensorType\":\"step\",\"startUptime\":")
-        appendNumber(startUptime)
-        appendStatic(",\"duration\":")
-        appendNumber(uptime - startUptime)
-        appendStatic(",\"steps\":")
-        appendInteger(steps)
-        appendOptional(",\"cadence\":", cadence)
-        if let spatial {
-            appendOptional(",\"distance\":", spatial.distance)
-            appendOptional(",\"walkingSpeed\":", spatial.walkingSpeed)
-            appendOptional(",\"strideLength\":", spatial.strideLength)
-        }
-        appendStatic("}\n")
-    }
-
-    /// An error marker: the device failed at this point.
-
-    public mutating func appendError(uptime: Double, timestamp: Double, stepPath: JSONString?, description: String) {
-        appendPrefix(uptime: uptime, timestamp: timestamp, stepPath: stepPath)
-        appendStatic(",\"event\":\"error\",\"errorDescription\":")
-        appendString(description)
-        appendStatic("}\n")
-    }
-
-    /// A location record (SageResearch field names); coordinates only when `saveCoordinates`.
-    public mutating func appendLocation(_ fix: LocationFix, timestamp: Double, stepPath: JSONString?, timestampDate: String?,
-                                        relativeDistance: Double?, totalDistance: Double?, saveCoordinates: Bool) {
-        appendPrefix(uptime: fix.uptime, timestamp: timestamp, stepPath: stepPath)
-        appendStatic(",\"sensorType\":\"location\"")
-        if let timestampDate {
-            appendStatic(",\"timestampDate\":")
-            appendString(timestampDate)
-        }
-        if saveCoordinates {
-            appendOptional(",\"latitude\":", fix.latitude)
-            appendOptional(",\"longitude\":", fix.longitude)
-        }
-        appendOptional(",\"horizontalAccuracy\":", fix.horizontalAccuracy)
-        appendOptional(",\"verticalAccuracy\":", fix.verticalAccuracy)
-        appendOptional(",\"altitude\":", fix.altitude)
-        appendOptional(",\"course\":", fix.course)
-        appendOptional(",\"speed\":", fix.speed)
-        appendOptional(",\"relativeDistance\":", relativeDistance)
-        appendOptional(",\"totalDistance\":", totalDistance)
-        appendStatic(fix.mode >= 3 ? ",\"mode\":\"3D\"" : fix.mode == 2 ? ",\"mode\":\"2D\"" : ",\"mode\":\"none\"")
-        if let used = fix.satellitesUsed {
-            appendStatic(",\"satellitesUsed\":")
-            appendInteger(used)
-        }
-        appendStatic("}\n")
-    }
-
-    /// A heart-rate record: the rate (count/min), then the sensor's contact, energy expended (kJ)
-    /// and RR intervals (seconds, each an exact multiple of 1/1024, written in full) when sent.
-    public mutating func appendHeartRate(_ measurement: HeartRateMeasurement, timestamp: Double, stepPath: JSONString?) {
-        appendPrefix(uptime: measurement.uptime, timestamp: timestamp, stepPath: stepPath)
-        appendStatic(",\"sensorType\":\"heartRate\",\"heartRate\":")
-        appendInteger(measurement.heartRate)
-        appendStatic(",\"unit\":\"count/min\"")
-        switch measurement.contact {
-        case true?: appendStatic(",\"contact\":true")
-        case false?: appendStatic(",\"contact\":false")
-        case nil: break
-        }
-        if let energy = measurement.energyExpended {
-            appendStatic(",\"energyExpended\":")
-            appendInteger(energy)
-        }
-        if !measurement.rrIntervals.isEmpty {
-            appendStatic(",\"rrIntervals\":[")
-            for (i, interval) in measurement.rrIntervals.enumerated() {
-                if i > 0 { appendStatic(",") }
-                appendNumber(interval)
-            }
-            appendStatic("]")
-        }
-        appendStatic("}\n")
-    }
-
-    /// A sound-level record.
-    public mutating func appendSoundLevel(_ level: SoundLevel, timestamp: Double, stepPath: JSONString?) {
-        appendPrefix(uptime: level.uptime, timestamp: timestamp, stepPath: stepPath)
-        appendStatic(",\"timeInterval\":")
-        appendNumber(level.timeInterval)
-        appendStatic(",\"average\":")
-        appendNumber(level.average)
-        appendStatic(",\"peak\":")
-        appendNumber(level.peak)
-        appendStatic(",\"unit\":\"dBFS\"}\n")
-    }
-
     // MARK: Pieces
 
 
@@ -345,16 +156,6 @@ public struct JSONLinesEncoder: Sendable {
     /// path: a record's prefix, shared with the record before when it is the same.
     mutating func appendPrefix(uptime: Double, timestamp: Double, stepPath: JSONString?) {
         appendRecord(uptime: uptime, timestamp: timestamp, stepPath: stepPath) { _ in }
-    }
-
-    mutating func appendSensorType(_ type: SensorType) {
-        appendStatic(type.jsonLiteral)
-    }
-
-    mutating func appendOptional(_ key: StaticString, _ value: Double?) {
-        guard let value, value.isFinite else { return }
-        appendStatic(key)
-        appendNumber(value)
     }
 
     /// Appends raw bytes of a static ASCII string.
@@ -441,120 +242,6 @@ extension JSONLinesEncoder {
     /// Removes a trailing `\n` (to embed a record in an array).
     public mutating func removeLastNewline() {
         if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }  // the last prefix stays where it was
-    }
-}
-
-extension JSONLinesEncoder {
-    /// Appends any decoded record in the files' key order, omitting unset fields (live tail
-    /// output, re-encoding without `JSONEncoder`).
-    public mutating func appendRecord(_ r: Record) {
-        var first = true
-        func key(_ name: StaticString) {
-            appendStatic(first ? "{\"" : ",\"")
-            first = false
-            appendStatic(name)
-            appendStatic("\":")
-        }
-        func number(_ name: StaticString, _ value: Double?) {
-            guard let value else { return }
-            key(name)
-            appendNumber(value)
-        }
-        func string(_ name: StaticString, _ value: String?) {
-            guard let value else { return }
-            key(name)
-            appendString(value)
-        }
-        func integer(_ name: StaticString, _ value: Int?) {
-            guard let value else { return }
-            key(name)
-            appendInteger(value)
-        }
-        // Markers carry `timestampDate` after `timestamp`; location records after `sensorType`.
-        let isLocation = r.sensorType == SensorType.location.rawValue
-        number("uptime", r.uptime)
-        number("timestamp", r.timestamp)
-        if !isLocation { string("timestampDate", r.timestampDate) }
-        string("stepPath", r.stepPath)
-        string("event", r.event)
-        string("sensorType", r.sensorType)
-        string("side", r.side)
-        // Heart-rate records: their fields after `sensorType`, `unit` among them (as
-        // `appendHeartRate` places them).
-        if let rate = r.heartRate {
-            integer("heartRate", rate)
-            string("unit", r.unit)
-            if let contact = r.contact {
-                key("contact")
-                appendStatic(contact ? "true" : "false")
-            }
-            integer("energyExpended", r.energyExpended)
-            if let intervals = r.rrIntervals {
-                key("rrIntervals")
-                appendStatic("[")
-                for (i, v) in intervals.enumerated() {
-                    if i > 0 { appendStatic(",") }
-                    appendNumber(v)
-                }
-                appendStatic("]")
-            }
-        }
-        if isLocation { string("timestampDate", r.timestampDate) }
-        number("x", r.x)
-        number("y", r.y)
-        number("z", r.z)
-        number("w", r.w)
-        string("referenceCoordinate", r.referenceCoordinate)
-        number("heading", r.heading)
-        integer("eventAccuracy", r.eventAccuracy)
-        integer("droppedSamples", r.droppedSamples)
-        // `duration`: a gap's or a discarded span's after `droppedSamples`, a bout's after
-        // `startUptime` (as their own writers place it).
-        if r.droppedSamples != nil { number("duration", r.duration) }
-        string("errorDescription", r.errorDescription)
-        number("latitude", r.latitude)
-        number("longitude", r.longitude)
-        number("horizontalAccuracy", r.horizontalAccuracy)
-        number("verticalAccuracy", r.verticalAccuracy)
-        number("altitude", r.altitude)
-        number("course", r.course)
-        number("speed", r.speed)
-        number("relativeDistance", r.relativeDistance)
-        number("totalDistance", r.totalDistance)
-        string("mode", r.mode)
-        integer("satellitesUsed", r.satellitesUsed)
-        number("startUptime", r.startUptime)
-        if r.droppedSamples == nil { number("duration", r.duration) }
-        integer("steps", r.steps)
-        number("cadence", r.cadence)
-        number("distance", r.distance)
-        number("walkingSpeed", r.walkingSpeed)
-        number("strideLength", r.strideLength)
-        number("timeInterval", r.timeInterval)
-        number("average", r.average)
-        number("peak", r.peak)
-        if r.heartRate == nil { string("unit", r.unit) }
-        appendStatic(first ? "{}\n" : "}\n")
-    }
-}
-
-extension SensorType {
-    /// The type's name as a JSON string literal (quotes included).
-    var jsonLiteral: StaticString {
-        switch self {
-        case .accelerometer: "\"accelerometer\""
-        case .gyro: "\"gyro\""
-        case .magnetometer: "\"magnetometer\""
-        case .location: "\"location\""
-        case .soundLevel: "\"soundLevel\""
-        case .attitude: "\"attitude\""
-        case .gravity: "\"gravity\""
-        case .userAcceleration: "\"userAcceleration\""
-        case .rotationRate: "\"rotationRate\""
-        case .magneticField: "\"magneticField\""
-        case .step: "\"step\""
-        case .heartRate: "\"heartRate\""
-        }
     }
 }
 

@@ -74,16 +74,6 @@ struct RecordScratch {
         count += sink.count
     }
 
-    /// Three axes' numbers in full: `x`'s value (its key is written), then `"y"` and `"z"`.
-    @inline(__always)
-    mutating func putXYZ(_ x: Double, _ y: Double, _ z: Double) {
-        putNumber(x)
-        put(",\"y\":")
-        putNumber(y)
-        put(",\"z\":")
-        putNumber(z)
-    }
-
     /// A quantised channel's value (`QuantizedDecimal`), or in full when it has no format or
     /// no decimal.
     @inline(__always)
@@ -95,12 +85,13 @@ struct RecordScratch {
         }
     }
 
-    /// `{"uptime":…,"timestamp":…`: how every per-sample record starts.
+    /// `{"uptime":…,"timestamp":…`: how every record starts (the keys: `MotionKeys`).
     @inline(__always)
     mutating func putPrefix(uptime: Double, timestamp: Double) {
-        put("{\"uptime\":")
+        let keys = MotionKeys.standard
+        put(keys.uptime)
         putTime(uptime)
-        put(",\"timestamp\":")
+        put(keys.timestamp)
         putTime(timestamp)
     }
 
@@ -109,7 +100,7 @@ struct RecordScratch {
     mutating func putPrefix(uptime: Double, timestamp: Double, path: UnsafeBufferPointer<UInt8>?) {
         putPrefix(uptime: uptime, timestamp: timestamp)
         if let path {
-            put(",\"stepPath\":")
+            put(MotionKeys.standard.stepPath)
             put(path)
         }
     }

@@ -37,7 +37,7 @@ public struct RunPlot {
         var last = ([result.stepHistory.compactMap(\.endUptime), result.stepHistory.map(\.startUptime),
                      result.asyncResults.compactMap(\.file).compactMap(\.endUptime)].joined()).max() ?? start
         for file in run.recordFiles where file.endUptime == nil {
-            last = max(last, RecordFileReader(path: run.path(of: file)).lastUptime() ?? last)
+            last = max(last, run.reader(of: file).lastUptime() ?? last)
         }
         end = max(last, start + 1e-3)
         title = "\(result.taskIdentifier)  \(result.taskRunUUID.uuidString.lowercased())"
@@ -55,7 +55,7 @@ public struct RunPlot {
             }
             var marks: [Double] = []
             let (span, origin) = (end - start, start)
-            let outcome = try RecordFileReader(path: run.path(of: file)).forEachPrefetched { (r) throws(ExportError) in
+            let outcome = try run.reader(of: file).forEachPrefetched { (r) throws(ExportError) in
                 guard let uptime = r.uptime else { return }
                 if r.event == "gap" {
                     for i in local.indices where r.sensorType == nil || local[i].sensorType == r.sensorType || r.sensorType == "soundLevel" {
