@@ -1,11 +1,12 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Layering: dependencies point one way (README, "Architecture"; ArchitectureTests fails on a wrong
-// arrow, reading this file through `swift package dump-package` and each module's imports).
-//   bottom:     CRecorderRuntime <- RecorderRuntime; RecorderJSON; <- RecorderModel <- RecorderProtocol, RecorderConfiguration
-//   recording:  <- RecorderEngine <- backends (ReplaySensors, GPSSensors, IIOSensors, AudioSensors), analyses
-//               (MotionFusion, GaitAnalysis); RecorderEngine, RecorderSystemd <- RecorderDaemon
+// Layering: dependencies point one way (docs/architecture.md; ArchitectureTests fails on a wrong
+// arrow, reading this file through `swift package dump-package` and each target's imports).
+//   bottom:     CRecorderRuntime <- RecorderRuntime <- RecorderJSON <- RecorderModel <- RecorderConfiguration; CZstd <- RecorderCompression
+//   recording:  <- RecorderEngine <- backends (ReplaySensors, GPSSensors, IIOSensors, AudioSensors, BLESensors), analyses
+//               (MotionFusion, GaitAnalysis); RecorderEngine, RecorderSystemd, RecorderProtocol <- RecorderDaemon
+//   the wire:   RecorderProtocol (above the engine and the backends, which speak model and engine types)
 //   client:     RecorderProtocol <- RecorderClient <- RecorderFleet, RecorderWeb; RecorderModel <- RecorderExport, RecorderPlot, RecorderFHIR
 //   executables (composition roots): recorderd (daemon + backends + analyses), recorderd-services (web + fleet),
 //               recorderctl (client side only)

@@ -81,7 +81,7 @@ rm -rf "$root/etc/udev" "$root/etc/recorderd/recorderd.json.example"
 sed -i 's|file:///usr/share/doc/recorderd/README.md|file:///usr/share/doc/recorderd/README.md.gz|' "$root/usr/lib/systemd/system/recorderd.service"
 # Completions are sourced, not run: no interpreter line.
 sed -i '1{/^#!/d}' "$root/usr/share/bash-completion/completions/"*
-gzip -9n "$root/usr/share/man/man1/"*.1 "$root/usr/share/doc/recorderd/README.md"
+gzip -9n "$root/usr/share/man/man1/"*.1 "$root/usr/share/doc/recorderd/README.md" "$root/usr/share/doc/recorderd/docs/"*.md
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "$root/usr/bin/"*
 install -m 0644 debian/copyright "$root/usr/share/doc/recorderd/copyright"
 gzip -9n -c debian/changelog > "$root/usr/share/doc/recorderd/changelog.gz"

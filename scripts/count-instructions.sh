@@ -72,6 +72,8 @@ for part in "${parts[@]}"; do
     mkdir -p "$out/protocol-src"
     cp Benchmarks/InstructionCounts/protocol.swift "$out/protocol-src/main.swift"
     sed -E '/^import Recorder(Runtime|JSON|Model|Protocol|Configuration)$/d' Benchmarks/RecorderBenchmarks/ProtocolEncodeBenchmark.swift > "$out/protocol-src/ProtocolEncodeBenchmark.swift"
+    # Foundation's coders as the tests configure them: the benchmark's peer.
+    sed -E '/^import Recorder(Runtime|JSON|Model|Protocol|Configuration)$/d' Tests/RecorderTestSupport/TaskResult+FoundationCoders.swift > "$out/protocol-src/TaskResult+FoundationCoders.swift"
     compile ProtocolCount "$out/protocol" "$out/protocol-src/"*.swift
     for row in params reply read manifest; do
       counts=()

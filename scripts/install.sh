@@ -44,6 +44,7 @@ files=(
   "/etc/recorderd/recorderd.json.example"
   "$prefix/share/doc/recorderd/README.md"
 )
+for doc in docs/*.md; do files+=("$prefix/share/doc/recorderd/$doc"); done
 for b in recorderd recorderctl; do
   files+=("$prefix/share/bash-completion/completions/$b" "$prefix/share/zsh/site-functions/_$b"
           "$prefix/share/fish/vendor_completions.d/$b.fish" "$prefix/share/man/man1/$b.1")
@@ -88,6 +89,8 @@ install -m 0644 systemd/sysusers.d/recorderd.conf "$root$prefix/lib/sysusers.d/r
 install -m 0644 systemd/tmpfiles.d/recorderd.conf "$root$prefix/lib/tmpfiles.d/recorderd.conf"
 install -m 0644 udev/90-recorderd-iio.rules "$root/etc/udev/rules.d/"
 install -m 0644 README.md "$root$prefix/share/doc/recorderd/README.md"
+install -d "$root$prefix/share/doc/recorderd/docs"
+install -m 0644 docs/*.md "$root$prefix/share/doc/recorderd/docs/"
 # The example configuration replays a bundled walk until a hardware device is configured.
 install -D -m 0644 Tests/Fixtures/imu/mobgap/HA/001/TimeMeasure1_Test11_Trial1.csv \
   "$root$share/Tests/Fixtures/imu/mobgap/HA/001/TimeMeasure1_Test11_Trial1.csv"

@@ -46,7 +46,7 @@ export CI=${CI:-true}
 # package's architecture — and the accuracy suites, which drive the pipelines other suites drive
 # with other data (gait, sway and fusion against references and physics); and four repetitions of
 # what other tests do once under TSan (a hundred kill -9s, twenty kills mid-upload, every
-# configuration number at its limit, the demo). CI's budget (README, "CI") is why: they took 190 s
+# configuration number at its limit, the demo). CI's budget (docs/testing.md, "CI") is why: they took 190 s
 # of TSan's 740. Also two that spend their time without threads of recorderd's: frames written in
 # slices and one by one, compared byte for byte (32 s under TSan, single-threaded),
 # --check-config's printed configuration (13 s of short-lived processes that start no recorder),

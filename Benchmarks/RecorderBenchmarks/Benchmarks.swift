@@ -104,6 +104,7 @@ enum Benchmarks {
         if only == nil || only == "device" { await DeviceLoadBenchmark.run(gpsLog: log) }
         if only == "device-memory" { await DeviceLoadBenchmark.run(gpsLog: log, load: .memory) }
         if only == "iio-instructions" { await IIOBenchmark.instructions() }
+        if only == "iio-live" { await IIOBenchmark.liveThroughput() }
         if only == nil || only == "parse" { ParseBenchmark.run() }
         if only == nil || only == "protocol" { ProtocolEncodeBenchmark.run() }
         if only == nil || only == "fusion" { await FusionBenchmark.run(walk: root) }

@@ -2,6 +2,7 @@ import FakeIIO
 import Foundation
 import RecorderClient
 import RecorderModel
+import RecorderRuntime
 import RecorderTestSupport
 
 /// Instructions per scan of the peer, `iio_readdev` (valgrind's callgrind, which unlike times
@@ -10,6 +11,9 @@ import RecorderTestSupport
 /// difference over the difference in scans leaves start-up out. Then recorderd the same way,
 /// recording the accelerometer and gyro to JSON lines (the DaemonCount program: the daemon behind
 /// a synchronous main thread, which valgrind 3.19 can run). Needs root and valgrind.
+/// `BENCH_IIO_LIVE=1`: recorderd streaming the accelerometer and gyro to a live subscriber at every
+/// sample instead of recording them; `BENCH_DAEMONCOUNT=PATH`: another build's DaemonCount (a
+/// before/after of the daemon in one run).
 extension IIOBenchmark {
     static let countRate = 1000.0
 
@@ -25,6 +29,14 @@ extension IIOBenchmark {
         guard FileManager.default.isExecutableFile(atPath: daemonCount) else {
             return Benchmarks.say("iio instructions: recorderd skipped (build DaemonCount in the same configuration first: swift build -c release)")
         }
+        if ProcessInfo.processInfo.environment["BENCH_IIO_LIVE"] != nil {
+            guard let shortRun = await countRecorderd(seconds: 4, live: true), let longRun = await countRecorderd(seconds: 12, live: true) else { return }
+            let scans = Double(longRun.scans - shortRun.scans)
+            Benchmarks.say(String(format: "iio instructions, recorderd streaming accelerometer + gyro to a live subscriber at every sample at %.0f Hz (%.0f scans apart): %.0f per scan, ratio %.1f× iio_readdev",
+                                  countRate, scans, Double(longRun.instructions - shortRun.instructions) / scans,
+                                  Double(longRun.instructions - shortRun.instructions) / scans / peer))
+            return
+        }
         guard let shortRun = await countRecorderd(seconds: 4), let longRun = await countRecorderd(seconds: 12) else { return }
         let scans = Double(longRun.scans - shortRun.scans)
         let withoutHash = Double((longRun.instructions - longRun.crypto) - (shortRun.instructions - shortRun.crypto)) / scans
@@ -34,7 +46,8 @@ extension IIOBenchmark {
     }
 
     static var daemonCount: String {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("DaemonCount").path
+        ProcessInfo.processInfo.environment["BENCH_DAEMONCOUNT"]
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("DaemonCount").path
     }
 
     struct DaemonCount {
@@ -47,7 +60,7 @@ extension IIOBenchmark {
     /// recorderd's daemon (the DaemonCount program: the same daemon behind a synchronous main
     /// thread) under callgrind in the fake device's namespace, recording the accelerometer and gyro
     /// at `countRate` for `seconds`, then stopped by SIGTERM; the total and SHA-256's share.
-    static func countRecorderd(seconds: Double) async -> DaemonCount? {
+    static func countRecorderd(seconds: Double, live: Bool = false) async -> DaemonCount? {
         let tree = try! FakeIIOTree(devices: [device()])
         defer { tree.remove() }
         let g = await startGenerator(tree, unthrottled: false)
@@ -72,7 +85,19 @@ extension IIOBenchmark {
             return nil
         }
         var scans = 0
-        do {
+        if live {
+            // Every record the subscriber gets, counted as it arrives: scans are its records over two.
+            let received = LockedValue(0)
+            do {
+                let stream = try await client.subscribe(device: "imu0", sensorTypes: [.accelerometer, .gyro])
+                let reader = Task { for try await batch in stream { received.withLock { $0 += batch.filter(\.isSample).count } } }
+                try? await Task.sleep(for: .seconds(seconds))
+                reader.cancel()
+                scans = received.withLock { $0 } / 2
+            } catch {
+                Benchmarks.say("iio instructions: recorderd under valgrind: \(error)")
+            }
+        } else { do {
             let run = try await client.startTask(identifier: "bench", asyncActions: [
                 .motion("motion", options: MotionOptions(recorderTypes: [.accelerometer, .gyro], frequency: countRate)),
             ])
@@ -81,7 +106,7 @@ extension IIOBenchmark {
             scans = (result.asyncResults.compactMap(\.file).first?.sampleCount ?? 0) / 2
         } catch {
             Benchmarks.say("iio instructions: recorderd under valgrind: \(error)")
-        }
+        } }
         client.close()
         // SIGTERM to the namespace's init, passed on to the daemon; valgrind writes its count at the exit.
         if let pid = FakeIIOTree.initPID(unsharePID: daemon.pid) { kill(pid, SIGTERM) }

@@ -18,8 +18,11 @@ enum IIOBenchmark {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("FakeIIOGenerator").path
     }
 
+    /// The recorderd measured: the one beside the benchmark, or `BENCH_RECORDERD` (another
+    /// build's, for a before/after of the daemon in one run).
     static var recorderd: String {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("recorderd").path
+        ProcessInfo.processInfo.environment["BENCH_RECORDERD"]
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("recorderd").path
     }
 
     static func run() async {
@@ -229,6 +232,45 @@ enum IIOBenchmark {
         let overruns = await stopGenerator(g)
         let rate = Double(size1 - size0) / 24 / elapsed
         return Figures(rate: rate, cpuPerMillion: cpu / (rate * elapsed) * 1e6, overruns: overruns)
+    }
+
+    /// A live stream's throughput (`BENCH_ONLY=iio-live`): the device at 10 kHz, a subscriber of
+    /// its accelerometer and gyro at every sample (20,000 records/s, no recording): records
+    /// delivered per second, recorderd's CPU per million records (every thread: the sampler, the
+    /// stream's drains and notifications on the event loop), records lost (gap records).
+    static func liveThroughput() async {
+        guard geteuid() == 0 else { return Benchmarks.say("iio-live: skipped (needs root for the namespace)") }
+        let tree = try! FakeIIOTree(devices: [device()])
+        defer { tree.remove() }
+        let g = await startGenerator(tree, unthrottled: false)
+        let (daemon, client) = await startRecorderd(tree, frequency: 10000, ringSeconds: 2)
+        let stream = try! await client.subscribe(device: "imu0", sensorTypes: [.accelerometer, .gyro])
+        let counts = LockedValue((records: 0, lost: 0))
+        let reader = Task {
+            for try await batch in stream {
+                var records = 0, lost = 0
+                for r in batch {
+                    if r.isSample { records += 1 } else if r.isGap { lost += r.droppedSamples ?? 0 }
+                }
+                counts.withLock { $0.records += records; $0.lost += lost }
+            }
+        }
+        try? await Task.sleep(for: .seconds(1))
+        let cpu0 = payloadThreadsCPU(daemon)
+        let c0 = counts.withLock { $0 }
+        let t0 = Date()
+        try? await Task.sleep(for: .seconds(seconds))
+        let cpu1 = payloadThreadsCPU(daemon)
+        let c1 = counts.withLock { $0 }
+        let elapsed = Date().timeIntervalSince(t0)
+        reader.cancel()
+        client.close()
+        await stop(daemon)
+        let overruns = await stopGenerator(g)
+        let records = Double(c1.records - c0.records)
+        Benchmarks.say(String(format: "iio-live 10 kHz, accelerometer and gyro at every sample: %.0f records/s delivered, recorderd %.3f CPU s per million records (sampling thread %.3f), lost %d, generator overruns %d",
+                              records / elapsed, (cpu1.total - cpu0.total) / records * 1e6, (cpu1.sampling - cpu0.sampling) / records * 1e6,
+                              c1.lost - c0.lost, overruns))
     }
 
     /// `in_timestamp` → arrival at a live subscriber, at 100 Hz (the device clock is monotonic).

@@ -45,6 +45,12 @@ struct CSVLayout {
     /// For motion: the vectors present, in column order, and the first value column of each.
     let motion: [Vector]
     let motionColumns: [Int]
+    /// For motion, what a row's join reads of each vector without copying it: its sensor type,
+    /// its scale, and its axes (`axes[axisStart[i]..<axisStart[i + 1]]`).
+    let motionTypes: [String]
+    let motionScales: [Double]
+    let axes: [RecordField]
+    let axisStart: [Int]
     /// For a table: its columns, and the kinds of its rows.
     let tableColumns: [Column]
     let rowKinds: [RecordKind]
@@ -64,6 +70,10 @@ struct CSVLayout {
             defer { column += v.axes.count }
             return column
         }
+        motionTypes = motion.map(\.sensorType)
+        motionScales = motion.map(\.scale)
+        axes = motion.flatMap(\.axes)
+        axisStart = motionColumns + [column]
         // The table's kinds: those of the recorder's type whose kinds come first in the schema.
         let candidates = types.map { schema.kinds(recording: $0) }.filter { !$0.isEmpty }
         let place = { (kinds: [RecordKind]) in schema.kinds.firstIndex { $0.name == kinds[0].name } ?? .max }

@@ -28,14 +28,15 @@ struct CSVTableWriter {
     mutating func add(_ r: Record) throws(ExportError) {
         switch layout.kind {
         case .motion:
-            guard let index = layout.motion.firstIndex(where: { $0.sensorType == r.sensorType }) else { return }
+            guard let type = r.sensorType, let index = layout.motionTypes.firstIndex(of: type) else { return }
             if rowUptime != r.uptime || filled[index] { try endRow() }
             rowUptime = r.uptime
             rowStepPath = r.stepPath
             filled[index] = true
-            let column = layout.motionColumns[index]
-            let v = layout.motion[index]
-            for (i, axis) in v.axes.enumerated() { values[column + i] = r.number(axis).map { $0 * v.scale } }
+            let scale = layout.motionScales[index]
+            for column in layout.axisStart[index]..<layout.axisStart[index + 1] {
+                values[column] = r.number(layout.axes[column]).map { $0 * scale }
+            }
         case .table, .other:
             try row(r)
         }

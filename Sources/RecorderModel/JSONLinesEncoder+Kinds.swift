@@ -39,27 +39,45 @@ extension JSONLinesEncoder {
 
     /// An attitude record (SageResearch's): the unit quaternion `x, y, z, w` taking device axes to
     /// the reference frame, the frame's name, and (with a magnetometer) the heading in degrees.
+    /// Per sample while fusion runs: written in place by the attitude kind's keys (`MotionKeys`).
     public mutating func appendAttitude(uptime: Double, timestamp: Double, stepPath: JSONString?, attitude: Quaternion,
                                         referenceCoordinate: ReferenceCoordinate, heading: Double?) {
-        var v = Record()
-        v.x = attitude.x
-        v.y = attitude.y
-        v.z = attitude.z
-        v.w = attitude.w
-        v.referenceCoordinate = referenceCoordinate.rawValue
-        v.heading = heading
-        append(.attitude, uptime: uptime, timestamp: timestamp, stepPath: stepPath, v)
+        appendRecord(uptime: uptime, timestamp: timestamp, stepPath: stepPath) { w in
+            let keys = MotionKeys.standard.keys
+            w.put(keys.pointee.head(.attitude))
+            w.putNumber(attitude.x)
+            w.put(keys.pointee.y)
+            w.putNumber(attitude.y)
+            w.put(keys.pointee.z)
+            w.putNumber(attitude.z)
+            w.put(keys.pointee.w)
+            w.putNumber(attitude.w)
+            w.put(keys.pointee.referenceCoordinate)
+            w.put(referenceCoordinate.jsonString)
+            if let heading, heading.isFinite {
+                w.put(keys.pointee.heading)
+                w.putNumber(heading)
+            }
+            w.put(keys.pointee.end)
+        }
     }
 
     /// A calibrated magnetic-field record: the field in µT and its calibration accuracy
-    /// (`eventAccuracy`: -1 uncalibrated, 0 low, 1 medium, 2 high, as CoreMotion's).
+    /// (`eventAccuracy`: -1 uncalibrated, 0 low, 1 medium, 2 high, as CoreMotion's). Per sample
+    /// while fusion runs with a magnetometer: written in place by the kind's keys.
     public mutating func appendMagneticField(uptime: Double, timestamp: Double, stepPath: JSONString?, field: Vector3, accuracy: Int) {
-        var v = Record()
-        v.x = field.x
-        v.y = field.y
-        v.z = field.z
-        v.eventAccuracy = accuracy
-        append(.magneticField, uptime: uptime, timestamp: timestamp, stepPath: stepPath, v)
+        appendRecord(uptime: uptime, timestamp: timestamp, stepPath: stepPath) { w in
+            let keys = MotionKeys.standard.keys
+            w.put(keys.pointee.head(.magneticField))
+            w.putNumber(field.x)
+            w.put(keys.pointee.y)
+            w.putNumber(field.y)
+            w.put(keys.pointee.z)
+            w.putNumber(field.z)
+            w.put(keys.pointee.eventAccuracy)
+            w.putInteger(Int64(accuracy))
+            w.put(keys.pointee.end)
+        }
     }
 
     /// A gap record: `droppedSamples` samples of `sensorType` were lost before this point

@@ -59,15 +59,16 @@ public struct JSONLinesEncoder: Sendable {
                            types: UnsafeBufferPointer<SensorType>, formats: UnsafeBufferPointer<QuantizedVector?>) -> Int {
         var written = 0
         var prefixLength = 0
+        let keys = MotionKeys.standard  // once a scan
         for k in types.indices {
             guard let vector = frame.vector(for: types[k]) else { continue }
             if written == 0 {
-                w.putPrefix(uptime: uptime, timestamp: timestamp, path: path)
+                w.putPrefix(uptime: uptime, timestamp: timestamp, path: path, keys: keys)
                 prefixLength = w.count
             } else {
                 w.put(UnsafeBufferPointer(start: w.base, count: prefixLength))
             }
-            putMotionBody(&w, sensorType: types[k], vector: vector, quantized: formats[k])
+            putMotionBody(&w, sensorType: types[k], vector: vector, quantized: formats[k], keys: keys)
             written &+= 1
         }
         return written
@@ -76,23 +77,24 @@ public struct JSONLinesEncoder: Sendable {
     /// A motion record after its prefix: the type, the axes, the end of the line — the motion
     /// kind's keys (`MotionKeys`).
     @inline(__always)
-    static func putMotionBody(_ w: inout RecordScratch, sensorType: SensorType, vector: Vector3, quantized: QuantizedVector?) {
-        let keys = MotionKeys.standard
-        w.put(keys.head(sensorType))  // `,"sensorType":"gyro","x":` in one piece
+    static func putMotionBody(_ w: inout RecordScratch, sensorType: SensorType, vector: Vector3, quantized: QuantizedVector?,
+                              keys: MotionKeys.Pointer = MotionKeys.standard) {
+        let keys = keys.keys
+        w.put(keys.pointee.head(sensorType))  // `,"sensorType":"gyro","x":` in one piece
         if let quantized {
             w.putNumber(vector.x, quantized.x)
-            w.put(keys.y)
+            w.put(keys.pointee.y)
             w.putNumber(vector.y, quantized.y)
-            w.put(keys.z)
+            w.put(keys.pointee.z)
             w.putNumber(vector.z, quantized.z)
         } else {  // kept apart: one branch with optional formats costs ~160 instructions a record
             w.putNumber(vector.x)
-            w.put(keys.y)
+            w.put(keys.pointee.y)
             w.putNumber(vector.y)
-            w.put(keys.z)
+            w.put(keys.pointee.z)
             w.putNumber(vector.z)
         }
-        w.put(keys.end)
+        w.put(keys.pointee.end)
     }
 
     /// A record whose parts after the prefix are bounded (`RecordScratch.capacity`): the prefix

@@ -6,8 +6,8 @@ public struct Record: Sendable {
     /// Numbers, whole numbers and booleans (1 or 0), by slot; `present` says which are set.
     @usableFromInline var scalars = InlineArray<48, Double>(repeating: 0)
     @usableFromInline var present: UInt64 = 0
-    @usableFromInline var texts = InlineArray<12, String?>(repeating: nil)
-    @usableFromInline var lists = InlineArray<2, [Double]?>(repeating: nil)
+    @usableFromInline var texts = InlineArray<10, String?>(repeating: nil)
+    @usableFromInline var lists = InlineArray<1, [Double]?>(repeating: nil)
 
     @inlinable
     public init() {}

@@ -39,35 +39,48 @@ public struct RecordField: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The JSON key.
-    public let key: String
+    /// The JSON key, as written in the schema's source (a field is declared, never read from a
+    /// file: what a reader does not know it ignores).
+    @usableFromInline let name: StaticString
     public let type: ValueType
-    /// The unit of the value as recorded (`s`, `m`, `deg`, `count/min`); nil for none, or where
-    /// it is the sensor type's (`SensorType.unit`: a motion vector's axes).
-    public let unit: String?
-    /// What a string field's values are, for tables that show them (`left|right`).
-    public let values: String?
+    @usableFromInline let unitName: StaticString?
+    @usableFromInline let valuesText: StaticString?
     /// Where a `Record` keeps the value: an index among the fields of its storage class. The
     /// standard fields' are fixed (`RecordField+Standard.swift`); a schema gives an added field
     /// the next free one (`RecordSchema.adding`).
     @usableFromInline
     let slot: Int
 
+    /// A field: every part of it a constant, so that copying one costs no reference counting
+    /// (readers and writers of millions of records pass fields around).
     @inlinable
-    init(_ key: String, _ type: ValueType, unit: String? = nil, values: String? = nil, slot: Int) {
-        self.key = key
+    init(_ key: StaticString, _ type: ValueType, unit: StaticString? = nil, values: StaticString? = nil, slot: Int) {
+        name = key
         self.type = type
-        self.unit = unit
-        self.values = values
+        unitName = unit
+        valuesText = values
         self.slot = slot
     }
 
+    /// The JSON key.
+    public var key: String { name.description }
+    /// The unit of the value as recorded (`s`, `m`, `deg`, `count/min`); nil for none, or where
+    /// it is the sensor type's (`SensorType.unit`: a motion vector's axes).
+    public var unit: String? { unitName?.description }
+    /// What a string field's values are, for tables that show them (`left|right`).
+    public var values: String? { valuesText?.description }
+
     public var description: String { key }
 
-    /// Fields are the same when their keys are (a schema holds a key once).
-    public static func == (a: RecordField, b: RecordField) -> Bool { a.key == b.key }
+    /// The key's bytes.
+    var keyBytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount) }
 
-    public func hash(into hasher: inout Hasher) { hasher.combine(key) }
+    /// Fields are the same when their keys are (a schema holds a key once).
+    public static func == (a: RecordField, b: RecordField) -> Bool {
+        a.name.utf8CodeUnitCount == b.name.utf8CodeUnitCount && a.keyBytes.elementsEqual(b.keyBytes)
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(bytes: UnsafeRawBufferPointer(keyBytes)) }
 }
 
 /// Where a `Record` keeps its values: numbers, whole numbers and booleans as `Double`s, strings,
@@ -76,9 +89,10 @@ public enum RecordStorage {
     @usableFromInline
     enum Class: Sendable { case scalar, text, list }
 
-    /// Slots of each class: the standard fields use 32 scalar, 9 string and 1 list slots; the
-    /// rest is room for fields a schema adds (`RecordSchema.adding`).
+    /// Slots of each class. The standard fields use 32 scalar, 9 string and 1 list slot; the
+    /// rest — 16 scalars and a string — is room for fields a schema adds. (Each string and list
+    /// slot is reference counted whenever a record is copied: few of them.)
     public static let scalarSlots = 48
-    public static let textSlots = 12
-    public static let listSlots = 2
+    public static let textSlots = 10
+    public static let listSlots = 1
 }

@@ -100,9 +100,9 @@ public struct RecordSchema: Sendable {
     /// This schema with a field of `key` added to the kind `kind`, after `member` (at its end
     /// when nil), in the next free slot of its type's storage: how a reader and a writer of
     /// records with one more field are made (the tests' fixture kind).
-    public func adding(_ key: String, _ type: RecordField.ValueType, unit: String? = nil, to kind: String,
+    public func adding(_ key: StaticString, _ type: RecordField.ValueType, unit: StaticString? = nil, to kind: String,
                        after member: RecordField? = nil) -> (schema: RecordSchema, field: RecordField) {
-        precondition(field(key) == nil, "\(key) is a field already")
+        precondition(field(key.description) == nil, "\(key) is a field already")
         let taken = Set(fields.filter { $0.type.storage == type.storage }.map(\.slot))
         let slot = (0...).first { !taken.contains($0) }!
         let field = RecordField(key, type, unit: unit, slot: slot)

@@ -87,20 +87,50 @@ struct RecordScratch {
 
     /// `{"uptime":…,"timestamp":…`: how every record starts (the keys: `MotionKeys`).
     @inline(__always)
-    mutating func putPrefix(uptime: Double, timestamp: Double) {
-        let keys = MotionKeys.standard
-        put(keys.uptime)
+    mutating func putPrefix(uptime: Double, timestamp: Double, keys: MotionKeys.Pointer = MotionKeys.standard) {
+        put(keys.keys.pointee.uptime)
         putTime(uptime)
-        put(keys.timestamp)
+        put(keys.keys.pointee.timestamp)
         putTime(timestamp)
+    }
+
+    /// A motion record's head: its six words stored (within the scratch's bound), the count
+    /// advanced by its length.
+    @inline(__always)
+    mutating func put(_ key: UnsafePointer<HeadKey>) {
+        put(key.pointee)
+    }
+
+    /// A key of at most 48 bytes: six stores, the count advanced by its length.
+    @inline(__always)
+    mutating func put(_ key: HeadKey) {
+        let p = UnsafeMutableRawPointer(base + count)
+        let w = key.words
+        p.storeBytes(of: w.0, as: UInt64.self)
+        p.storeBytes(of: w.1, toByteOffset: 8, as: UInt64.self)
+        p.storeBytes(of: w.2, toByteOffset: 16, as: UInt64.self)
+        p.storeBytes(of: w.3, toByteOffset: 24, as: UInt64.self)
+        p.storeBytes(of: w.4, toByteOffset: 32, as: UInt64.self)
+        p.storeBytes(of: w.5, toByteOffset: 40, as: UInt64.self)
+        count &+= key.length
+    }
+
+    /// A short key: its two words stored (the scratch's bound leaves room for the 16 bytes), the
+    /// count advanced by its length.
+    @inline(__always)
+    mutating func put(_ key: ShortKey) {
+        let p = UnsafeMutableRawPointer(base + count)
+        p.storeBytes(of: key.low, as: UInt64.self)
+        p.storeBytes(of: key.high, toByteOffset: 8, as: UInt64.self)
+        count &+= key.length
     }
 
     /// `{"uptime":…,"timestamp":…` and, with a step path, `,"stepPath":` and its JSON text.
     @inline(__always)
-    mutating func putPrefix(uptime: Double, timestamp: Double, path: UnsafeBufferPointer<UInt8>?) {
-        putPrefix(uptime: uptime, timestamp: timestamp)
+    mutating func putPrefix(uptime: Double, timestamp: Double, path: UnsafeBufferPointer<UInt8>?, keys: MotionKeys.Pointer = MotionKeys.standard) {
+        putPrefix(uptime: uptime, timestamp: timestamp, keys: keys)
         if let path {
-            put(MotionKeys.standard.stepPath)
+            put(keys.keys.pointee.stepPath)
             put(path)
         }
     }

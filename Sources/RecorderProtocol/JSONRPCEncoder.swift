@@ -30,7 +30,8 @@ public enum JSONRPCEncoder {
             append(",\"params\":", to: &bytes)
             bytes += encodedParams
         }
-        return end(bytes, newline: newline)
+        end(&bytes, newline: newline)
+        return bytes
     }
 
     /// A request of `method` with `params` (encoded by `JSONTextEncoder`).
@@ -46,7 +47,8 @@ public enum JSONRPCEncoder {
         bytes += id.jsonBytes
         append(",\"result\":", to: &bytes)
         try JSONTextEncoder().encode(result, into: &bytes)
-        return end(bytes, newline: newline)
+        end(&bytes, newline: newline)
+        return bytes
     }
 
     /// An error response to `id`.
@@ -59,7 +61,8 @@ public enum JSONRPCEncoder {
         } else {
             append("{\"code\":-32603,\"message\":\"internal error\"}", to: &bytes)
         }
-        return end(bytes, newline: newline)
+        end(&bytes, newline: newline)
+        return bytes
     }
 
     /// A response as a value: its result, or its error.
@@ -74,10 +77,10 @@ public enum JSONRPCEncoder {
         request(id: nil, method: method, encodedParams: try JSONTextEncoder().encode(params), newline: newline)
     }
 
-    static func end(_ bytes: [UInt8], newline: Bool) -> [UInt8] {
-        var bytes = bytes
+    /// The envelope's end, in place (no copy of what was written).
+    @inline(__always)
+    static func end(_ bytes: inout [UInt8], newline: Bool) {
         append(newline ? "}\n" : "}", to: &bytes)
-        return bytes
     }
 
     @inline(__always)

@@ -14,7 +14,7 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(help: "The format: \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", ")).") var format: String
     @Option(name: .shortAndLong, help: "Where to write (default: <task>-<uuid prefix>.<format> here).") var output: String?
     @Option(help: "fhir: the subject of every resource (a reference: Patient/123).") var subject: String?
-    @Option(help: "mork: a JSON file of the form's identifiers and item_oid mapping (README).") var mapping: String?
+    @Option(help: "mork: a JSON file of the form's identifiers and item_oid mapping (docs/exports.md).") var mapping: String?
     @Option(name: .customLong("subject-name"), help: "mork: subject_name.") var subjectName: String?
     @Option(name: .customLong("study-uuid"), help: "mork: study_uuid.") var studyUUID: String?
     @Option(name: .customLong("folder-oid"), help: "mork: folder_oid.") var folderOID: String?

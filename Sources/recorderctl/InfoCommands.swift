@@ -31,7 +31,7 @@ struct StatusCommand: AsyncParsableCommand {
         for r in status.taskRuns {
             print("  \(r.taskIdentifier) \(r.taskRunUUID) step \(r.currentStepPath ?? "-") recording \(r.recording.joined(separator: ","))")
         }
-        // The fleet link's upload queue (README, Fleet over MQTT), when it has one.
+        // The fleet link's upload queue (docs/fleet.md), when it has one.
         let outbox = RunOutbox(dataDirectory: status.dataDirectory)
         if FileManager.default.fileExists(atPath: outbox.directory) {
             let entries = outbox.entries()

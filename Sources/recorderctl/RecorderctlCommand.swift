@@ -18,7 +18,7 @@ struct RecorderctlCommand: AsyncParsableCommand {
                       BLECommand.self])
 
     /// Parses and runs the command: a command-line mistake prints the usage and exits 64; a
-    /// runtime failure prints one line and exits with its sysexits status (README, "Exit status").
+    /// runtime failure prints one line and exits with its sysexits status (docs/clients.md, "Exit status").
     static func main() async {
         var command: any ParsableCommand
         do {

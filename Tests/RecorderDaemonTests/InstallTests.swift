@@ -40,6 +40,7 @@ import Testing
             ("/opt/recorderd/share/recorderd/Tests/Fixtures/imu/mobgap/MS/001/TimeMeasure1_Test11_Trial1.csv", 0o644),
             ("/opt/recorderd/share/recorderd/Tests/Fixtures/imu/mobgap/LICENSE", 0o644),
             ("/opt/recorderd/share/man/man1/recorderd-services.1", 0o644),
+            ("/opt/recorderd/share/doc/recorderd/docs/configuration.md", 0o644), ("/opt/recorderd/share/doc/recorderd/docs/PROTOCOL.md", 0o644),
         ] + ["gait-balance", "voice", "six-minute-walk", "timed-walk-10m", "timed-walk-25ft", "timed-up-and-go"].map {
             ("/opt/recorderd/share/recorderd/config/tasks/\($0).json", 0o644)
         } + ["recorderd", "recorderctl"].flatMap { b in

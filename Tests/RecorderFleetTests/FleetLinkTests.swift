@@ -387,13 +387,13 @@ extension FleetTests.FleetLinkTests {
 }
 
 extension FleetTests.FleetLinkTests {
-    /// The README's mosquitto ACL, read from the README itself, with a password per Pi (its
+    /// docs/fleet.md's mosquitto ACL, read from the page itself, with a password per Pi (its
     /// device id) and one for the collector: the Pi's status, events and upload go through and
     /// `recorderctl fleet` lists it; a client with pi-1's credentials posing as pi-2 has its
     /// status denied by the broker (its log: "Denied PUBLISH"), and no one sees it.
     @Test(.timeLimit(.minutes(3)))
-    func theREADMEsACLLetsEachPiOnlyItsOwnTopics() async throws {
-        let readme = try String(contentsOfFile: VMGuest.packageRoot + "/README.md", encoding: .utf8)
+    func theDocumentedACLLetsEachPiOnlyItsOwnTopics() async throws {
+        let readme = try String(contentsOfFile: VMGuest.packageRoot + "/docs/fleet.md", encoding: .utf8)
         let begin = try #require(readme.range(of: "```\n# /etc/mosquitto/acl"))
         let block = readme[begin.upperBound...]
         let acl = String(block[..<(try #require(block.range(of: "```")).lowerBound)])

@@ -66,7 +66,7 @@ extension FleetTests {
             try await broker.stop()
         }
 
-        /// A three-node RabbitMQ cluster (`rabbitmqctl join_cluster`) with the README's users (made
+        /// A three-node RabbitMQ cluster (`rabbitmqctl join_cluster`) with docs/fleet.md's users (made
         /// on one node, the cluster's), the Pi configured with all
         /// three nodes and connected to the first, the collector to the third: the first node is
         /// killed (SIGKILL of its Erlang VM) halfway through an upload. The Pi moves to the next
@@ -85,7 +85,7 @@ extension FleetTests {
             let cluster = try await RabbitMQCluster.start()
             let (first, third) = (cluster.nodes[0], cluster.nodes[2])
             let urls = cluster.nodes.map { "mqtt://127.0.0.1:\($0.port)" }
-            // The README's users, made on the first node: the cluster's.
+            // docs/fleet.md's users, made on the first node: the cluster's.
             let folder = try await Self.readmeUsers(on: first)
             let credentials = ["--username", "collector", "--password-file", folder + "/collector.password"]
             let root = try Fixtures.temporaryDirectory()
@@ -143,12 +143,12 @@ extension FleetTests {
             try await cluster.stop()
         }
 
-        /// The README's RabbitMQ users and permissions, run as written (`lab`/`pi-1` for
+        /// docs/fleet.md's RabbitMQ users and permissions, run as written (`lab`/`pi-1` for
         /// `clinic-a`/`pi-07`): the Pi's status and upload go through as its own user and
         /// `recorderctl fleet` as the collector lists it; a client with pi-1's password posing as
         /// pi-2 is refused its status (RabbitMQ's log) and seen by no one.
         @Test(.timeLimit(.minutes(5)))
-        func theREADMEsRabbitMQPermissionsLetEachPiOnlyItsOwnTopics() async throws {
+        func theDocumentedRabbitMQPermissionsLetEachPiOnlyItsOwnTopics() async throws {
             let broker = try await RabbitMQBroker.start()
             let folder = try await Self.readmeUsers(on: broker)
             // pi-1's password, pi-2's topics.
@@ -159,10 +159,10 @@ extension FleetTests {
             try await broker.stop()
         }
 
-        /// Runs the README's `rabbitmqctl` lines on `broker` (`lab`/`pi-1` for `clinic-a`/`pi-07`);
+        /// Runs docs/fleet.md's `rabbitmqctl` lines on `broker` (`lab`/`pi-1` for `clinic-a`/`pi-07`);
         /// returns the folder of the passwords (`pi-1.password`, `collector.password`).
         static func readmeUsers(on broker: RabbitMQBroker) async throws -> String {
-            let readme = try String(contentsOfFile: VMGuest.packageRoot + "/README.md", encoding: .utf8)
+            let readme = try String(contentsOfFile: VMGuest.packageRoot + "/docs/fleet.md", encoding: .utf8)
             let begin = try #require(readme.range(of: "```\n# RabbitMQ: a Pi"))
             let block = readme[begin.upperBound...]
             let commands = block[..<(try #require(block.range(of: "```")).lowerBound)].split(separator: "\n").filter { $0.hasPrefix("rabbitmqctl ") }

@@ -109,3 +109,28 @@ struct RecordSchemaTests {
         #expect(SensorType.allCases.count == 12)
     }
 }
+
+extension RecordSchemaTests {
+    /// docs/recorders.md's table of record kinds, as the schema has them (one row a kind).
+    static func documentedRows(_ schema: RecordSchema = .standard) -> [String] {
+        schema.kinds.map { kind in
+            let sensorTypes: String = switch kind.sensorTypes {
+            case .none: "—"
+            case .any: "any"
+            case .only(let types): types.map { "`\($0)`" }.joined(separator: ", ")
+            }
+            let fields = kind.members.filter { ![RecordField.uptime, .timestamp, .event, .sensorType].contains($0.field) }.map { member -> String in
+                if let constant = member.constant { return "`\(member.field.key)`: `\"\(constant)\"`" }
+                let unit = member.field.unit.map { " (\($0))" } ?? ""
+                return "`\(member.field.key)`\(unit)"
+            }
+            return "| `\(kind.name)` | \(kind.event.map { "`\($0)`" } ?? "—") | \(sensorTypes) | \(fields.joined(separator: ", ")) |"
+        }
+    }
+
+    @Test func theDocumentedKindsAreTheSchemas() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        let page = try String(contentsOfFile: root + "/docs/recorders.md", encoding: .utf8)
+        for row in Self.documentedRows() { #expect(page.contains(row + "\n"), "docs/recorders.md lacks: \(row)") }
+    }
+}
