@@ -27,6 +27,9 @@ final class ControlConnection: Sendable {
     /// notification precedes it (the client learns the subscription id from the response).
     private let unarmed = LockedValue<[(holder: StreamHolder, stream: LiveStream)]>([])
     private let nextSubscription = Atomic<Int>(1)
+    /// The `stream.records` notification being written, reused from drain to drain (on the event
+    /// loop only: `drain` runs there).
+    private let notification: NIOLoopBoundBox<[UInt8]>
     private let isClosed = Atomic<Bool>(false)
     private let refused = Atomic<Bool>(false)
 
@@ -45,6 +48,7 @@ final class ControlConnection: Sendable {
         self.router = router
         self.gate = gate
         self.logger = logger
+        notification = NIOLoopBoundBox.makeBoxSendingValue([], eventLoop: channel.eventLoop)
         // Holds at most one line: the handler delivers the next only after `requestAnswered`.
         (lines, linesContinuation) = AsyncStream.makeStream(of: RequestLine.self, bufferingPolicy: .unbounded)
     }
@@ -198,9 +202,9 @@ final class ControlConnection: Sendable {
         while channel.isWritable, rounds < 8 {
             let lines = stream.drain()
             if lines.isEmpty { return }
-            var bytes: [UInt8] = []
-            StreamRecordsNotification.append(subscription: stream.subscription, lines: lines, to: &bytes)
-            channel.writeAndFlush(channel.allocator.buffer(bytes: bytes), promise: nil)
+            notification.value.removeAll(keepingCapacity: true)
+            StreamRecordsNotification.append(subscription: stream.subscription, lines: lines, to: &notification.value)
+            channel.writeAndFlush(channel.allocator.buffer(bytes: notification.value), promise: nil)
             rounds += 1
         }
         if channel.isWritable && stream.hasBacklog && stream.claimDrain() {

@@ -1,3 +1,4 @@
+import Glibc
 import RecorderJSON
 import RecorderModel
 
@@ -23,20 +24,35 @@ public enum StreamRecordsNotification {
     public static func append(subscription: Int, lines: [UInt8], to bytes: inout [UInt8]) {
         bytes.reserveCapacity(bytes.count + prefix.count + recordsKey.count + suffix.count + 21 + lines.count)
         bytes += prefix
-        bytes += String(subscription).utf8
+        appendDecimal(subscription, to: &bytes)
         bytes += recordsKey
         lines.withUnsafeBufferPointer { b in
-            var lineStart = 0
-            var first = true
-            for i in 0..<b.count where b[i] == UInt8(ascii: "\n") {
-                if !first { bytes.append(UInt8(ascii: ",")) }
-                first = false
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: b[lineStart..<i]))
-                lineStart = i + 1
+            guard let base = b.baseAddress else { return }
+            // Line by line (memchr finds each end): the lines become the array's elements.
+            var start = 0
+            while start < b.count, let found = memchr(base + start, 0x0A, b.count - start) {
+                let end = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                if start > 0 { bytes.append(UInt8(ascii: ",")) }
+                bytes.append(contentsOf: UnsafeBufferPointer(start: base + start, count: end - start))
+                start = end + 1
             }
         }
         bytes += suffix
         bytes.append(UInt8(ascii: "\n"))
+    }
+
+    /// A non-negative integer's decimal digits (a subscription's number), without a String.
+    static func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { d in
+            var v = value.magnitude
+            var n = 0
+            repeat {
+                d[19 - n] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: v % 10)
+                v /= 10
+                n += 1
+            } while v > 0
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: d[(20 - n)...]))
+        }
     }
 
     /// A notification read: its subscription, its records, and where each record's JSON text lies
