@@ -71,9 +71,11 @@ for part in "${parts[@]}"; do
   protocol)
     mkdir -p "$out/protocol-src"
     cp Benchmarks/InstructionCounts/protocol.swift "$out/protocol-src/main.swift"
-    sed -E '/^import Recorder(Runtime|JSON|Model|Protocol|Configuration)$/d' Benchmarks/RecorderBenchmarks/ProtocolEncodeBenchmark.swift > "$out/protocol-src/ProtocolEncodeBenchmark.swift"
+    sed -E '/^import Recorder(Runtime|JSON|Model|Protocol|Configuration|TestSupport)$/d' Benchmarks/RecorderBenchmarks/ProtocolEncodeBenchmark.swift > "$out/protocol-src/ProtocolEncodeBenchmark.swift"
     # Foundation's coders as the tests configure them: the benchmark's peer.
-    sed -E '/^import Recorder(Runtime|JSON|Model|Protocol|Configuration)$/d' Tests/RecorderTestSupport/TaskResult+FoundationCoders.swift > "$out/protocol-src/TaskResult+FoundationCoders.swift"
+    for f in TaskResult+FoundationCoders FoundationRPCMessage; do
+      sed -E '/^import Recorder(Runtime|JSON|Model|Protocol|Configuration|TestSupport)$/d' "Tests/RecorderTestSupport/$f.swift" > "$out/protocol-src/$f.swift"
+    done
     compile ProtocolCount "$out/protocol" "$out/protocol-src/"*.swift
     for row in params reply read manifest; do
       counts=()

@@ -2,6 +2,7 @@ import Foundation
 import RecorderJSON
 import RecorderModel
 import RecorderProtocol
+import RecorderTestSupport
 
 /// The control plane's JSON on a step boundary (`BENCH_ONLY=protocol`): a `step.start`'s params
 /// as the client writes them, the daemon's `StepResult` reply, the client reading that reply, and
@@ -12,16 +13,6 @@ import RecorderProtocol
 /// `BENCH_PROTOCOL_ROW=params|reply|read|manifest` one row (for instruction counts under
 /// `valgrind --tool=callgrind`: the difference of two runs' `N`).
 enum ProtocolEncodeBenchmark {
-    /// A reply's members as Foundation's decoder reads them: the client's decode before its own
-    /// reader (`JSONRPCMessage.parse`), the peer.
-    struct FoundationMessage: Decodable {
-        var id: JSONRPCID?
-        var method: String?
-        var params: JSONValue?
-        var result: JSONValue?
-        var error: RPCError?
-    }
-
     static func manifest() -> TaskResult {
         let start = Date(timeIntervalSince1970: 1_795_000_000.25)
         let t0 = 12_345.678_901_234
@@ -68,7 +59,7 @@ enum ProtocolEncodeBenchmark {
             guard let message = try? JSONRPCMessage.parse(line: replyLine) else { return false }
             return (try? JSONValueDecoder().decode(StepResult.self, from: message.result ?? .null)) != nil
         }, foundation: {
-            guard let message = try? JSONDecoder().decode(FoundationMessage.self, from: Data(replyLine)),
+            guard let message = try? JSONDecoder().decode(FoundationRPCMessage.self, from: Data(replyLine)),
                   let data = try? JSONEncoder().encode(message.result ?? .null) else { return false }
             return (try? TaskResult.makeDecoder().decode(StepResult.self, from: data)) != nil
         })

@@ -45,11 +45,7 @@ extension JSONLinesEncoder {
         appendRecord(uptime: uptime, timestamp: timestamp, stepPath: stepPath) { w in
             let keys = MotionKeys.standard.keys
             w.put(keys.pointee.head(.attitude))
-            w.putNumber(attitude.x)
-            w.put(keys.pointee.y)
-            w.putNumber(attitude.y)
-            w.put(keys.pointee.z)
-            w.putNumber(attitude.z)
+            Self.putAxes(&w, attitude.x, attitude.y, attitude.z, keys: keys)
             w.put(keys.pointee.w)
             w.putNumber(attitude.w)
             w.put(keys.pointee.referenceCoordinate)
@@ -69,11 +65,7 @@ extension JSONLinesEncoder {
         appendRecord(uptime: uptime, timestamp: timestamp, stepPath: stepPath) { w in
             let keys = MotionKeys.standard.keys
             w.put(keys.pointee.head(.magneticField))
-            w.putNumber(field.x)
-            w.put(keys.pointee.y)
-            w.putNumber(field.y)
-            w.put(keys.pointee.z)
-            w.putNumber(field.z)
+            Self.putAxes(&w, field.x, field.y, field.z, keys: keys)
             w.put(keys.pointee.eventAccuracy)
             w.putInteger(Int64(accuracy))
             w.put(keys.pointee.end)

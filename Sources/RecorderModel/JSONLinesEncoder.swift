@@ -88,13 +88,20 @@ public struct JSONLinesEncoder: Sendable {
             w.put(keys.pointee.z)
             w.putNumber(vector.z, quantized.z)
         } else {  // kept apart: one branch with optional formats costs ~160 instructions a record
-            w.putNumber(vector.x)
-            w.put(keys.pointee.y)
-            w.putNumber(vector.y)
-            w.put(keys.pointee.z)
-            w.putNumber(vector.z)
+            putAxes(&w, vector.x, vector.y, vector.z, keys: keys)
         }
         w.put(keys.pointee.end)
+    }
+
+    /// Three axes' numbers in full: `x`'s value (its key is the head's), then `y` and `z` with
+    /// their keys. A motion, an attitude's vector part, a magnetic field.
+    @inline(__always)
+    static func putAxes(_ w: inout RecordScratch, _ x: Double, _ y: Double, _ z: Double, keys: UnsafePointer<MotionKeys>) {
+        w.putNumber(x)
+        w.put(keys.pointee.y)
+        w.putNumber(y)
+        w.put(keys.pointee.z)
+        w.putNumber(z)
     }
 
     /// A record whose parts after the prefix are bounded (`RecordScratch.capacity`): the prefix

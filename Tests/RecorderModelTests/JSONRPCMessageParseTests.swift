@@ -2,21 +2,13 @@ import Foundation
 import RecorderJSON
 import RecorderModel
 import RecorderProtocol
+import RecorderTestSupport
 import Testing
 
 /// The client's reading of a line against Foundation's decoder reading the same members: the same
 /// message for every kind of line the daemon sends.
 @Suite("Reading a response or notification line")
 struct JSONRPCMessageParseTests {
-    /// A message's members as Foundation's `JSONDecoder` reads them (the conformance the client's
-    /// reader replaced), the independent reading the tests compare with.
-    struct FoundationMessage: Decodable {
-        var id: JSONRPCID?
-        var method: String?
-        var params: JSONValue?
-        var result: JSONValue?
-        var error: RPCError?
-    }
 
     static let lines = [
         #"{"jsonrpc":"2.0","id":42,"result":{"startedRecorders":["m"],"stoppedRecorders":[],"uptime":12345.678901234}}"#,
@@ -29,9 +21,9 @@ struct JSONRPCMessageParseTests {
     ]
 
     @Test(arguments: lines)
-    func sameMessageAsTheDecodableConformance(line: String) throws {
+    func sameMessageAsFoundationReads(line: String) throws {
         let ours = try JSONRPCMessage.parse(line: Array(line.utf8))
-        let foundation = try JSONDecoder().decode(FoundationMessage.self, from: Data(line.utf8))
+        let foundation = try JSONDecoder().decode(FoundationRPCMessage.self, from: Data(line.utf8))
         #expect(ours.method == foundation.method)
         #expect(ours.params == foundation.params)
         #expect(ours.result == foundation.result)
