@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Builds the Debian package recorderd_<version>_<arch>.deb from this tree, for the build
-# machine's architecture (on a Raspberry Pi: arm64): release binaries with the Swift runtime
+# machine's architecture or, with --arch arm64 on an x86_64 machine, for the Raspberry Pi's
+# (cross-built by Debian's Swift: scripts/arm64/; needs root): release binaries with the Swift runtime
 # linked in (--static-swift-stdlib: the package depends on Debian's libraries only), staged by
 # scripts/install.sh into /usr, the configuration as a conffile, maintainer scripts from
 # debian/ (what install.sh does as root: the user, the directories, the socket enabled; the
 # data kept on remove and removed on purge), dependencies from dpkg-shlibdeps.
 #
-#   scripts/build-deb.sh [--out DIR] [--no-build] [--bin-dir DIR] [--debug]
+#   scripts/build-deb.sh [--arch arm64] [--out DIR] [--no-build] [--bin-dir DIR] [--debug]
 #
 # --debug packages the tests' debug build (.build/debug) instead, its three executables relinked
 # with the static runtime (a link, no compile, after `swift build --build-tests`): what CI's guest
@@ -25,22 +26,49 @@ configuration=release
 # xz's level: dpkg's default (6) for the package to ship; 1 for --debug's (a test package: 62 s
 # of compression become 9 here, for a sixth more bytes, and the guest unpacks it faster).
 level=()
+arch=$(dpkg --print-architecture)
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$2; shift 2 ;;
     --no-build) build=0; shift ;;
     --bin-dir) bindir=$2; build=0; shift 2 ;;
     --debug) scratch=.build; configuration=debug; bindir=.build/debug; level=(-z1); shift ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    --arch) arch=$2; shift 2 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "build-deb.sh: unknown argument $1" >&2; exit 64 ;;
   esac
 done
 
 version=$(sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/RecorderModel/RecorderVersion.swift)
-arch=$(dpkg --print-architecture)
 [ -n "$version" ] || { echo "build-deb.sh: no version in RecorderVersion.swift" >&2; exit 1; }
 
-if [ "$build" = 1 ] && [ "$configuration" = debug ]; then
+# Another architecture: built in the cross toolchain's chroot; its binaries run here under
+# qemu-user (the completions and man pages come from them), stripped by its binutils, their
+# dependencies found by dpkg-shlibdeps in its target root (the arm64 libraries' packages).
+cross=""
+strip=strip
+if [ "$arch" != "$(dpkg --print-architecture)" ]; then
+  case "$arch" in
+    arm64) ;;
+    *) echo "build-deb.sh: --arch $arch: only arm64 is cross-built (on $(dpkg --print-architecture))" >&2; exit 64 ;;
+  esac
+  [ "$configuration" = release ] || { echo "build-deb.sh: --debug with --arch arm64 is not supported" >&2; exit 64; }
+  cross=$(./scripts/arm64/toolchain.sh | tail -1)
+  ./scripts/arm64/binfmt.sh
+  export QEMU_LD_PREFIX="$(cd "$cross/target" && pwd)"
+  strip=aarch64-linux-gnu-strip
+  command -v "$strip" >/dev/null || { echo "build-deb.sh: needs $strip (binutils-aarch64-linux-gnu: scripts/setup.sh)" >&2; exit 69; }
+  scratch=$cross/build
+  [ "$bindir" != .build-deb/release ] || bindir=$cross/build/aarch64-unknown-linux-gnu/release
+fi
+
+if [ "$build" = 1 ] && [ -n "$cross" ]; then
+  started=$(date +%s)
+  for product in recorderd recorderd-services recorderctl; do
+    ./scripts/arm64/build.sh -c release --static-swift-stdlib --product "$product"
+  done
+  echo "build-deb.sh: arm64 release build in $(( $(date +%s) - started )) s" >&2
+elif [ "$build" = 1 ] && [ "$configuration" = debug ]; then
   # Linked with the static runtime, the objects that import Foundation must name its static
   # libraries (the compiler writes them into each object), and the driver does not recompile an
   # object for a link flag: those objects go first, so this build recompiles them, and again
@@ -82,7 +110,7 @@ sed -i 's|file:///usr/share/doc/recorderd/README.md|file:///usr/share/doc/record
 # Completions are sourced, not run: no interpreter line.
 sed -i '1{/^#!/d}' "$root/usr/share/bash-completion/completions/"*
 gzip -9n "$root/usr/share/man/man1/"*.1 "$root/usr/share/doc/recorderd/README.md" "$root/usr/share/doc/recorderd/docs/"*.md
-strip --strip-unneeded --remove-section=.comment --remove-section=.note "$root/usr/bin/"*
+"$strip" --strip-unneeded --remove-section=.comment --remove-section=.note "$root/usr/bin/"*
 install -m 0644 debian/copyright "$root/usr/share/doc/recorderd/copyright"
 gzip -9n -c debian/changelog > "$root/usr/share/doc/recorderd/changelog.gz"
 chmod 0644 "$root/usr/share/doc/recorderd/changelog.gz"
@@ -95,8 +123,14 @@ echo /etc/recorderd/recorderd.json > "$root/DEBIAN/conffiles"
 # Dependencies: the shared libraries the binaries link, as dpkg-shlibdeps finds their packages.
 install -d "$stage/debian"
 cp debian/control "$stage/debian/control"
-depends=$(cd "$stage" && dpkg-shlibdeps -O -e"root/usr/bin/recorderd" -e"root/usr/bin/recorderd-services" -e"root/usr/bin/recorderctl" 2>/dev/null \
-  | sed -n 's/^shlibs:Depends=//p')
+shlibdeps=(dpkg-shlibdeps -O -e"root/usr/bin/recorderd" -e"root/usr/bin/recorderd-services" -e"root/usr/bin/recorderctl")
+if [ -n "$cross" ]; then
+  depends=$(./scripts/arm64/in-target.sh "$stage" dpkg-architecture -a arm64 -c "${shlibdeps[@]}" 2>/dev/null \
+    | sed -n 's/^shlibs:Depends=//p')
+else
+  depends=$(cd "$stage" && "${shlibdeps[@]}" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+fi
+[ -n "$depends" ] || { echo "build-deb.sh: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
 size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
 sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@DEPENDS@|$depends|" -e "s|@SIZE@|$size|" debian/control.binary > "$root/DEBIAN/control"
 

@@ -100,6 +100,9 @@ install -D -m 0644 Tests/Fixtures/imu/mobgap/MS/001/TimeMeasure1_Test11_Trial1.c
 install -m 0644 Tests/Fixtures/imu/mobgap/LICENSE Tests/Fixtures/imu/mobgap/PROVENANCE.md "$root$share/Tests/Fixtures/imu/mobgap/"
 install -d "$root$share/config/tasks"
 install -m 0644 config/tasks/*.json "$root$share/config/tasks/"
+# Device-tree overlays for IMU boards on a Raspberry Pi, as sources (docs/raspberry-pi.md).
+install -d "$root$share/overlays"
+install -m 0644 config/overlays/*.dts "$root$share/overlays/"
 sed -e "s|/usr/local/share/recorderd|$share|g" config/recorderd.json > "$root/etc/recorderd/recorderd.json.example"
 chmod 0644 "$root/etc/recorderd/recorderd.json.example"
 # Shell completions, from the binaries themselves (swift-argument-parser).

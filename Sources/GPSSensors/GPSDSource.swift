@@ -125,11 +125,14 @@ public final class GPSDSource: SensorSource {
             // (glibc aborts the process on a larger one): with more than 1,024 files open (many
             // connections) the socket is moved to a free descriptor below it, or the attempt is a
             // fault and is retried.
-            if data.gps_fd >= FD_SETSIZE {
-                let low = fcntl(data.gps_fd, F_DUPFD_CLOEXEC, 0)
+            // libgps types the descriptor `int` up to gpsd 3.24 (bookworm) and `gps_fd_t` after
+            // (trixie): `numericCast` reads and writes it as either.
+            let descriptor: Int32 = numericCast(data.gps_fd)
+            if descriptor >= FD_SETSIZE {
+                let low = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
                 if low >= 0 && low < FD_SETSIZE {
-                    close(data.gps_fd)
-                    data.gps_fd = low
+                    close(descriptor)
+                    data.gps_fd = numericCast(low)
                 } else {
                     if low >= 0 { close(low) }
                     _ = gps_close(&data)
@@ -138,7 +141,7 @@ public final class GPSDSource: SensorSource {
                     continue
                 }
             }
-            control.socket.withLock { $0 = Int32(data.gps_fd) }
+            control.socket.withLock { $0 = numericCast(data.gps_fd) }
             var flags = UInt32(WATCH_ENABLE | WATCH_JSON)
             if configuration.gpsDevice != nil { flags |= UInt32(WATCH_DEVICE) }
             if let device = configuration.gpsDevice {

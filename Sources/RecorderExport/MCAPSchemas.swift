@@ -79,7 +79,7 @@ enum MCAPSchemas {
         let h = r.horizontalAccuracy.map { $0 * $0 }, measuredV = r.verticalAccuracy.map { $0 * $0 }
         let v = measuredV ?? h
         e.appendStatic(",\"position_covariance\":[")
-        let diagonal = [h ?? 0, 0, 0, 0, h ?? 0, 0, 0, 0, v ?? 0]
+        let diagonal: [Double] = [h ?? 0, 0, 0, 0, h ?? 0, 0, 0, 0, v ?? 0]
         for (i, c) in diagonal.enumerated() {
             if i > 0 { e.appendStatic(",") }
             e.appendNumber(c)

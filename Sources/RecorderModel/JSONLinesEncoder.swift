@@ -149,6 +149,7 @@ public struct JSONLinesEncoder: Sendable {
     /// wrote (at most `room` bytes) is appended.
     @inline(__always)
     mutating func appendInPlace(room: Int, _ write: (inout RecordScratch) -> Void) {
+        #if compiler(>=6.3)
         bytes.append(addingCapacity: room) { span in
             span.withUnsafeMutableBufferPointer { buffer, initialized in
                 var w = RecordScratch(base: buffer.baseAddress!)
@@ -156,6 +157,16 @@ public struct JSONLinesEncoder: Sendable {
                 initialized = w.count
             }
         }
+        #else
+        // Swift 6.2 (Debian's toolchain, the arm64 package's) has no `append(addingCapacity:)`:
+        // the record is written in a temporary (the stack's when it fits) and what was written
+        // is appended.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: room) { buffer in
+            var w = RecordScratch(base: buffer.baseAddress!)
+            write(&w)
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<w.count]))
+        }
+        #endif
     }
 
     // MARK: Pieces

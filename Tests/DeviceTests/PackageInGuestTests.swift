@@ -9,11 +9,12 @@ import Testing
 /// `i2c-stub`, and removed and purged as dpkg does.
 @Suite("The Debian package in a guest", .serialized)
 struct PackageInGuestTests {
-    /// The package `scripts/build-deb.sh` built (CI builds it before the tests).
+    /// The amd64 package `scripts/build-deb.sh` built (CI builds it before the tests), the guest's
+    /// architecture (the arm64 one beside it is PackageOnArm64Tests').
     static var package: String? {
         let folder = VMGuest.packageRoot + "/.build-deb"
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        return names.filter { $0.hasPrefix("recorderd_") && $0.hasSuffix(".deb") }.sorted().last.map { folder + "/" + $0 }
+        return names.filter { $0.hasPrefix("recorderd_") && $0.hasSuffix("_amd64.deb") }.sorted().last.map { folder + "/" + $0 }
     }
 
     static func enabled(_ name: String) -> Bool {
@@ -32,7 +33,7 @@ struct PackageInGuestTests {
     /// configuration; remove keeps the recordings and the configuration, purge removes them.
     @Test(.enabled(if: enabled("PackageInGuestTests")), .timeLimit(.minutes(16)))
     func installedPackageRunsBySocketActivationUnderItsHardening() async throws {
-        let deb = try #require(Self.package, "no .build-deb/recorderd_*.deb: run scripts/build-deb.sh")
+        let deb = try #require(Self.package, "no .build-deb/recorderd_*_amd64.deb: run scripts/build-deb.sh")
         let name = URL(fileURLWithPath: deb).lastPathComponent
         let freezer = try await Self.freezeThreadHelper()
         let outcome = try await VMGuest.run(Self.installScript.replacingOccurrences(of: "@DEB@", with: name),
@@ -175,7 +176,7 @@ struct PackageInGuestTests {
     /// configuration a conffile; the maintainer scripts present.
     @Test(.enabled(if: enabled("PackageInGuestTests")), .timeLimit(.minutes(3)))
     func lintianFindsNothingAndTheConfigurationIsAConffile() async throws {
-        let deb = try #require(Self.package, "no .build-deb/recorderd_*.deb: run scripts/build-deb.sh")
+        let deb = try #require(Self.package, "no .build-deb/recorderd_*_amd64.deb: run scripts/build-deb.sh")
         let lintian = try await ChildProcess("/usr/bin/lintian", ["--tag-display-limit", "0", deb])
         let status = try await lintian.wait(timeout: 150)
         let findings = lintian.printed.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("E:") || $0.hasPrefix("W:") }
@@ -198,7 +199,7 @@ struct PackageInGuestTests {
     /// CLOCK_MONOTONIC, and the source lies where it was played), and the levels are the WAV's.
     @Test(.enabled(if: enabled("PackageInGuestTests")), .timeLimit(.minutes(11)))
     func audioThroughTheLoopbackDriverIsTheSourceInRealTime() async throws {
-        let deb = try #require(Self.package, "no .build-deb/recorderd_*.deb: run scripts/build-deb.sh")
+        let deb = try #require(Self.package, "no .build-deb/recorderd_*_amd64.deb: run scripts/build-deb.sh")
         let name = URL(fileURLWithPath: deb).lastPathComponent
         let source = Fixtures.root + "/audio/Front_Center.wav"
         let outcome = try await VMGuest.run(Self.loopbackScript.replacingOccurrences(of: "@DEB@", with: name),

@@ -41,6 +41,8 @@ import Testing
             ("/opt/recorderd/share/recorderd/Tests/Fixtures/imu/mobgap/LICENSE", 0o644),
             ("/opt/recorderd/share/man/man1/recorderd-services.1", 0o644),
             ("/opt/recorderd/share/doc/recorderd/docs/configuration.md", 0o644), ("/opt/recorderd/share/doc/recorderd/docs/PROTOCOL.md", 0o644),
+            ("/opt/recorderd/share/doc/recorderd/docs/raspberry-pi.md", 0o644),
+            ("/opt/recorderd/share/recorderd/overlays/recorderd-bmi160.dts", 0o644), ("/opt/recorderd/share/recorderd/overlays/recorderd-lsm6ds3-polled.dts", 0o644),
         ] + ["gait-balance", "voice", "six-minute-walk", "timed-walk-10m", "timed-walk-25ft", "timed-up-and-go"].map {
             ("/opt/recorderd/share/recorderd/config/tasks/\($0).json", 0o644)
         } + ["recorderd", "recorderctl"].flatMap { b in

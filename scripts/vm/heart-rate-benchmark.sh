@@ -20,7 +20,7 @@ seconds=${1:-60}
 interval=${2:-0.05}
 [[ "$seconds" =~ ^[0-9]+$ ]] && [ "$seconds" -ge 5 ] && [ "$seconds" -le 600 ] || { echo "heart-rate-benchmark.sh: SECONDS: 5 to 600" >&2; exit 64; }
 [[ "$interval" =~ ^[0-9]*\.?[0-9]+$ ]] || { echo "heart-rate-benchmark.sh: INTERVAL: seconds, e.g. 0.05" >&2; exit 64; }
-deb=${RECORDERD_DEB:-$(ls .build-deb/recorderd_*.deb 2> /dev/null | sort | tail -1)}
+deb=${RECORDERD_DEB:-$(ls .build-deb/recorderd_*_amd64.deb 2> /dev/null | sort | tail -1)}
 [ -n "$deb" ] || { echo "heart-rate-benchmark.sh: no .build-deb/recorderd_*.deb (scripts/build-deb.sh)" >&2; exit 1; }
 share=$(mktemp -d)
 # Kept after a failure, to read (its output, the guest's console, the logs).

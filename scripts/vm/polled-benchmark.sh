@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-20}
 [[ "$seconds" =~ ^[0-9]+$ ]] && [ "$seconds" -ge 5 ] && [ "$seconds" -le 600 ] || { echo "polled-benchmark.sh: SECONDS: 5 to 600" >&2; exit 64; }
-deb=${RECORDERD_DEB:-$(ls .build-deb/recorderd_*.deb 2> /dev/null | sort | tail -1)}
+deb=${RECORDERD_DEB:-$(ls .build-deb/recorderd_*_amd64.deb 2> /dev/null | sort | tail -1)}
 [ -n "$deb" ] || { echo "polled-benchmark.sh: no .build-deb/recorderd_*.deb (scripts/build-deb.sh)" >&2; exit 1; }
 share=$(mktemp -d)
 trap 'rm -rf "$share"' EXIT
