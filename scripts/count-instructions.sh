@@ -28,10 +28,57 @@
 #   program: the Pi's manifest and chunks, the collector's store and SHA-256 checks), against
 #   mosquitto_pub + mosquitto_sub moving the same file through a broker.
 # Usage: scripts/count-instructions.sh [parse|protocol|fusion|gait|export|iio|ring|drain|live|upload]...
+#
+# COUNT_ARCH=arm64 (root): the programs compiled by Debian's Swift 6.2.3 for aarch64 (the arm64
+# package's compiler: scripts/arm64/) and counted by Debian 13's arm64 valgrind in an arm64 root
+# under qemu-user (valgrind translates the guest's aarch64 code itself, so the count is of aarch64
+# instructions, whatever runs it); COUNT_ARCH=sid-amd64: the same compiler for x86_64 in its own
+# root with its valgrind — the compiler's share of a difference apart from the CPU's. Parts: parse,
+# gait, iio (recorderd's side), fusion (recorderd's side).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=$(mktemp -d)
+arch=${COUNT_ARCH:-}
+case "$arch" in
+  "") out=$(mktemp -d) ;;
+  arm64|sid-amd64)
+    # In the tree: the compiler's chroot sees it at /src.
+    toolchain=$(./scripts/arm64/toolchain.sh | tail -1)
+    mkdir -p "$toolchain"
+    out=$(mktemp -d "$toolchain/count.XXXXXX")
+    if [ "$arch" = arm64 ]; then
+      ./scripts/arm64/binfmt.sh
+      counter=$toolchain/valgrind-arm64
+      if [ ! -x "$counter/usr/bin/valgrind" ]; then
+        rm -rf "$counter" && mkdir -p "$counter"
+        tar -xf "$(./scripts/arm64/root.sh | tail -1)" -C "$counter"
+        cp /etc/resolv.conf "$counter/etc/resolv.conf"
+        chroot "$counter" sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind' > "$out/apt.log" 2>&1 || { cat "$out/apt.log" >&2; exit 1; }
+      fi
+      target=(-target aarch64-unknown-linux-gnu -sdk /sysroot -resource-dir /sysroot/usr/lib/swift_static -static-stdlib -Xclang-linker --sysroot=/sysroot -Xclang-linker -fuse-ld=lld)
+      ctarget=(-target aarch64-linux-gnu --sysroot=/sysroot)
+    else
+      counter=$toolchain/sid
+      [ -x "$counter/usr/bin/valgrind" ] && [ -n "$(ls "$counter"/usr/lib/gcc/x86_64-linux-gnu/*/libstdc++.a 2>/dev/null)" ] \
+        || ./scripts/arm64/build.sh --run sh -c 'DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind "libstdc++-$(gcc -dumpversion 2>/dev/null || ls /usr/lib/gcc/x86_64-linux-gnu | sort -n | tail -1)-dev" >/dev/null'
+      target=(-static-stdlib)
+      ctarget=()
+    fi
+    ;;
+  *) echo "count-instructions.sh: COUNT_ARCH=$arch: arm64 or sid-amd64" >&2; exit 64 ;;
+esac
 trap 'rm -rf "$out"' EXIT
+# A program of $out run in the counting root (COUNT_ARCH), at the tree (bound at /src), with /proc.
+in_counter() {
+  unshare --mount --propagation private -- sh -c 'mkdir -p "$1/src" && mount --bind "$2" "$1/src" && mount -t proc proc "$1/proc" && root=$1 && shift 2 && exec chroot "$root" sh -c "cd /src && exec \"\$@\"" sh "$@"' sh "$counter" "$PWD" "$@"
+}
+run() { if [ -n "$arch" ]; then in_counter "$@"; else "$@"; fi; }
+# Samples through the fusion and the gait analysis (COUNT_SAMPLES; valgrind under qemu-user runs
+# about 100 times slower than here, so compare arm64 with x86_64 at the same, smaller count;
+# COUNT_SCANS likewise for the IIO scans, default 100000).
+samples=${COUNT_SAMPLES:-200000}
+scans=${COUNT_SCANS:-100000}
+# cc, or with COUNT_ARCH the toolchain's clang for the counting root's machine.
+ccompile() { if [ -n "$arch" ]; then ./scripts/arm64/build.sh --run /usr/libexec/swift/bin/clang ${ctarget[@]+"${ctarget[@]}"} "$@"; else cc "$@"; fi; }
 # The bottom modules (runtime, JSON, model, protocol) compiled into each measured program as one
 # module with it, as the programs were before the split (no cross-module calls to count): their
 # sources without the imports of one another, and the runtime's C shim as objects and a module map.
@@ -40,19 +87,27 @@ bottom() {
   for f in Sources/RecorderRuntime/*.swift Sources/RecorderJSON/*.swift Sources/RecorderModel/*.swift Sources/RecorderProtocol/*.swift; do
     sed -E '/^import Recorder(Runtime|JSON|Model|Protocol|Configuration)$/d' "$f" > "$out/bottom/$(basename "$f")"
   done
-  printf 'module CRecorderRuntime {\n  header "%s"\n  export *\n}\n' "$PWD/Sources/CRecorderRuntime/include/CRecorderRuntime.h" > "$out/cshim/module.modulemap"
-  for c in Sources/CRecorderRuntime/*.c; do cc -O2 -c -I Sources/CRecorderRuntime/include -o "$out/cshim/$(basename "$c" .c).o" "$c"; done
+  local tree=$PWD
+  [ -z "$arch" ] || tree=/src
+  printf 'module CRecorderRuntime {\n  header "%s"\n  export *\n}\n' "$tree/Sources/CRecorderRuntime/include/CRecorderRuntime.h" > "$out/cshim/module.modulemap"
+  for c in Sources/CRecorderRuntime/*.c; do
+    ccompile -O2 -c -I Sources/CRecorderRuntime/include -o "$out/cshim/$(basename "$c" .c).o" "$c"
+  done
 }
 # swiftc for a measured program: its sources ($@) with the bottom modules.
 compile() {
   local name=$1 output=$2; shift 2
   [ -d "$out/bottom" ] || bottom
-  swiftc -O -package-name recorderd -module-name "$name" -o "$output" -I "$out/cshim" "$@" "$out/bottom/"*.swift "$out/cshim/"*.o
+  if [ -n "$arch" ]; then
+    ./scripts/arm64/build.sh --run swiftc "${target[@]}" -O -package-name recorderd -module-name "$name" -o "$output" -I "$out/cshim" "$@" "$out/bottom/"*.swift "$out/cshim/"*.o
+  else
+    swiftc -O -package-name recorderd -module-name "$name" -o "$output" -I "$out/cshim" "$@" "$out/bottom/"*.swift "$out/cshim/"*.o
+  fi
 }
 instructions() {
   local options=()
   while [[ $1 == --* ]]; do options+=("$1"); shift; done
-  valgrind --tool=callgrind "${options[@]}" --callgrind-out-file="$out/cg" "$@" > /dev/null 2> "$out/log" || { echo "failed: $*" >&2; tail -3 "$out/log" >&2; }
+  run valgrind --tool=callgrind ${options[@]+"${options[@]}"} --callgrind-out-file="$out/cg" "$@" > /dev/null 2> "$out/log" || { echo "failed: $*" >&2; tail -3 "$out/log" >&2; }
   grep -o 'Collected : [0-9]*' "$out/log" | grep -o '[0-9]*'
 }
 parts=("${@:-parse}")
@@ -98,9 +153,9 @@ for part in "${parts[@]}"; do
     done
     compile FusionCount "$out/fusion" "$out/fusion-src/"*.swift
     # Only inside the per-delivery call (the harness's own loops would swamp the difference).
-    inside=$(instructions --toggle-collect='*DeviceMotionFuser*process*' "$out/fusion" "$walk" 200000)
-    update=$(instructions --toggle-collect='*MahonyFilter*update*' "$out/fusion" "$walk" 200000)
-    echo "fusion recorderd: $(( inside / 200000 )) instructions per sample in DeviceMotionFuser.process (of which Mahony's update $(( update / 200000 )))"
+    inside=$(instructions --toggle-collect='*DeviceMotionFuser*process*' "$out/fusion" "$walk" $samples)
+    update=$(instructions --toggle-collect='*MahonyFilter*update*' "$out/fusion" "$walk" $samples)
+    echo "fusion recorderd: $(( inside / $samples )) instructions per sample in DeviceMotionFuser.process (of which Mahony's update $(( update / $samples )))"
     # The peer: x-io Fusion's C sources from imufusion's sdist, with a harness reading the same CSV.
     # (From PyPI's simple index: `pip download --no-binary` would build the package to read its metadata.)
     url=$(curl -fsS https://pypi.org/simple/imufusion/ | grep -o 'href="[^"]*imufusion-1.3.3.tar.gz[^"]*"' | head -1 | sed 's/^href="//;s/"$//;s/&amp;/\&/g')
@@ -108,9 +163,9 @@ for part in "${parts[@]}"; do
     if [ -z "$url" ] || ! curl -fsSL -o "$sdist" "$url"; then echo "fusion peer: imufusion's source distribution could not be downloaded"; continue; fi
     tar xzf "$sdist" -C "$out"
     fusion_dir=$(dirname "$(find "$out" -name FusionAhrs.c | head -1)")
-    cc -O2 -I"$fusion_dir" -o "$out/fusion-c" Benchmarks/InstructionCounts/fusion_peer.c "$fusion_dir"/*.c -lm
-    peer=$(instructions --toggle-collect='FusionAhrsUpdateNoMagnetometer' "$out/fusion-c" "$walk" 200000)
-    echo "fusion peer (x-io Fusion AHRS, C, -O2, single precision): $(( peer / 200000 )) instructions per sample in FusionAhrsUpdateNoMagnetometer"
+    ccompile -O2 -I"$fusion_dir" -o "$out/fusion-c" Benchmarks/InstructionCounts/fusion_peer.c "$fusion_dir"/*.c -lm
+    peer=$(instructions --toggle-collect='FusionAhrsUpdateNoMagnetometer' "$out/fusion-c" "$walk" $samples)
+    echo "fusion peer (x-io Fusion AHRS, C, -O2, single precision): $(( peer / $samples )) instructions per sample in FusionAhrsUpdateNoMagnetometer"
     ;;
   gait)
     walk=Tests/Fixtures/imu/mobgap/HA/001/TimeMeasure1_Test11_Trial1.csv
@@ -120,12 +175,12 @@ for part in "${parts[@]}"; do
         sed -E '/^import Recorder(Runtime|JSON|Model|Protocol|Configuration)$/d' "$f" > "$out/gait-src/$(basename "$f")"
     done
     compile GaitCount "$out/gait" "$out/gait-src/"*.swift
-    inside=$(instructions --toggle-collect='*analyse*' "$out/gait" "$walk" 200000)
-    echo "gait recorderd: $(( inside / 200000 )) instructions per sample in the contact detector and bout rules"
-    tracked=$(instructions --toggle-collect='*track*' "$out/gait" "$walk" 200000)
-    echo "gait recorderd: $(( tracked / 200000 )) instructions per sample in the whole tracker (detector, bouts, regularity, sway, turns)"
-    spatial=$(instructions --toggle-collect='*track*' "$out/gait" "$walk" 200000 0.964)
-    echo "gait recorderd: $(( spatial / 200000 )) instructions per sample in the whole tracker with step lengths (stride length, speed, distance)"
+    inside=$(instructions --toggle-collect='*analyse*' "$out/gait" "$walk" $samples)
+    echo "gait recorderd: $(( inside / $samples )) instructions per sample in the contact detector and bout rules"
+    tracked=$(instructions --toggle-collect='*track*' "$out/gait" "$walk" $samples)
+    echo "gait recorderd: $(( tracked / $samples )) instructions per sample in the whole tracker (detector, bouts, regularity, sway, turns)"
+    spatial=$(instructions --toggle-collect='*track*' "$out/gait" "$walk" $samples 0.964)
+    echo "gait recorderd: $(( spatial / $samples )) instructions per sample in the whole tracker with step lengths (stride length, speed, distance)"
     ;;
   iio)
     # recorderd's side: one scan's accelerometer and gyroscope records written as JSON lines,
@@ -134,16 +189,18 @@ for part in "${parts[@]}"; do
     cp Benchmarks/InstructionCounts/scan.swift "$out/scan-src/main.swift"
     compile ScanCount "$out/scan" "$out/scan-src/main.swift"
     # The harness's own making of the values, subtracted.
-    base=$(( $(instructions "$out/scan" none 101000) - $(instructions "$out/scan" none 1000) ))
+    base=$(( $(instructions "$out/scan" none $(( 1000 + scans ))) - $(instructions "$out/scan" none 1000) ))
     for side in quantised full fused; do
       one=$(instructions "$out/scan" "$side" 1000)
-      many=$(instructions "$out/scan" "$side" 101000)
-      bytes=$("$out/scan" "$side" 100000)
+      many=$(instructions "$out/scan" "$side" $(( 1000 + scans )))
+      bytes=$(run "$out/scan" "$side" "$scans")
       records=$([ "$side" = fused ] && echo "six records (two quantised, four fused in full)" || echo "two records, $side numbers")
-      echo "iio recorderd: $(( (many - one - base) / 100000 )) instructions per scan writing its $records ($(( bytes / 100000 )) bytes per scan)"
+      echo "iio recorderd: $(( (many - one - base) / scans )) instructions per scan writing its $records ($(( bytes / scans )) bytes per scan)"
     done
     # The peer, iio_readdev through the real libiio on the fake device (root: the namespace).
-    if [ "$(id -u)" = 0 ]; then
+    if [ -n "$arch" ]; then
+      echo "iio peer: not counted with COUNT_ARCH (the fake device's namespace is this machine's)"
+    elif [ "$(id -u)" = 0 ]; then
       swift build -c release --product RecorderBenchmarks >/dev/null 2>&1 && swift build -c release --product FakeIIOGenerator >/dev/null 2>&1
       BENCH_ONLY=iio-instructions "$(swift build -c release --show-bin-path)/RecorderBenchmarks" | grep '^iio'
     else
