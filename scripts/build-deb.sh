@@ -125,7 +125,7 @@ install -d "$stage/debian"
 cp debian/control "$stage/debian/control"
 shlibdeps=(dpkg-shlibdeps -O -e"root/usr/bin/recorderd" -e"root/usr/bin/recorderd-services" -e"root/usr/bin/recorderctl")
 if [ -n "$cross" ]; then
-  depends=$(./scripts/arm64/in-target.sh "$stage" dpkg-architecture -a arm64 -c "${shlibdeps[@]}" 2>/dev/null \
+  depends=$(./scripts/arm64/in-root.sh "$cross/target" "$stage" dpkg-architecture -a arm64 -c "${shlibdeps[@]}" 2>/dev/null \
     | sed -n 's/^shlibs:Depends=//p')
 else
   depends=$(cd "$stage" && "${shlibdeps[@]}" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')

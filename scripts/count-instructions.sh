@@ -67,11 +67,8 @@ case "$arch" in
   *) echo "count-instructions.sh: COUNT_ARCH=$arch: arm64 or sid-amd64" >&2; exit 64 ;;
 esac
 trap 'rm -rf "$out"' EXIT
-# A program of $out run in the counting root (COUNT_ARCH), at the tree (bound at /src), with /proc.
-in_counter() {
-  unshare --mount --propagation private -- sh -c 'mkdir -p "$1/src" && mount --bind "$2" "$1/src" && mount -t proc proc "$1/proc" && root=$1 && shift 2 && exec chroot "$root" sh -c "cd /src && exec \"\$@\"" sh "$@"' sh "$counter" "$PWD" "$@"
-}
-run() { if [ -n "$arch" ]; then in_counter "$@"; else "$@"; fi; }
+# A program of $out run in the counting root (COUNT_ARCH), at the tree.
+run() { if [ -n "$arch" ]; then ./scripts/arm64/in-root.sh "$counter" . "$@"; else "$@"; fi; }
 # Samples through the fusion and the gait analysis (COUNT_SAMPLES; valgrind under qemu-user runs
 # about 100 times slower than here, so compare arm64 with x86_64 at the same, smaller count;
 # COUNT_SCANS likewise for the IIO scans, default 100000).

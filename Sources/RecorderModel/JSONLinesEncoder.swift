@@ -162,18 +162,15 @@ public struct JSONLinesEncoder: Sendable {
         // the record is written in a temporary and what was written is appended. The temporary
         // is of a constant size when the room fits it, so that it is on the stack (a size known
         // only at run time was a heap allocation per record: 1,146 more instructions a scan).
+        func fill(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
+            var w = RecordScratch(base: buffer.baseAddress!)
+            write(&w)
+            w.flush(into: &bytes)
+        }
         if room <= 4096 {
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4096) { buffer in
-                var w = RecordScratch(base: buffer.baseAddress!)
-                write(&w)
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<w.count]))
-            }
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4096, fill)
         } else {
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: room) { buffer in
-                var w = RecordScratch(base: buffer.baseAddress!)
-                write(&w)
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<w.count]))
-            }
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: room, fill)
         }
         #endif
     }

@@ -11,11 +11,7 @@ import Testing
 struct PackageInGuestTests {
     /// The amd64 package `scripts/build-deb.sh` built (CI builds it before the tests), the guest's
     /// architecture (the arm64 one beside it is PackageOnArm64Tests').
-    static var package: String? {
-        let folder = VMGuest.packageRoot + "/.build-deb"
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        return names.filter { $0.hasPrefix("recorderd_") && $0.hasSuffix("_amd64.deb") }.sorted().last.map { folder + "/" + $0 }
-    }
+    static var package: String? { VMGuest.builtPackage(architecture: "amd64") }
 
     static func enabled(_ name: String) -> Bool {
         guard VMGuest.testsEnabled(name) else { return false }

@@ -13,11 +13,7 @@ struct PackageOnArm64Tests {
     static let rootTarball = arm64Folder + "/trixie-arm64.tar"
 
     /// The arm64 package build-deb.sh made.
-    static var package: String? {
-        let folder = VMGuest.packageRoot + "/.build-deb"
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        return names.filter { $0.hasPrefix("recorderd_") && $0.hasSuffix("_arm64.deb") }.sorted().last.map { folder + "/" + $0 }
-    }
+    static var package: String? { VMGuest.builtPackage(architecture: "arm64") }
 
     static func enabled(_ name: String) -> Bool {
         guard ProcessInfo.processInfo.environment["RECORDERD_ARM64_TESTS"] == "1" else {

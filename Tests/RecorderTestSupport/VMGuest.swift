@@ -18,6 +18,14 @@ public struct VMGuest: Sendable {
 
     public static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../..").standardized.path
+    /// The newest Debian package of `architecture` (`amd64`, `arm64`) that `scripts/build-deb.sh`
+    /// left in `.build-deb` (CI builds both before the tests that install them).
+    public static func builtPackage(architecture: String) -> String? {
+        let folder = packageRoot + "/.build-deb"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return names.filter { $0.hasPrefix("recorderd_") && $0.hasSuffix("_\(architecture).deb") }.sorted().last.map { folder + "/" + $0 }
+    }
+
     public static let rig = ProcessInfo.processInfo.environment["RECORDERD_VM_RIG"] ?? packageRoot + "/.build-vm"
     public static let qemu = "/usr/bin/qemu-system-x86_64"
 
