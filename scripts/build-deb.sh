@@ -9,10 +9,11 @@
 #
 #   scripts/build-deb.sh [--arch arm64] [--out DIR] [--no-build] [--bin-dir DIR] [--debug]
 #
-# --debug packages the tests' debug build (.build/debug) instead, its three executables relinked
-# with the static runtime (a link, no compile, after `swift build --build-tests`): what CI's guest
-# tests install, so CI compiles the tree twice (tests, ThreadSanitizer), not three times. The
-# package to ship is the release one.
+# --debug packages the tests' debug build (.build/debug; with --arch arm64, the aarch64 one of
+# scripts/arm64/build.sh --build-tests) instead, its three executables relinked with the static
+# runtime (a link, no compile, after the build of the tests): what CI's guest tests install, so
+# CI compiles the tree once per architecture and once for ThreadSanitizer. The package to ship is
+# the release one.
 #
 # Prints the package's path on its last line. Needs dpkg-dev and fakeroot (scripts/setup.sh).
 set -euo pipefail
@@ -34,7 +35,7 @@ while [ $# -gt 0 ]; do
     --bin-dir) bindir=$2; build=0; shift 2 ;;
     --debug) scratch=.build; configuration=debug; bindir=.build/debug; level=(-z1); shift ;;
     --arch) arch=$2; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "build-deb.sh: unknown argument $1" >&2; exit 64 ;;
   esac
 done
@@ -52,17 +53,21 @@ if [ "$arch" != "$(dpkg --print-architecture)" ]; then
     arm64) ;;
     *) echo "build-deb.sh: --arch $arch: only arm64 is cross-built (on $(dpkg --print-architecture))" >&2; exit 64 ;;
   esac
-  [ "$configuration" = release ] || { echo "build-deb.sh: --debug with --arch arm64 is not supported" >&2; exit 64; }
   cross=$(./scripts/arm64/toolchain.sh | tail -1)
   ./scripts/arm64/binfmt.sh
   export QEMU_LD_PREFIX="$(cd "$cross/target" && pwd)"
   strip=aarch64-linux-gnu-strip
   command -v "$strip" >/dev/null || { echo "build-deb.sh: needs $strip (binutils-aarch64-linux-gnu: scripts/setup.sh)" >&2; exit 69; }
   scratch=$cross/build
-  [ "$bindir" != .build-deb/release ] || bindir=$cross/build/aarch64-unknown-linux-gnu/release
+  case "$bindir" in
+    .build-deb/release) bindir=$cross/build/aarch64-unknown-linux-gnu/release ;;
+    .build/debug) bindir=$cross/build/aarch64-unknown-linux-gnu/debug ;;
+  esac
 fi
+swift_build=(swift build)
+[ -z "$cross" ] || swift_build=(./scripts/arm64/build.sh)
 
-if [ "$build" = 1 ] && [ -n "$cross" ]; then
+if [ "$build" = 1 ] && [ -n "$cross" ] && [ "$configuration" = release ]; then
   started=$(date +%s)
   for product in recorderd recorderd-services recorderctl; do
     ./scripts/arm64/build.sh -c release --static-swift-stdlib --product "$product"
@@ -78,15 +83,15 @@ elif [ "$build" = 1 ] && [ "$configuration" = debug ]; then
   # link, and recompiling the dependencies' took minutes.)
   for target in Sources/*/; do
     t=$(basename "$target" | tr - _)
-    if [ -d ".build/debug/$t.build" ]; then printf '%s\0' ".build/debug/$t.build"; fi
+    if [ -d "$bindir/$t.build" ]; then printf '%s\0' "$bindir/$t.build"; fi
   done \
     | xargs -0 -r -I{} find -L {} -name '*.o' -print0 \
     | xargs -0 -r sh -c 'for o; do readelf -p .swift1_autolink_entries "$o" 2>/dev/null | grep -q -- "-lFoundation" && echo "$o"; done; true' sh \
     | xargs -r -d '\n' rm -f
   for product in recorderd recorderd-services recorderctl; do
-    swift build -c debug --static-swift-stdlib --product "$product"
+    "${swift_build[@]}" -c debug --static-swift-stdlib --product "$product"
   done
-  find -L .build/debug/ -path '*.build/*' -name '*.o' -newer "$marker" -print > "$marker.objects"
+  find -L "$bindir/" -path '*.build/*' -name '*.o' -newer "$marker" -print > "$marker.objects"
 elif [ "$build" = 1 ]; then
   # A scratch path of its own: the release build with the static runtime does not disturb the
   # debug build of the tests in .build.

@@ -115,9 +115,9 @@ public struct JSONLinesEncoder: Sendable {
         let start = bytes.count
         guard !lastPrefix.isSame(uptime: uptime, timestamp: timestamp, stepPath: stepPath, within: start) else {
             let prefixStart = lastPrefix.start, prefixLength = lastPrefix.length
-            appendInPlace(room: RecordScratch.capacity &+ prefixLength) { w in
-                // The earlier record's prefix lies `start - prefixStart` bytes before the room.
-                w.put(UnsafeBufferPointer(start: w.base - (start &- prefixStart), count: prefixLength))
+            appendInPlace(room: RecordScratch.capacity &+ prefixLength) { w, end in
+                // The earlier record's prefix lies `start - prefixStart` bytes before the bytes' end.
+                w.put(UnsafeBufferPointer(start: end - (start &- prefixStart), count: prefixLength))
                 body(&w)
             }
             return
@@ -137,23 +137,25 @@ public struct JSONLinesEncoder: Sendable {
     @inline(__always)
     mutating func appendInPlace(records: Int, stepPath: JSONString?, _ write: (inout RecordScratch, UnsafeBufferPointer<UInt8>?) -> Void) {
         guard let stepPath else {
-            appendInPlace(room: records &* RecordScratch.capacity) { w in write(&w, nil) }
+            appendInPlace(room: records &* RecordScratch.capacity) { w, _ in write(&w, nil) }
             return
         }
         stepPath.bytes.withUnsafeBufferPointer { path in
-            appendInPlace(room: records &* (RecordScratch.capacity &+ path.count)) { w in write(&w, path) }
+            appendInPlace(room: records &* (RecordScratch.capacity &+ path.count)) { w, _ in write(&w, path) }
         }
     }
 
     /// Writes through a `RecordScratch` over `room` bytes of `bytes`' spare capacity; what it
-    /// wrote (at most `room` bytes) is appended.
+    /// wrote (at most `room` bytes) is appended. `write` is also given where the bytes written
+    /// before end (the scratch's base with 6.3; not with 6.2, whose scratch is a temporary), for
+    /// a record that repeats the one before's prefix.
     @inline(__always)
-    mutating func appendInPlace(room: Int, _ write: (inout RecordScratch) -> Void) {
+    mutating func appendInPlace(room: Int, _ write: (inout RecordScratch, UnsafePointer<UInt8>) -> Void) {
         #if compiler(>=6.3)
         bytes.append(addingCapacity: room) { span in
             span.withUnsafeMutableBufferPointer { buffer, initialized in
                 var w = RecordScratch(base: buffer.baseAddress!)
-                write(&w)
+                write(&w, UnsafePointer(buffer.baseAddress!))
                 initialized = w.count
             }
         }
@@ -164,7 +166,10 @@ public struct JSONLinesEncoder: Sendable {
         // only at run time was a heap allocation per record: 1,146 more instructions a scan).
         func fill(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
             var w = RecordScratch(base: buffer.baseAddress!)
-            write(&w)
+            bytes.withUnsafeBufferPointer { earlier in
+                // (An empty array may have no storage; nothing before it is read then.)
+                write(&w, earlier.baseAddress.map { $0 + earlier.count } ?? UnsafePointer(buffer.baseAddress!))
+            }
             w.flush(into: &bytes)
         }
         if room <= 4096 {

@@ -116,6 +116,17 @@ struct PackageOnArm64Tests {
         // cross toolchain's amd64 target root), the same bytes.
         let run = try #require(facts["run"], "\(output.suffix(2000))")
         #expect(facts["exported"] == "yes", "\(output.suffix(2000))")
+        // What the arm64 build recorded: every line of every JSON-lines file a JSON object (the
+        // exports of a garbled file are garbled alike on both machines; Swift 6.2's encoder path
+        // once copied a repeated record prefix from the wrong memory).
+        let recorded = (FileManager.default.enumerator(atPath: root + run)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".jsonl") }
+        #expect(recorded.count >= 2, "\(recorded)")
+        for name in recorded {
+            let lines = try Data(contentsOf: URL(fileURLWithPath: root + run + "/" + name)).split(separator: UInt8(ascii: "\n"))
+            let bad = lines.filter { (try? JSONSerialization.jsonObject(with: Data($0))) as? [String: Any] == nil }
+            #expect(!lines.isEmpty && bad.isEmpty,
+                    "\(name): \(bad.count) of \(lines.count) lines not JSON objects, the first: \(String(decoding: bad.first ?? Data(), as: UTF8.self).prefix(200))")
+        }
         let arm64Files = try Self.files(under: root + "/tmp/arm64-exports")
         #expect(arm64Files.count >= 9, "\(arm64Files.keys.sorted())")
         let here = try await Self.export(root + run)

@@ -222,13 +222,17 @@ import Testing
             var real = timespec(), mono = timespec()
             clock_gettime(CLOCK_REALTIME, &real)
             clock_gettime(CLOCK_MONOTONIC, &mono)
-            let offset = (Double(mono.tv_sec) + Double(mono.tv_nsec) * 1e-9) - (Double(real.tv_sec) + Double(real.tv_nsec) * 1e-9)
+            // (In steps: Swift 6.2 gives up type-checking the expressions written whole.)
+            func seconds(_ t: timespec) -> Double { Double(t.tv_sec) + Double(t.tv_nsec) * 1e-9 }
+            let offset: Double = seconds(mono) - seconds(real)
             let samples = records.filter { $0.isSample && $0.sensorType == "accelerometer" }
             #expect(samples.count >= 50)
             for r in samples {
-                let scanTime = Double(FakeIIOPattern.timestamp(scan: Int(((r.uptime! - offset) * 1e9 - Double(stream.t0)) * stream.rate / 1e9 + 0.5),
-                                                               t0: stream.t0, rate: stream.rate)) * 1e-9
-                #expect(abs(r.uptime! - (scanTime + offset)) < 0.002)
+                let uptime: Double = r.uptime!
+                let sinceStart: Double = (uptime - offset) * 1e9 - Double(stream.t0)
+                let scan = Int(sinceStart * stream.rate / 1e9 + 0.5)
+                let scanTime = Double(FakeIIOPattern.timestamp(scan: scan, t0: stream.t0, rate: stream.rate)) * 1e-9
+                #expect(abs(uptime - (scanTime + offset)) < 0.002)
             }
         }
     }

@@ -8,7 +8,8 @@
 #                         -dev packages the binaries link (the sysroot: trixie's C library, 2.41,
 #                         not sid's 2.43, so the binaries start on trixie), dpkg-shlibdeps and
 #                         aarch64 binutils for the package; and under usr/libexec/swift sid's arm64
-#                         Swift modules and static runtime (from swiftlang:arm64, unpacked)
+#                         Swift modules, static runtime (swiftlang:arm64) and shared runtime
+#                         (libswiftlang:arm64, for the tests' debug build), unpacked
 #   .build-arm64/sdks     the Swift SDK bundle naming them (`swift build --swift-sdk trixie-arm64`)
 #
 # Needs root (debootstrap, chroot), debootstrap and network access to Debian's registry
@@ -52,6 +53,9 @@ make_root() {
   debootstrap --variant=minbase "$suite" "$root" "$mirror" > "$root.log" 2>&1 \
     || { tail -20 "$root.log" >&2; echo "toolchain.sh: debootstrap $suite failed (log: $root.log)" >&2; return 1; }
   printf 'Acquire::Check-Valid-Until "false";\nAPT::Install-Recommends "false";\n' > "$root/etc/apt/apt.conf.d/90recorderd"
+  # A build root, made again if broken: dpkg need not sync each file it unpacks (a gigabyte of
+  # fsyncs that stalled whatever else the machine was writing).
+  echo force-unsafe-io > "$root/etc/dpkg/dpkg.cfg.d/90recorderd"
 }
 in_root() { local root=$1; shift; chroot "$root" env DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8 "$@"; }
 
@@ -62,9 +66,10 @@ set_up_sid() {
   # git reads github.com from the machine's mirror, bound at the same place in the chroot.
   printf '[url "/opt/swift-packages/"]\n\tinsteadOf = https://github.com/\n[safe]\n\tdirectory = *\n' > "$dir/sid/etc/gitconfig"
   mkdir -p "$dir/sid/src" "$dir/sid/sysroot" "$dir/sid/sdks" "$dir/sid/opt/swift-packages"
-  # sid's arm64 runtime, for the target root.
-  rm -f "$dir"/sid/tmp/swiftlang_*_arm64.deb
-  in_root "$dir/sid" sh -c 'cd /tmp && apt-get download -qq swiftlang:arm64' >> "$dir/sid.log" 2>&1
+  # sid's arm64 runtime, for the target root: the modules and the static runtime (swiftlang), the
+  # shared runtime the tests' debug build links (libswiftlang).
+  rm -f "$dir"/sid/tmp/swiftlang_*_arm64.deb "$dir"/sid/tmp/libswiftlang_*_arm64.deb
+  in_root "$dir/sid" sh -c 'cd /tmp && apt-get download -qq swiftlang:arm64 libswiftlang:arm64' >> "$dir/sid.log" 2>&1
 }
 set_up_target() {
   make_root trixie "$dir/target"
@@ -82,6 +87,14 @@ case "$version" in "$swift_version"*) ;; *) echo "toolchain.sh: sid's swiftlang 
 # the modules, the static runtime and clang's headers; not the arm64 programs.
 deb=$(ls "$dir"/sid/tmp/swiftlang_*_arm64.deb)
 dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$dir/target" ./usr/libexec/swift/lib/swift ./usr/libexec/swift/lib/swift_static ./usr/libexec/swift/lib/clang
+runtime=$(ls "$dir"/sid/tmp/libswiftlang_*_arm64.deb)
+dpkg-deb --fsys-tarfile "$runtime" | tar -x -C "$dir/target" ./usr/libexec/swift/lib/swift/linux
+rm -f "$runtime"
+# Debian's Swift Testing has the Foundation overlay's interface (_Testing_Foundation) but not its
+# library, which every test file importing both autolinks: an empty archive satisfies the link
+# (the tests use none of the overlay's symbols; the link would name any they did).
+rm -f "$dir/target/usr/libexec/swift/lib/swift/linux/lib_Testing_Foundation.a"
+chroot "$dir/target" aarch64-linux-gnu-ar rc /usr/libexec/swift/lib/swift/linux/lib_Testing_Foundation.a
 ln -sfn ../libexec/swift/lib/swift "$dir/target/usr/lib/swift"
 ln -sfn ../libexec/swift/lib/swift_static "$dir/target/usr/lib/swift_static"
 rm -f "$deb"

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Runs the test suites built for aarch64 (scripts/arm64/build.sh --build-tests: the same tests,
+# compiled by Debian's Swift 6.2.3) as arm64 code under qemu-user, in an arm64 Debian 13 root:
+# scripts/arm64/root.sh's clean root with the libraries the tests link (from Debian's registry),
+# made once into .build-arm64/tests-root (again when this script or the clean root changes), and
+# sid's arm64 Swift runtime bound into it. The tree is bound where the build saw it (/src: the
+# fixtures are found by #filePath). Arguments go to the test binary (`--filter REGEX`, several
+# allowed). --prepare makes the root only (CI: beside the first build).
+#
+#   scripts/arm64/test.sh [--prepare] [--no-build] [--filter REGEX ...]
+#
+# Needs root (chroot, mounts). Prints Swift Testing's output; exits with its status.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build=1 prepare=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --no-build) build=0; shift ;;
+    --prepare) prepare=1; shift ;;
+    *) break ;;
+  esac
+done
+[ "$(id -u)" -eq 0 ] || { echo "test.sh: needs root (chroot, mounts)" >&2; exit 77; }
+dir=.build-arm64
+tar=$(./scripts/arm64/root.sh | tail -1)
+
+# The libraries the tests link (Package.swift's system libraries, at their trixie names, and the
+# Swift runtime's own), made once from the clean root.
+packages=(libiio0 libgps30t64 libasound2t64 libmosquitto1 libzstd1 libsystemd0 libcairo2 zlib1g libstdc++6 libcurl4t64)
+root=$dir/tests-root
+want=$( (sha256sum "$0"; cat "$tar.stamp") | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$root.stamp" 2>/dev/null)" != "$want" ]; then
+  rm -f "$root.stamp"
+  [ ! -d "$root" ] || rm -rf --one-file-system "$root"
+  mkdir -p "$root"
+  tar -C "$root" -xf "$tar"
+  cp /etc/resolv.conf "$root/etc/resolv.conf"
+  mkdir -p "$root/src" "$root/usr/lib/swift/linux"
+  ./scripts/arm64/in-root.sh "$root" "$(pwd)" sh -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${packages[*]}" \
+    > "$root.log" 2>&1 || { tail -20 "$root.log" >&2; echo "test.sh: the tests' root failed (log: $root.log)" >&2; exit 1; }
+  rm -f "$root/var/cache/apt/archives/"*.deb
+  echo "$want" > "$root.stamp"
+fi
+[ "$prepare" = 0 ] || { echo "$root"; exit 0; }
+
+./scripts/arm64/toolchain.sh > /dev/null
+./scripts/arm64/binfmt.sh
+products=$dir/build/aarch64-unknown-linux-gnu/debug
+if [ "$build" = 1 ]; then
+  started=$(date +%s)
+  ./scripts/arm64/build.sh --build-tests
+  echo "test.sh: aarch64 debug build of the tests in $(( $(date +%s) - started )) s" >&2
+fi
+[ -x "$products/recorderdPackageTests.xctest" ] || { echo "test.sh: no $products/recorderdPackageTests.xctest (scripts/arm64/build.sh --build-tests)" >&2; exit 1; }
+
+# In a mount namespace of its own (the mounts die with it): the tree at /src, sid's arm64 Swift
+# runtime (the toolchain's target root) at /usr/lib/swift/linux, a /tmp of its own.
+tree=$(pwd)
+exec unshare --mount --propagation private -- sh -c '
+  set -e
+  root=$1 tree=$2 products=$3 runtime=$4; shift 4
+  mount --bind "$tree" "$root/src"
+  mount --bind "$runtime" "$root/usr/lib/swift/linux"
+  mount -t proc proc "$root/proc"
+  mount -t tmpfs tmpfs "$root/tmp"
+  exec chroot "$root" env LC_ALL=C.UTF-8 LD_LIBRARY_PATH=/usr/lib/swift/linux sh -c "cd /src && exec \"\$@\"" sh \
+    "/src/$products/recorderdPackageTests.xctest" --testing-library swift-testing "$@"
+' sh "$root" "$tree" "$products" "$dir/target/usr/libexec/swift/lib/swift/linux" "$@"
