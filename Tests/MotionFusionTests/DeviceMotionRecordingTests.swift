@@ -35,19 +35,21 @@ struct DeviceMotionRecordingTests {
         return Setup(devices: devices, runs: TaskRunRegistry(dataDirectory: data, devices: devices, ringSeconds: 30, logger: Fixtures.logger))
     }
 
-    /// The records of `stream.records` notifications, up to the first measured after `end`
-    /// (the device goes on sampling: a reader slower than it, as a debug build under qemu-user
-    /// is, would never find the stream empty).
+    /// The records of `stream.records` notifications, up to the first batch reaching past `end`.
+    /// The device goes on sampling and its ring overwrites what a reader leaves too long (a
+    /// debug build under qemu-user decodes slower than the device samples): the bytes are taken
+    /// first, right after the recording, and decoded afterwards.
     func liveRecords(_ stream: LiveStream, through end: Double) throws -> [Record] {
-        var records: [Record] = []
+        var batches: [[UInt8]] = []
         while true {
             let bytes = stream.drain(maximumRecords: 4096)
-            if bytes.isEmpty || (records.last?.uptime ?? -.infinity) > end { return records }
-            // The stream's records as JSON lines (the daemon wraps them in a notification).
-            for line in bytes.split(separator: UInt8(ascii: "\n")) {
-                records.append(try JSONDecoder().decode(Record.self, from: Data(line)))
-            }
+            if bytes.isEmpty { break }
+            batches.append(bytes)
+            let last = bytes.dropLast().split(separator: UInt8(ascii: "\n")).last.map { Data($0) } ?? Data()
+            if let uptime = (try? JSONDecoder().decode(Record.self, from: last))?.uptime, uptime > end { break }
         }
+        // The stream's records as JSON lines (the daemon wraps them in a notification).
+        return try batches.flatMap { $0.split(separator: UInt8(ascii: "\n")) }.map { try JSONDecoder().decode(Record.self, from: Data($0)) }
     }
 
     @Test func aRecordingItsPreRollAndALiveSubscriberSeeTheSameFusedValues() async throws {
@@ -66,6 +68,7 @@ struct DeviceMotionRecordingTests {
         _ = try await s.runs.startStep(start.taskRunUUID, path: "walk/walk")
         try await Fixtures.waitForFrames(device, 400)
         let result = try await s.runs.finish(start.taskRunUUID)
+        let streamed = try liveRecords(live, through: SystemClock.monotonicUptime())
         let file = try #require(result.asyncResults.first?.file)
         #expect(file.units["attitude"] == "quaternion" && file.units["gravity"] == "g" && file.units["rotationRate"] == "rad/s")
         // The file result says how to read them.
@@ -81,7 +84,6 @@ struct DeviceMotionRecordingTests {
         // The pre-roll (fusion always on) holds fused values too.
         #expect(attitudes.contains { ($0.timestamp ?? 0) < -0.2 })
         // The live subscriber saw the very same values at the same instants.
-        let streamed = try liveRecords(live, through: try #require(recorded.last?.uptime))
         var liveByKey: [String: Record] = [:]
         for r in streamed where r.isSample { liveByKey["\(r.sensorType!)@\(r.uptime!)"] = r }
         var compared = 0
