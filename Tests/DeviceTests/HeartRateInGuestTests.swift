@@ -35,7 +35,7 @@ struct HeartRateInGuestTests {
     /// the battery level and body sensor location are read.
     @Test(.enabled(if: enabled("HeartRateInGuestTests")), .timeLimit(.minutes(16)))
     func everyNotificationIsRecordedExactlyAndAnOutageIsAGap() async throws {
-        let deb = try #require(PackageInGuestTests.package, "no .build-deb/recorderd_*_amd64.deb: run scripts/build-deb.sh")
+        let deb = try #require(PackageInGuestTests.package, "\(VMGuest.noPackage)")
         let name = URL(fileURLWithPath: deb).lastPathComponent
         let peripheral = VMGuest.packageRoot + "/scripts/vm/heart-rate-peripheral.py"
         let outcome = try await VMGuest.run(Self.guestScript(Self.script, package: name),
@@ -114,7 +114,7 @@ struct HeartRateInGuestTests {
     /// runs of four.
     @Test(.enabled(if: enabled("HeartRateInGuestTests")), .timeLimit(.minutes(16)))
     func theFitnessCheckAndWhatGoesWrong() async throws {
-        let deb = try #require(PackageInGuestTests.package, "no .build-deb/recorderd_*_amd64.deb: run scripts/build-deb.sh")
+        let deb = try #require(PackageInGuestTests.package, "\(VMGuest.noPackage)")
         let name = URL(fileURLWithPath: deb).lastPathComponent
         let peripheral = VMGuest.packageRoot + "/scripts/vm/heart-rate-peripheral.py"
         let outcome = try await VMGuest.run(Self.guestScript(Self.fitnessScript, package: name),

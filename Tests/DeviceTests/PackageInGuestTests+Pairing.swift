@@ -32,7 +32,7 @@ extension PackageInGuestTests {
         /// the fault says what to do and nothing is recorded as a beat.
         @Test(.enabled(if: HeartRateInGuestTests.enabled("PackageInGuestTests.Pairing")), .timeLimit(.minutes(16)))
         func sensorsThatWantPairingArePairedThroughRecorderdsAgent() async throws {
-            let deb = try #require(PackageInGuestTests.package, "no .build-deb/recorderd_*_amd64.deb: run scripts/build-deb.sh")
+            let deb = try #require(PackageInGuestTests.package, "\(VMGuest.noPackage)")
             let name = URL(fileURLWithPath: deb).lastPathComponent
             let scripts = VMGuest.packageRoot + "/scripts/vm/"
             let (recorder, sensor) = try await VMGuest.runJoined(

@@ -9,9 +9,9 @@ import Testing
 /// `i2c-stub`, and removed and purged as dpkg does.
 @Suite("The Debian package in a guest", .serialized)
 struct PackageInGuestTests {
-    /// The amd64 package `scripts/build-deb.sh` built (CI builds it before the tests), the guest's
-    /// architecture (the arm64 one beside it is PackageOnArm64Tests').
-    static var package: String? { VMGuest.builtPackage(architecture: "amd64") }
+    /// The package of the guests' architecture (`VMGuest.architecture`) that `scripts/build-deb.sh`
+    /// built (CI builds both before the tests).
+    static var package: String? { VMGuest.guestPackage }
 
     static func enabled(_ name: String) -> Bool {
         guard VMGuest.testsEnabled(name) else { return false }
@@ -29,7 +29,7 @@ struct PackageInGuestTests {
     /// configuration; remove keeps the recordings and the configuration, purge removes them.
     @Test(.enabled(if: enabled("PackageInGuestTests")), .timeLimit(.minutes(16)))
     func installedPackageRunsBySocketActivationUnderItsHardening() async throws {
-        let deb = try #require(Self.package, "no .build-deb/recorderd_*_amd64.deb: run scripts/build-deb.sh")
+        let deb = try #require(Self.package, "\(VMGuest.noPackage)")
         let name = URL(fileURLWithPath: deb).lastPathComponent
         let freezer = try await Self.freezeThreadHelper()
         let outcome = try await VMGuest.run(Self.installScript.replacingOccurrences(of: "@DEB@", with: name),
@@ -65,21 +65,28 @@ struct PackageInGuestTests {
         #expect(facts["wedgedRun"] == "1", "\(facts)\n\(outcome.output.suffix(1500))")
     }
 
-    /// `scripts/vm/freeze-thread.c`, built for the guest (the same Debian release as this host's,
-    /// so the same C library): stops one thread with ptrace, as a wedged driver call would.
+    /// `scripts/vm/freeze-thread.c`, built for the guest (amd64: the same Debian release as this
+    /// host's, so the same C library; arm64: cross-compiled against the arm64 toolchain's Debian 13
+    /// root, `scripts/arm64/toolchain.sh`, and linked statically): stops one thread with ptrace,
+    /// as a wedged driver call would.
     static func freezeThreadHelper() async throws -> String {
         let output = try Fixtures.temporaryDirectory() + "/freeze-thread"
-        let compiler = try await ChildProcess("/usr/bin/env", ["clang", "-O1", "-o", output, VMGuest.packageRoot + "/scripts/vm/freeze-thread.c"])
+        let source = VMGuest.packageRoot + "/scripts/vm/freeze-thread.c"
+        let cross = VMGuest.architecture == "amd64" ? []
+            : ["--target=aarch64-linux-gnu", "--sysroot=\(VMGuest.packageRoot)/.build-arm64/target", "-fuse-ld=lld", "-static"]
+        let compiler = try await ChildProcess("/usr/bin/env", ["clang", "-O1"] + cross + ["-o", output, source])
         #expect(try await compiler.wait(timeout: 60) == 0, "\(compiler.printed)")
         return output
     }
 
-    /// The LSM6DS3's accelerometer (st_lsm6dsx, no buffer without its interrupt): polled at 20 Hz
-    /// with the device at its highest rate, the registers' counts in the driver's scale, the
-    /// changed register from one sample on, every tick a sample or counted in a gap.
+    /// The LSM6DS3's accelerometer (st_lsm6dsx without its interrupt: Debian 12's 6.1 driver then
+    /// has no buffer at all, Debian 13's 6.12 one a buffer with no trigger): polled at 20 Hz with
+    /// the device at its highest rate, the registers' counts in the driver's scale, the changed
+    /// register from one sample on, every tick a sample or counted in a gap.
     static func checkLSM6DS3Recording(facts: [String: String], share: String) throws {
         print("GUEST lsm6ds3: capture \(facts["lsmCapture"] ?? "-"); rates \(facts["lsmRates"] ?? "-"); set \(facts["lsmSensorFrequency"] ?? "-")")
-        #expect(facts["lsmCapture"]?.hasPrefix("polled: the driver has no buffer") == true, "\(facts)")
+        let polledBecause = VMGuest.architecture == "amd64" ? "polled: the driver has no buffer" : "polled: no trigger"
+        #expect(facts["lsmCapture"]?.hasPrefix(polledBecause) == true, "\(facts)")
         #expect(facts["lsmGroup"] == "iio", "\(facts)")
         let highest = facts["lsmRates"]?.split(separator: " ").compactMap { Double($0) }.max()
         #expect(highest != nil && facts["lsmSensorFrequency"].flatMap(Double.init) == highest, "\(facts)")
@@ -172,7 +179,7 @@ struct PackageInGuestTests {
     /// configuration a conffile; the maintainer scripts present.
     @Test(.enabled(if: enabled("PackageInGuestTests")), .timeLimit(.minutes(3)))
     func lintianFindsNothingAndTheConfigurationIsAConffile() async throws {
-        let deb = try #require(Self.package, "no .build-deb/recorderd_*_amd64.deb: run scripts/build-deb.sh")
+        let deb = try #require(Self.package, "\(VMGuest.noPackage)")
         let lintian = try await ChildProcess("/usr/bin/lintian", ["--tag-display-limit", "0", deb])
         let status = try await lintian.wait(timeout: 150)
         let findings = lintian.printed.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("E:") || $0.hasPrefix("W:") }
@@ -195,7 +202,7 @@ struct PackageInGuestTests {
     /// CLOCK_MONOTONIC, and the source lies where it was played), and the levels are the WAV's.
     @Test(.enabled(if: enabled("PackageInGuestTests")), .timeLimit(.minutes(11)))
     func audioThroughTheLoopbackDriverIsTheSourceInRealTime() async throws {
-        let deb = try #require(Self.package, "no .build-deb/recorderd_*_amd64.deb: run scripts/build-deb.sh")
+        let deb = try #require(Self.package, "\(VMGuest.noPackage)")
         let name = URL(fileURLWithPath: deb).lastPathComponent
         let source = Fixtures.root + "/audio/Front_Center.wav"
         let outcome = try await VMGuest.run(Self.loopbackScript.replacingOccurrences(of: "@DEB@", with: name),

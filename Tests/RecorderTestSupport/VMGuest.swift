@@ -3,7 +3,10 @@ import Foundation
 /// A fresh Debian guest under `qemu-system-x86_64 -accel tcg` for one test: Debian's own kernel
 /// (`linux-image-amd64`, unpacked by `scripts/vm/prepare.sh` into `.build-vm`, never installed on
 /// the host) with its modules, a minimal Debian 12 root (debootstrapped once into an ext4 image;
-/// qemu discards each guest's writes to it), and systemd as PID 1 (`scripts/vm/init`).
+/// qemu discards each guest's writes to it), and systemd as PID 1 (`scripts/vm/init`). With
+/// `RECORDERD_VM_ARCH=arm64` the guests are arm64 ones instead: `qemu-system-aarch64 -M virt
+/// -cpu cortex-a72`, Debian 13's arm64 kernel (with i2c-stub and hci_vhci built for it) and an
+/// arm64 Debian 13 root (`scripts/vm/prepare.sh --arch arm64`, `.build-vm-arm64`).
 /// The guest runs `script` as root from a folder shared with the host (`/vmtest` inside, with
 /// the test's files beside it), writes what it printed and its exit status there, and powers
 /// off. Every guest has a wall-clock limit and is killed by its PID past it.
@@ -26,8 +29,18 @@ public struct VMGuest: Sendable {
         return names.filter { $0.hasPrefix("recorderd_") && $0.hasSuffix("_\(architecture).deb") }.sorted().last.map { folder + "/" + $0 }
     }
 
-    public static let rig = ProcessInfo.processInfo.environment["RECORDERD_VM_RIG"] ?? packageRoot + "/.build-vm"
-    public static let qemu = "/usr/bin/qemu-system-x86_64"
+    /// The guests' architecture, `amd64` or `arm64` (`RECORDERD_VM_ARCH`; amd64 unless set): their
+    /// rig, their emulator and the package they install.
+    public static let architecture = ProcessInfo.processInfo.environment["RECORDERD_VM_ARCH"] ?? "amd64"
+    public static let rig = ProcessInfo.processInfo.environment["RECORDERD_VM_RIG"]
+        ?? packageRoot + (architecture == "amd64" ? "/.build-vm" : "/.build-vm-\(architecture)")
+    public static let qemu = architecture == "amd64" ? "/usr/bin/qemu-system-x86_64" : "/usr/bin/qemu-system-aarch64"
+    /// The Debian package of the guests' architecture that `scripts/build-deb.sh` built.
+    public static var guestPackage: String? { builtPackage(architecture: architecture) }
+    /// What a test says when there is none.
+    public static var noPackage: String {
+        "no .build-deb/recorderd_*_\(architecture).deb: run scripts/build-deb.sh" + (architecture == "amd64" ? "" : " --arch \(architecture)")
+    }
 
     /// True when guest tests run here. They run alone, asked for with `RECORDERD_GUEST_TESTS=1`
     /// (`.ci/run`'s guest phase): a TCG guest keeps both cores of this machine busy, and beside the
@@ -46,7 +59,7 @@ public struct VMGuest: Sendable {
         }
         guard FileManager.default.isExecutableFile(atPath: qemu), FileManager.default.fileExists(atPath: rig + "/initramfs.cpio.gz"),
               FileManager.default.fileExists(atPath: rig + "/root.ext4") else {
-            print("SKIP \(name): needs qemu-system-x86 and scripts/vm/prepare.sh (scripts/setup.sh does both); runs under CI")
+            print("SKIP \(name): needs \(qemu) and scripts/vm/prepare.sh\(architecture == "amd64" ? "" : " --arch \(architecture)") (scripts/setup.sh); runs under CI")
             return false
         }
         return true
