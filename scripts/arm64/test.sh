@@ -25,21 +25,10 @@ dir=.build-arm64
 tar=$(./scripts/arm64/root.sh | tail -1)
 
 # The libraries the tests link (Package.swift's system libraries, at their trixie names, and the
-# Swift runtime's own), and Python with the PyPI reference tools the model, fusion and export
-# tests compare with (scripts/python-requirements.txt's ahrs, imufusion, mcap and zstandard at its
-# versions; not the web page's selenium nor fhir.resources, whose tests need what an arm64 root
-# here lacks or take long), made once from the clean root: their aarch64 wheels for trixie's
-# CPython 3.13 downloaded here at native speed, installed in the root without an index and
-# without compiling them (pip's byte-compiling under qemu-user took most of 15 minutes).
-packages=(libiio0 libgps30t64 libasound2t64 libmosquitto1 libzstd1 libsystemd0 libcairo2 zlib1g libstdc++6 libcurl4t64
-          python3 python3-pip)
-python_tools=(ahrs imufusion mcap zstandard)
-requirements=$dir/tests-root-requirements.txt
+# Swift runtime's own), made once from the clean root.
+packages=(libiio0 libgps30t64 libasound2t64 libmosquitto1 libzstd1 libsystemd0 libcairo2 zlib1g libstdc++6 libcurl4t64)
 root=$dir/tests-root
-mkdir -p "$dir"
-for tool in "${python_tools[@]}"; do grep -x "$tool==.*" scripts/python-requirements.txt; done > "$requirements"
-[ "$(wc -l < "$requirements")" = "${#python_tools[@]}" ] || { echo "test.sh: scripts/python-requirements.txt lacks one of ${python_tools[*]}" >&2; exit 1; }
-want=$( (sha256sum "$0" "$requirements"; cat "$tar.stamp") | sha256sum | cut -d' ' -f1)
+want=$( (sha256sum "$0"; cat "$tar.stamp") | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$root.stamp" 2>/dev/null)" != "$want" ]; then
   rm -f "$root.stamp"
   [ ! -d "$root" ] || rm -rf --one-file-system "$root"
@@ -47,15 +36,8 @@ if [ "$(cat "$root.stamp" 2>/dev/null)" != "$want" ]; then
   tar -C "$root" -xf "$tar"
   cp /etc/resolv.conf "$root/etc/resolv.conf"
   mkdir -p "$root/src" "$root/usr/lib/swift/linux"
-  wheels=$dir/wheels-aarch64
-  rm -rf "$wheels"
-  python3 -m pip download -q --disable-pip-version-check --only-binary=:all: --implementation cp --python-version 3.13 \
-    --platform manylinux_2_28_aarch64 --platform manylinux_2_17_aarch64 --platform manylinux2014_aarch64 \
-    -r "$requirements" -d "$wheels" > "$root.log" 2>&1 \
-    || { tail -20 "$root.log" >&2; echo "test.sh: the aarch64 wheels failed to download (log: $root.log)" >&2; exit 1; }
-  ./scripts/arm64/in-root.sh "$root" "$(pwd)" sh -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ${packages[*]} \
-      && env -u PIP_FIND_LINKS python3 -m pip install -q --disable-pip-version-check --break-system-packages --no-compile --no-index --find-links /work/$wheels -r /work/$requirements" \
-    >> "$root.log" 2>&1 || { tail -20 "$root.log" >&2; echo "test.sh: the tests' root failed (log: $root.log)" >&2; exit 1; }
+  ./scripts/arm64/in-root.sh "$root" "$(pwd)" sh -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${packages[*]}" \
+    > "$root.log" 2>&1 || { tail -20 "$root.log" >&2; echo "test.sh: the tests' root failed (log: $root.log)" >&2; exit 1; }
   rm -f "$root/var/cache/apt/archives/"*.deb
   echo "$want" > "$root.stamp"
 fi
