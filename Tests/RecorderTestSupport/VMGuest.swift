@@ -37,10 +37,10 @@ public struct VMGuest: Sendable {
     public static let qemu = architecture == "amd64" ? "/usr/bin/qemu-system-x86_64" : "/usr/bin/qemu-system-aarch64"
     /// The Debian package of the guests' architecture that `scripts/build-deb.sh` built.
     public static var guestPackage: String? { builtPackage(architecture: architecture) }
+    /// The option the rig's and the package's scripts take for the guests' architecture.
+    static var architectureOption: String { architecture == "amd64" ? "" : " --arch \(architecture)" }
     /// What a test says when there is none.
-    public static var noPackage: String {
-        "no .build-deb/recorderd_*_\(architecture).deb: run scripts/build-deb.sh" + (architecture == "amd64" ? "" : " --arch \(architecture)")
-    }
+    public static var noPackage: String { "no .build-deb/recorderd_*_\(architecture).deb: run scripts/build-deb.sh\(architectureOption)" }
 
     /// True when guest tests run here. They run alone, asked for with `RECORDERD_GUEST_TESTS=1`
     /// (`.ci/run`'s guest phase): a TCG guest keeps both cores of this machine busy, and beside the
@@ -59,7 +59,7 @@ public struct VMGuest: Sendable {
         }
         guard FileManager.default.isExecutableFile(atPath: qemu), FileManager.default.fileExists(atPath: rig + "/initramfs.cpio.gz"),
               FileManager.default.fileExists(atPath: rig + "/root.ext4") else {
-            print("SKIP \(name): needs \(qemu) and scripts/vm/prepare.sh\(architecture == "amd64" ? "" : " --arch \(architecture)") (scripts/setup.sh); runs under CI")
+            print("SKIP \(name): needs \(qemu) and scripts/vm/prepare.sh\(architectureOption) (scripts/setup.sh); runs under CI")
             return false
         }
         return true

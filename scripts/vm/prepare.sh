@@ -39,7 +39,7 @@ dir=$(cd "$dir" && pwd)
 need_root() { [ "$(id -u)" = 0 ] || { echo "prepare.sh: $1 needs root; the guest rig is not built" >&2; exit 1; }; }
 
 # arm64's kernel, its two built modules and busybox come through DIR/kbuild's apt (arm64 as a
-# foreign architecture); KERNEL_DEBS are left in DIR/kbuild/debs.
+# foreign architecture); the packages downloaded are left in DIR/kbuild/debs.
 kbuild=$dir/kbuild
 kbuild_root() {
   [ -f "$kbuild/ready" ] && return 0
