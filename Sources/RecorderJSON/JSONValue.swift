@@ -51,18 +51,21 @@ public enum JSONValue: Sendable, Equatable, Hashable {
 extension JSONValue: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
+        // Each failed attempt is a thrown error: the likeliest types go first (numbers, then
+        // strings, in recorderd's JSON). A decoder reads a number as a Double only from a JSON
+        // number, never from `true` or a string.
         if container.decodeNil() {
             self = .null
-        } else if let b = try? container.decode(Bool.self) {
-            self = .bool(b)
         } else if let n = try? container.decode(Double.self) {
             self = .number(n)
         } else if let s = try? container.decode(String.self) {
             self = .string(s)
-        } else if let a = try? container.decode([JSONValue].self) {
-            self = .array(a)
         } else if let o = try? container.decode([String: JSONValue].self) {
             self = .object(o)
+        } else if let a = try? container.decode([JSONValue].self) {
+            self = .array(a)
+        } else if let b = try? container.decode(Bool.self) {
+            self = .bool(b)
         } else {
             throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a JSON value")
         }

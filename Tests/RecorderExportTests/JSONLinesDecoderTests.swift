@@ -49,6 +49,26 @@ struct JSONLinesDecoderTests {
         #expect(throws: JSONLinesDecoder.Failure.self) { try JSONLinesDecoder.decode(Array(line.utf8)) }
     }
 
+    /// `Record`'s `Codable` reads each known key as its field's type first: a value of another
+    /// type is still an error naming the key, as the fast decoder's is.
+    @Test(arguments: [
+        (#"{"uptime":"1"}"#, "uptime"), (#"{"droppedSamples":1.5}"#, "droppedSamples"), (#"{"sensorType":1}"#, "sensorType"),
+        (#"{"x":true}"#, "x"), (#"{"stepPath":["a"]}"#, "stepPath"), (#"{"future":1,"steps":"3"}"#, "steps"),
+    ])
+    func foundationsReaderRefusesAValueOfAnotherTypeByItsKey(line: String, key: String) throws {
+        #expect(throws: (any Error).self) { try JSONLinesDecoder.decode(Array(line.utf8)) }
+        do {
+            _ = try JSONDecoder().decode(Record.self, from: Data(line.utf8))
+            Issue.record("decoded \(line)")
+        } catch let error as DecodingError {
+            switch error {
+            case .typeMismatch(_, let context), .dataCorrupted(let context):
+                #expect(context.codingPath.map(\.stringValue) == [key], "\(error)")
+            default: Issue.record("\(error)")
+            }
+        }
+    }
+
     @Test func numbersAreExact() throws {
         var state: UInt64 = 7
         for _ in 0..<20_000 {
