@@ -64,8 +64,6 @@ if [ "$arch" != "$(dpkg --print-architecture)" ]; then
     .build/debug) bindir=$cross/build/aarch64-unknown-linux-gnu/debug ;;
   esac
 fi
-swift_build=(swift build)
-[ -z "$cross" ] || swift_build=(./scripts/arm64/build.sh)
 
 if [ "$build" = 1 ] && [ -n "$cross" ] && [ "$configuration" = release ]; then
   started=$(date +%s)
@@ -74,24 +72,35 @@ if [ "$build" = 1 ] && [ -n "$cross" ] && [ "$configuration" = release ]; then
   done
   echo "build-deb.sh: arm64 release build in $(( $(date +%s) - started )) s" >&2
 elif [ "$build" = 1 ] && [ "$configuration" = debug ]; then
-  # Linked with the static runtime, the objects that import Foundation must name its static
-  # libraries (the compiler writes them into each object), and the driver does not recompile an
-  # object for a link flag: those objects go first, so this build recompiles them, and again
-  # after the link (the ones it made), so the next dynamic build recompiles them back.
-  marker=$(mktemp)
-  # (This package's modules only: one object naming the static libraries is enough for the
-  # link, and recompiling the dependencies' took minutes.)
-  for target in Sources/*/; do
-    t=$(basename "$target" | tr - _)
-    if [ -d "$bindir/$t.build" ]; then printf '%s\0' "$bindir/$t.build"; fi
-  done \
-    | xargs -0 -r -I{} find -L {} -name '*.o' -print0 \
-    | xargs -0 -r sh -c 'for o; do readelf -p .swift1_autolink_entries "$o" 2>/dev/null | grep -q -- "-lFoundation" && echo "$o"; done; true' sh \
-    | xargs -r -d '\n' rm -f
+  # The build's executables linked again, as SwiftPM links them (its own command, from the
+  # build's manifest: scripts/static-relink.py) but with the static runtime and a probe object
+  # compiled for it: the objects that import Foundation were compiled for the dynamic runtime and
+  # name only its libraries, the probe names the static Foundation's own. No compile, and the
+  # tests' build is left as it was (its executables, its objects).
+  relinked=.build-deb/debug-$arch
+  rm -rf "$relinked"
+  mkdir -p "$relinked"
+  printf 'import Foundation\n' > "$relinked/probe.swift"
+  if [ -n "$cross" ]; then
+    manifest=$cross/build/debug.yaml
+    ./scripts/arm64/build.sh --run swiftc -target aarch64-unknown-linux-gnu -sdk /sysroot -resource-dir /sysroot/usr/lib/swift_static \
+      -static-stdlib -parse-as-library -c "$relinked/probe.swift" -o "$relinked/probe.o"
+  else
+    manifest=.build/debug.yaml
+    swiftc -static-stdlib -parse-as-library -c "$relinked/probe.swift" -o "$relinked/probe.o"
+  fi
   for product in recorderd recorderd-services recorderctl; do
-    "${swift_build[@]}" -c debug --static-swift-stdlib --product "$product"
+    command=$(mktemp)
+    python3 scripts/static-relink.py "$manifest" "$product" "$relinked/$product" "$relinked/probe.o" > "$command"
+    if [ -n "$cross" ]; then
+      xargs -0 ./scripts/arm64/build.sh --run < "$command"
+    else
+      xargs -0 sh -c 'exec "$0" "$@"' < "$command"
+    fi 2>&1 | { grep -v "the use of .mktemp' is dangerous" || true; }
+    rm -f "$command"
+    [ -x "$relinked/$product" ] || { echo "build-deb.sh: $product was not relinked" >&2; exit 1; }
   done
-  find -L "$bindir/" -path '*.build/*' -name '*.o' -newer "$marker" -print > "$marker.objects"
+  bindir=$relinked
 elif [ "$build" = 1 ]; then
   # A scratch path of its own: the release build with the static runtime does not disturb the
   # debug build of the tests in .build.
@@ -101,10 +110,13 @@ elif [ "$build" = 1 ]; then
 fi
 
 stage=$(mktemp -d)
-trap 'rm -rf "$stage" ${marker:+"$marker"}' EXIT
+trap 'rm -rf "$stage"' EXIT
 root="$stage/root"
-# install.sh builds the man-page generator from the argument parser's checkout: this scratch path's.
-SWIFTPM_CHECKOUTS=$scratch/checkouts ./scripts/install.sh --prefix /usr --destdir "$root" --bin-dir "$bindir" > /dev/null
+# install.sh builds the man-page generator (a host tool) from the argument parser's checkout: the
+# tests' build's where there is one (built once for both architectures), else this scratch path's.
+checkouts=$scratch/checkouts
+[ ! -d .build/checkouts/swift-argument-parser ] || checkouts=.build/checkouts
+SWIFTPM_CHECKOUTS=$checkouts ./scripts/install.sh --prefix /usr --destdir "$root" --bin-dir "$bindir" > /dev/null
 
 # Debian's places: udev rules under /usr/lib, the configuration as the conffile (dpkg keeps a
 # changed one), no example copy, manual pages compressed, the binaries stripped.
@@ -142,8 +154,4 @@ sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@DEPENDS@|$depends|" -
 mkdir -p "$out"
 deb="$out/recorderd_${version}_${arch}.deb"
 fakeroot dpkg-deb --root-owner-group -Zxz ${level[@]+"${level[@]}"} --build "$root" "$deb" > /dev/null
-if [ -n "${marker:-}" ] && [ -f "$marker.objects" ]; then
-  xargs -r -d '\n' rm -f < "$marker.objects"
-  rm -f "$marker.objects"
-fi
 echo "$deb"
