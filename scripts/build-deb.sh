@@ -10,8 +10,9 @@
 #   scripts/build-deb.sh [--arch arm64] [--out DIR] [--no-build] [--bin-dir DIR] [--debug]
 #
 # --debug packages the tests' debug build (.build/debug; with --arch arm64, the aarch64 one of
-# scripts/arm64/build.sh --build-tests) instead, its three executables relinked with the static
-# runtime (a link, no compile, after the build of the tests): what CI's guest tests install, so
+# scripts/arm64/build.sh --build-tests) instead, its three executables linked again with the
+# static runtime into .build-deb/debug-<arch> (a link, no compile, after the build of the tests;
+# with --no-build, a previous run's are packaged): what CI's guest tests install, so
 # CI compiles the tree once per architecture and once for ThreadSanitizer. The package to ship is
 # the release one.
 #
@@ -33,12 +34,15 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --no-build) build=0; shift ;;
     --bin-dir) bindir=$2; build=0; shift 2 ;;
-    --debug) scratch=.build; configuration=debug; bindir=.build/debug; level=(-z1); shift ;;
+    --debug) scratch=.build; configuration=debug; bindir=""; level=(-z1); shift ;;
     --arch) arch=$2; shift 2 ;;
     -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "build-deb.sh: unknown argument $1" >&2; exit 64 ;;
   esac
 done
+
+# --debug's executables, linked again with the static runtime (with --no-build: a previous run's).
+[ "$configuration" != debug ] || bindir=${bindir:-.build-deb/debug-$arch}
 
 version=$(sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/RecorderModel/RecorderVersion.swift)
 [ -n "$version" ] || { echo "build-deb.sh: no version in RecorderVersion.swift" >&2; exit 1; }
@@ -61,7 +65,6 @@ if [ "$arch" != "$(dpkg --print-architecture)" ]; then
   scratch=$cross/build
   case "$bindir" in
     .build-deb/release) bindir=$cross/build/aarch64-unknown-linux-gnu/release ;;
-    .build/debug) bindir=$cross/build/aarch64-unknown-linux-gnu/debug ;;
   esac
 fi
 
@@ -77,7 +80,7 @@ elif [ "$build" = 1 ] && [ "$configuration" = debug ]; then
   # compiled for it: the objects that import Foundation were compiled for the dynamic runtime and
   # name only its libraries, the probe names the static Foundation's own. No compile, and the
   # tests' build is left as it was (its executables, its objects).
-  relinked=.build-deb/debug-$arch
+  relinked=$bindir
   rm -rf "$relinked"
   mkdir -p "$relinked"
   printf 'import Foundation\n' > "$relinked/probe.swift"
@@ -90,17 +93,12 @@ elif [ "$build" = 1 ] && [ "$configuration" = debug ]; then
     swiftc -static-stdlib -parse-as-library -c "$relinked/probe.swift" -o "$relinked/probe.o"
   fi
   for product in recorderd recorderd-services recorderctl; do
-    command=$(mktemp)
-    python3 scripts/static-relink.py "$manifest" "$product" "$relinked/$product" "$relinked/probe.o" > "$command"
-    if [ -n "$cross" ]; then
-      xargs -0 ./scripts/arm64/build.sh --run < "$command"
-    else
-      xargs -0 sh -c 'exec "$0" "$@"' < "$command"
-    fi 2>&1 | { grep -v "the use of .mktemp' is dangerous" || true; }
-    rm -f "$command"
+    link=(sh -c 'exec "$0" "$@"')
+    [ -z "$cross" ] || link=(./scripts/arm64/build.sh --run)
+    python3 scripts/static-relink.py "$manifest" "$product" "$relinked/$product" "$relinked/probe.o" \
+      | xargs -0 "${link[@]}" 2>&1 | { grep -v "the use of .mktemp' is dangerous" || true; }
     [ -x "$relinked/$product" ] || { echo "build-deb.sh: $product was not relinked" >&2; exit 1; }
   done
-  bindir=$relinked
 elif [ "$build" = 1 ]; then
   # A scratch path of its own: the release build with the static runtime does not disturb the
   # debug build of the tests in .build.

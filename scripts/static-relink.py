@@ -43,7 +43,10 @@ def static_arguments(arguments: list[str], out: str, probe: str) -> list[str]:
         elif argument == "-v":
             i += 1
         elif argument == "-resource-dir" and following is not None:
-            result += ["-resource-dir", following.rstrip("/").removesuffix("/swift") + "/swift_static"]
+            # The dynamic runtime's resources (…/lib/swift) beside the static one's (…/lib/swift_static).
+            if not following.rstrip("/").endswith("/swift"):
+                raise SystemExit(f"static-relink.py: a resource directory not named swift: {following}")
+            result += ["-resource-dir", following.rstrip("/") + "_static"]
             i += 2
         else:
             result.append(argument)
