@@ -92,9 +92,9 @@ elif [ "$build" = 1 ] && [ "$configuration" = debug ]; then
     manifest=.build/debug.yaml
     swiftc -static-stdlib -parse-as-library -c "$relinked/probe.swift" -o "$relinked/probe.o"
   fi
+  link=(sh -c 'exec "$0" "$@"')
+  [ -z "$cross" ] || link=(./scripts/arm64/build.sh --run)
   for product in recorderd recorderd-services recorderctl; do
-    link=(sh -c 'exec "$0" "$@"')
-    [ -z "$cross" ] || link=(./scripts/arm64/build.sh --run)
     python3 scripts/static-relink.py "$manifest" "$product" "$relinked/$product" "$relinked/probe.o" \
       | xargs -0 "${link[@]}" 2>&1 | { grep -v "the use of .mktemp' is dangerous" || true; }
     [ -x "$relinked/$product" ] || { echo "build-deb.sh: $product was not relinked" >&2; exit 1; }
