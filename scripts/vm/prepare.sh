@@ -109,7 +109,7 @@ case "$arch" in
 esac
 packages=systemd,systemd-sysv,udev,kmod,apt,i2c-tools,alsa-utils,iproute2,procps,util-linux,libiio0,$libraries,libmosquitto1,libzstd1,zlib1g,libsystemd0,dbus,bluez,bluez-test-tools,python3-dbus,python3-gi,chrony
 if [ ! -f "$dir/root.ext4" ] || [ "$(cat "$dir/root.packages" 2>/dev/null)" != "$packages" ]; then
-  need_root debootstrap
+  need_root "the guest's root (debootstrap, mmdebstrap)"
   rm -rf "$dir/rootfs" "$dir/root.ext4"
   if [ "$arch" = amd64 ]; then
     debootstrap --arch="$arch" --variant=minbase --include="$packages" "$suite" "$dir/rootfs" "$mirror" > "$dir/debootstrap.log" 2>&1 ||
@@ -120,8 +120,8 @@ if [ ! -f "$dir/root.ext4" ] || [ "$(cat "$dir/root.packages" 2>/dev/null)" != "
     # amd64 root.
     ./scripts/arm64/binfmt.sh
     mmdebstrap --mode=root --architectures="$arch" --variant=minbase --include="$packages" \
-      --aptopt='APT::Install-Recommends "false"' "$suite" "$dir/rootfs" "$mirror" > "$dir/debootstrap.log" 2>&1 ||
-      { tail -20 "$dir/debootstrap.log" >&2; exit 1; }
+      --aptopt='APT::Install-Recommends "false"' "$suite" "$dir/rootfs" "$mirror" > "$dir/mmdebstrap.log" 2>&1 ||
+      { tail -20 "$dir/mmdebstrap.log" >&2; exit 1; }
   fi
   rm -f "$dir/rootfs/var/cache/apt/archives/"*.deb
   echo vm > "$dir/rootfs/etc/hostname"
