@@ -32,7 +32,9 @@ struct PackageInGuestTests {
         let deb = try #require(Self.package, "\(VMGuest.noPackage)")
         let name = URL(fileURLWithPath: deb).lastPathComponent
         let freezer = try await Self.freezeThreadHelper()
-        let outcome = try await VMGuest.run(Self.installScript.replacingOccurrences(of: "@DEB@", with: name),
+        let script = Self.installScript.replacingOccurrences(of: "@DEB@", with: name)
+            .replacingOccurrences(of: "@BMI_HZ@", with: String(Self.bmiRate))
+        let outcome = try await VMGuest.run(script,
                                             files: [name: deb, "freeze-thread": freezer], timeout: 900)
         let facts = Self.facts(outcome.output)
         print("guest uptime at each stage: " + outcome.output.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("at ") }.joined(separator: "; "))
@@ -64,6 +66,13 @@ struct PackageInGuestTests {
         #expect(facts["watchdogFired"] == "yes" && facts["restarts"] == "1", "\(facts)")
         #expect(facts["wedgedRun"] == "1", "\(facts)\n\(outcome.output.suffix(1500))")
     }
+
+    /// The BMI160's polling rate: 100 Hz in the amd64 guest; 50 Hz in the arm64 one, whose CPU
+    /// qemu translates from another architecture (several times slower than the amd64 guest):
+    /// there, beside the qemu-user root test in CI's last phase, six channels polled through
+    /// i2c-stub at 100 Hz dropped 482 of 1,229 ticks (counted in gaps, as they must be) with a
+    /// median step of 12.8 ms.
+    static var bmiRate: Int { VMGuest.architecture == "amd64" ? 100 : 50 }
 
     /// `scripts/vm/freeze-thread.c`, built for the guest (amd64: the same Debian release as this
     /// host's, so the same C library; arm64: cross-compiled against the arm64 toolchain's Debian 13
@@ -140,10 +149,11 @@ struct PackageInGuestTests {
         #expect(accelerometer[change...].allSatisfy { counts($0.x, -8_192, accelScale, g) && counts($0.z, 16_384, accelScale, g) })
         let uptimes = accelerometer.compactMap(\.uptime)
         let steps = zip(uptimes, uptimes.dropFirst()).map { $1 - $0 }.sorted()
-        let ticks = Self.tickAccounting(records, rate: 100)
+        let rate = Double(bmiRate)
+        let ticks = Self.tickAccounting(records, rate: rate)
         #expect(abs(ticks.drift) < 1, "\(ticks)")
-        #expect(abs(steps[steps.count / 2] - 0.01) < 0.002, "median step \(steps[steps.count / 2])")
-        print("GUEST polled bmi160 at 100 Hz: \(ticks); "
+        #expect(abs(steps[steps.count / 2] - 1 / rate) < 0.2 / rate, "median step \(steps[steps.count / 2])")
+        print("GUEST polled bmi160 at \(bmiRate) Hz: \(ticks); "
             + "step median \(steps[steps.count / 2] * 1000) ms, p1 \(steps[steps.count / 100] * 1000) ms, p99 \(steps[steps.count * 99 / 100] * 1000) ms")
     }
 
@@ -343,7 +353,7 @@ struct PackageInGuestTests {
     recorderctl devices --json > devices.json; cat devices.json
     fact listed "$(grep -o '"name" *: *"bmi160"' devices.json | head -1 | sed 's/.*"\(bmi160\)"/\1/')"
     # A changed configuration (the BMI160 added as a device), checked and applied by reload.
-    sed -i 's|"devices": \[|"devices": [{"name": "bmi", "kind": "iio", "uri": "local:", "device": "bmi160", "frequency": 100}, {"name": "lsm", "kind": "iio", "uri": "local:", "device": "lsm6ds3_accel", "frequency": 20},|' /etc/recorderd/recorderd.json
+    sed -i 's|"devices": \[|"devices": [{"name": "bmi", "kind": "iio", "uri": "local:", "device": "bmi160", "frequency": @BMI_HZ@}, {"name": "lsm", "kind": "iio", "uri": "local:", "device": "lsm6ds3_accel", "frequency": 20},|' /etc/recorderd/recorderd.json
     before=$(systemctl show -p MainPID --value recorderd.service)
     systemctl reload recorderd.service; fact reload $?
     recorderctl devices | tee devices.txt
@@ -359,7 +369,7 @@ struct PackageInGuestTests {
     recorderctl devices --json > devices2.json
     capture() { tr -d '\n' < "$1" | grep -o '"capture" *: *"[^"]*"' | head -1 | sed 's/^"capture" *: *"//; s/"$//'; }
     fact capture "$(capture devices2.json)"
-    started=$(recorderctl start bmi-polled --actions '[{"identifier": "motion", "type": "motion", "device": "bmi", "recorderTypes": ["accelerometer", "gyro"], "frequency": 100}]')
+    started=$(recorderctl start bmi-polled --actions '[{"identifier": "motion", "type": "motion", "device": "bmi", "recorderTypes": ["accelerometer", "gyro"], "frequency": @BMI_HZ@}]')
     uuid=$(echo "$started" | sed -n 1p); dir=$(echo "$started" | sed -n 2p)
     fact currentTrigger "$(od -An -c /sys/bus/iio/devices/${node#/dev/}/trigger/current_trigger | tr -d ' \n')"
     recorderctl devices --json > devices3.json; fact captureRecording "$(capture devices3.json)"
@@ -388,7 +398,7 @@ struct PackageInGuestTests {
     cp "$dir/motion.jsonl" /vmtest/lsm-motion.jsonl && fact lsmMotionFile copied
     mark lsm
     # systemctl stop while a run records: the run is closed (interrupted), its file whole.
-    started=$(recorderctl start bmi-stopped --actions '[{"identifier": "motion", "type": "motion", "device": "bmi", "recorderTypes": ["accelerometer"], "frequency": 100}]')
+    started=$(recorderctl start bmi-stopped --actions '[{"identifier": "motion", "type": "motion", "device": "bmi", "recorderTypes": ["accelerometer"], "frequency": @BMI_HZ@}]')
     dir=$(echo "$started" | sed -n 2p)
     recorderctl tail bmi --json --count 50 > /dev/null
     systemctl stop recorderd.service; fact stop $?
@@ -399,7 +409,7 @@ struct PackageInGuestTests {
     mark stopped
     # A wedged sampling thread: only it stopped (ptrace; the main loop answers on), the watchdog's
     # pings stop, systemd aborts and restarts the service, and the run is marked interrupted.
-    started=$(recorderctl start bmi-wedged --actions '[{"identifier": "motion", "type": "motion", "device": "bmi", "recorderTypes": ["accelerometer"], "frequency": 100}]')
+    started=$(recorderctl start bmi-wedged --actions '[{"identifier": "motion", "type": "motion", "device": "bmi", "recorderTypes": ["accelerometer"], "frequency": @BMI_HZ@}]')
     recorderctl tail bmi --json --count 20 > /dev/null
     pid=$(systemctl show -p MainPID --value recorderd.service)
     tid=$(for t in /proc/$pid/task/*; do [ "$(cat $t/comm)" = iio.bmi ] && basename $t; done | head -1)
