@@ -168,13 +168,20 @@ import Testing
         #expect(try await daemon.stop(signal: SIGTERM, timeout: 15) == 0)
         try await jack.stop()
 
-        // The recording: levels, the error marker, the gap of the outage, levels again.
+        // The recording: levels, the error marker, the gap of the outage, levels again. Under load
+        // (the whole suite at once) JACK's dummy driver can also fall behind the clock — a CI run
+        // saw a 33 ms gap before the kill — and audio behind the clock is a gap too (AudioTimeline):
+        // the outage's gap is the first after the error, and every gap is counted alike below.
         let records = try Fixtures.records(run.runDirectory + "/voice.jsonl")
         let errorIndex = try #require(records.firstIndex { $0.event == "error" })
-        let gapIndex = try #require(records.firstIndex { $0.isGap })
-        #expect(records[..<errorIndex].contains { $0.average != nil } && errorIndex < gapIndex)
+        let gapIndex = try #require(records[errorIndex...].firstIndex { $0.isGap }, "no gap after the error")
+        #expect(records[..<errorIndex].contains { $0.average != nil })
         #expect(records[gapIndex...].contains { $0.average != nil }, "levels after the outage")
-        #expect(records.filter(\.isGap).count == 1 && records.filter { $0.event == "error" }.count == 1)
+        #expect(records.filter { $0.event == "error" }.count == 1)
+        let gaps = records.filter(\.isGap)
+        let droppedInGaps = gaps.compactMap(\.droppedSamples).reduce(0, +)
+        #expect(gaps.allSatisfy { $0.droppedSamples ?? 0 > 0 }, "\(gaps.map { ($0.uptime ?? 0, $0.droppedSamples ?? 0) })")
+        if gaps.count > 1 { print("AUDIO outage test: \(gaps.count - 1) gap(s) besides the outage's (a loaded machine): \(gaps.map { ($0.uptime ?? 0, $0.droppedSamples ?? 0) })") }
         let outage = try #require(records[gapIndex].duration)
         #expect(records[gapIndex].droppedSamples == Int((outage * 48000).rounded()))
         let gapUptime = try #require(records[gapIndex].uptime)
@@ -190,7 +197,7 @@ import Testing
         #expect(zip(uptimes, uptimes.dropFirst()).allSatisfy { $0 <= $1 }, "records in time order")
         let files = result.asyncResults.compactMap(\.file)
         let levelsFile = try #require(files.first { $0.relativePath == "voice.jsonl" })
-        #expect(levelsFile.gapCount == 1 && levelsFile.droppedSamples == records[gapIndex].droppedSamples && levelsFile.errorCount == 1)
+        #expect(levelsFile.gapCount == gaps.count && levelsFile.droppedSamples == droppedInGaps && levelsFile.errorCount == 1)
         let audio = try #require(files.first { $0.contentType == "audio/wav" })
         let wav = try AudioFixture.parse(run.runDirectory + "/voice.wav")
         #expect(audio.frameCount == wav.samples.count && wav.samples.allSatisfy { $0 == 0 })
@@ -213,10 +220,10 @@ import Testing
         #expect(audioEnd >= lastLevel - 0.001 && audioEnd <= (levelsFile.endUptime ?? 0) + 2.0 / 48000,
                 "WAV ends at \(audioEnd), last level \(lastLevel), recorder stopped \(levelsFile.endUptime ?? 0)")
         #expect(abs((audio.endUptime ?? 0) - (audio.startUptime + Double(wav.samples.count) / 48000)) < 1e-6)
-        #expect(audio.gapCount == 1 && audio.droppedSamples == records[gapIndex].droppedSamples)
-        let silence = try #require(audio.gaps?.first)
+        #expect(audio.gapCount == gaps.count && audio.droppedSamples == droppedInGaps)
+        let silence = try #require(audio.gaps?.first { abs($0.uptime - gapUptime) <= 1e-9 }, "the outage's silence in the WAV: \(audio.gaps ?? [])")
         // (Records give times to the nanosecond; the result's number is the full Double.)
-        #expect(abs(silence.uptime - gapUptime) <= 1e-9 && silence.frameCount == audio.droppedSamples, "\(silence.uptime) vs \(gapUptime)")
+        #expect(silence.frameCount == records[gapIndex].droppedSamples, "\(silence) vs \(records[gapIndex])")
         // The silence starts where the outage began (the gap's time less its duration), and the
         // audio after it where capture resumed: within a JACK period.
         let silenceStart = audio.startUptime + Double(silence.frame) / 48000
