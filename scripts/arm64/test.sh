@@ -2,9 +2,10 @@
 # Runs the test suites built for aarch64 (scripts/arm64/build.sh --build-tests: the same tests,
 # compiled by Debian's Swift 6.2.3) as arm64 code under qemu-user, in an arm64 Debian 13 root of
 # the libraries the tests link (from Debian's registry), made once into .build-arm64/tests-root
-# (again when this script changes), and sid's arm64 Swift runtime bound into it. The tree is bound where the build saw it (/src: the
-# fixtures are found by #filePath). Arguments go to the test binary (`--filter REGEX`, several
-# allowed). --prepare makes the root only (CI: beside the first build).
+# (again when this script changes), and sid's arm64 Swift runtime bound into it. The tree is
+# bound where the build saw it (/src: the fixtures are found by #filePath). Arguments go to the
+# test binary (`--filter REGEX`, several allowed). --prepare makes the root only (CI: beside the
+# first build).
 #
 #   scripts/arm64/test.sh [--prepare] [--no-build] [--filter REGEX ...]
 #
