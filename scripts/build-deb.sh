@@ -1,22 +1,23 @@
 #!/usr/bin/env bash
 # Builds the Debian package recorderd_<version>_<arch>.deb from this tree, for the build
 # machine's architecture or, with --arch arm64 on an x86_64 machine, for the Raspberry Pi's
-# (cross-built by Debian's Swift: scripts/arm64/; needs root): release binaries with the Swift runtime
-# linked in (--static-swift-stdlib: the package depends on Debian's libraries only), staged by
-# scripts/install.sh into /usr, the configuration as a conffile, maintainer scripts from
+# (cross-built by Debian's Swift: scripts/arm64/; needs root): release binaries linking the Swift
+# runtime dynamically, the runtime held once for the three of them under /usr/lib/recorderd
+# (scripts/swift-runtime.sh: the toolchain's own libraries they need — swift.org's for amd64,
+# Debian's libswiftlang 6.2.3 for arm64 — with the executables' run path pointing there), staged
+# by scripts/install.sh into /usr, the configuration as a conffile, maintainer scripts from
 # debian/ (what install.sh does as root: the user, the directories, the socket enabled; the
 # data kept on remove and removed on purge), dependencies from dpkg-shlibdeps.
 #
 #   scripts/build-deb.sh [--arch arm64] [--out DIR] [--no-build] [--bin-dir DIR] [--debug]
 #
 # --debug packages the tests' debug build (.build/debug; with --arch arm64, the aarch64 one of
-# scripts/arm64/build.sh --build-tests) instead, its three executables linked again with the
-# static runtime into .build-deb/debug-<arch> (a link, no compile, after the build of the tests;
-# with --no-build, a previous run's are packaged): what CI's guest tests install, so
-# CI compiles the tree once per architecture and once for ThreadSanitizer. The package to ship is
-# the release one.
+# scripts/arm64/build.sh --build-tests) instead: its executables copied as they are (a copy, no
+# compile and no link, after the build of the tests), with the debug runtime's extra library:
+# what CI's guest tests install, so CI compiles the tree once per architecture and once for
+# ThreadSanitizer. The package to ship is the release one.
 #
-# Prints the package's path on its last line. Needs dpkg-dev and fakeroot (scripts/setup.sh).
+# Prints the package's path on its last line. Needs dpkg-dev, fakeroot and patchelf (scripts/setup.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,22 +37,23 @@ while [ $# -gt 0 ]; do
     --bin-dir) bindir=$2; build=0; shift 2 ;;
     --debug) scratch=.build; configuration=debug; bindir=""; level=(-z1); shift ;;
     --arch) arch=$2; shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "build-deb.sh: unknown argument $1" >&2; exit 64 ;;
   esac
 done
 
-# --debug's executables, linked again with the static runtime (with --no-build: a previous run's).
-[ "$configuration" != debug ] || bindir=${bindir:-.build-deb/debug-$arch}
+[ "$configuration" != debug ] || bindir=${bindir:-.build/debug}
 
 version=$(sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/RecorderModel/RecorderVersion.swift)
 [ -n "$version" ] || { echo "build-deb.sh: no version in RecorderVersion.swift" >&2; exit 1; }
 
 # Another architecture: built in the cross toolchain's chroot; its binaries run here under
 # qemu-user (the completions and man pages come from them), stripped by its binutils, their
-# dependencies found by dpkg-shlibdeps in its target root (the arm64 libraries' packages).
+# dependencies found by dpkg-shlibdeps in its target root (the arm64 libraries' packages); the
+# runtime is Debian's arm64 one, in the toolchain's target root.
 cross=""
 strip=strip
+runtime=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")/lib/swift/linux
 if [ "$arch" != "$(dpkg --print-architecture)" ]; then
   case "$arch" in
     arm64) ;;
@@ -59,52 +61,28 @@ if [ "$arch" != "$(dpkg --print-architecture)" ]; then
   esac
   cross=$(./scripts/arm64/toolchain.sh | tail -1)
   ./scripts/arm64/binfmt.sh
-  export QEMU_LD_PREFIX="$(cd "$cross/target" && pwd)"
+  export QEMU_LD_PREFIX="$cross/target"
   strip=aarch64-linux-gnu-strip
   command -v "$strip" >/dev/null || { echo "build-deb.sh: needs $strip (binutils-aarch64-linux-gnu: scripts/setup.sh)" >&2; exit 69; }
-  scratch=$cross/build
+  runtime=$cross/target/usr/libexec/swift/lib/swift/linux
+  products=.build-arm64/build/aarch64-unknown-linux-gnu
   case "$bindir" in
-    .build-deb/release) bindir=$cross/build/aarch64-unknown-linux-gnu/release ;;
+    .build-deb/release) bindir=$products/release ;;
+    .build/debug) bindir=$products/debug ;;
   esac
 fi
 
-if [ "$build" = 1 ] && [ -n "$cross" ] && [ "$configuration" = release ]; then
+if [ "$build" = 1 ] && [ "$configuration" = release ]; then
   started=$(date +%s)
   for product in recorderd recorderd-services recorderctl; do
-    ./scripts/arm64/build.sh -c release --static-swift-stdlib --product "$product"
+    if [ -n "$cross" ]; then
+      ./scripts/arm64/build.sh -c release --product "$product"
+    else
+      # A scratch path of its own: the release build does not disturb the debug build of the tests in .build.
+      swift build -c release --scratch-path "$scratch" --product "$product"
+    fi
   done
-  echo "build-deb.sh: arm64 release build in $(( $(date +%s) - started )) s" >&2
-elif [ "$build" = 1 ] && [ "$configuration" = debug ]; then
-  # The build's executables linked again, as SwiftPM links them (its own command, from the
-  # build's manifest: scripts/static-relink.py) but with the static runtime and a probe object
-  # compiled for it: the objects that import Foundation were compiled for the dynamic runtime and
-  # name only its libraries, the probe names the static Foundation's own. No compile, and the
-  # tests' build is left as it was (its executables, its objects).
-  relinked=$bindir
-  rm -rf "$relinked"
-  mkdir -p "$relinked"
-  printf 'import Foundation\n' > "$relinked/probe.swift"
-  if [ -n "$cross" ]; then
-    manifest=$cross/build/debug.yaml
-    ./scripts/arm64/build.sh --run swiftc -target aarch64-unknown-linux-gnu -sdk /sysroot -resource-dir /sysroot/usr/lib/swift_static \
-      -static-stdlib -parse-as-library -c "$relinked/probe.swift" -o "$relinked/probe.o"
-  else
-    manifest=.build/debug.yaml
-    swiftc -static-stdlib -parse-as-library -c "$relinked/probe.swift" -o "$relinked/probe.o"
-  fi
-  link=(sh -c 'exec "$0" "$@"')
-  [ -z "$cross" ] || link=(./scripts/arm64/build.sh --run)
-  for product in recorderd recorderd-services recorderctl; do
-    python3 scripts/static-relink.py "$manifest" "$product" "$relinked/$product" "$relinked/probe.o" \
-      | xargs -0 "${link[@]}" 2>&1 | { grep -v "the use of .mktemp' is dangerous" || true; }
-    [ -x "$relinked/$product" ] || { echo "build-deb.sh: $product was not relinked" >&2; exit 1; }
-  done
-elif [ "$build" = 1 ]; then
-  # A scratch path of its own: the release build with the static runtime does not disturb the
-  # debug build of the tests in .build.
-  for product in recorderd recorderd-services recorderctl; do
-    swift build -c "$configuration" --static-swift-stdlib --scratch-path "$scratch" --product "$product"
-  done
+  echo "build-deb.sh: $arch release build in $(( $(date +%s) - started )) s" >&2
 fi
 
 stage=$(mktemp -d)
@@ -114,10 +92,10 @@ root="$stage/root"
 # tests' build's where there is one (built once for both architectures), else this scratch path's.
 checkouts=$scratch/checkouts
 [ ! -d .build/checkouts/swift-argument-parser ] || checkouts=.build/checkouts
-SWIFTPM_CHECKOUTS=$checkouts ./scripts/install.sh --prefix /usr --destdir "$root" --bin-dir "$bindir" > /dev/null
+SWIFTPM_CHECKOUTS=$checkouts ./scripts/install.sh --prefix /usr --destdir "$root" --bin-dir "$bindir" --runtime "$runtime" > /dev/null
 
 # Debian's places: udev rules under /usr/lib, the configuration as the conffile (dpkg keeps a
-# changed one), no example copy, manual pages compressed, the binaries stripped.
+# changed one), no example copy, manual pages compressed, the binaries and the runtime stripped.
 install -d "$root/usr/lib/udev/rules.d"
 mv "$root/etc/udev/rules.d/"*.rules "$root/usr/lib/udev/rules.d/"
 rm -rf "$root/etc/udev" "$root/etc/recorderd/recorderd.json.example"
@@ -125,7 +103,7 @@ sed -i 's|file:///usr/share/doc/recorderd/README.md|file:///usr/share/doc/record
 # Completions are sourced, not run: no interpreter line.
 sed -i '1{/^#!/d}' "$root/usr/share/bash-completion/completions/"*
 gzip -9n "$root/usr/share/man/man1/"*.1 "$root/usr/share/doc/recorderd/README.md" "$root/usr/share/doc/recorderd/docs/"*.md
-"$strip" --strip-unneeded --remove-section=.comment --remove-section=.note "$root/usr/bin/"*
+"$strip" --strip-unneeded --remove-section=.comment --remove-section=.note "$root/usr/bin/"* "$root/usr/lib/recorderd/"*.so
 install -m 0644 debian/copyright "$root/usr/share/doc/recorderd/copyright"
 gzip -9n -c debian/changelog > "$root/usr/share/doc/recorderd/changelog.gz"
 chmod 0644 "$root/usr/share/doc/recorderd/changelog.gz"
@@ -138,7 +116,10 @@ echo /etc/recorderd/recorderd.json > "$root/DEBIAN/conffiles"
 # Dependencies: the shared libraries the binaries link, as dpkg-shlibdeps finds their packages.
 install -d "$stage/debian"
 cp debian/control "$stage/debian/control"
+# The private runtime's libraries are the package's own (found through the run path): what they
+# link of the system (libstdc++, libgcc) counts too.
 shlibdeps=(dpkg-shlibdeps -O -e"root/usr/bin/recorderd" -e"root/usr/bin/recorderd-services" -e"root/usr/bin/recorderctl")
+for library in "$root/usr/lib/recorderd/"*.so; do shlibdeps+=(-e"root/usr/lib/recorderd/${library##*/}"); done
 if [ -n "$cross" ]; then
   depends=$(./scripts/arm64/in-root.sh "$cross/target" "$stage" dpkg-architecture -a arm64 -c "${shlibdeps[@]}" 2>/dev/null \
     | sed -n 's/^shlibs:Depends=//p')

@@ -43,11 +43,11 @@ case "$arch" in
   arm64|sid-amd64)
     # In the tree: the compiler's chroot sees it at /src.
     toolchain=$(./scripts/arm64/toolchain.sh | tail -1)
-    mkdir -p "$toolchain"
-    out=$(mktemp -d "$toolchain/count.XXXXXX")
+    mkdir -p .build-arm64
+    out=$(mktemp -d .build-arm64/count.XXXXXX)
     if [ "$arch" = arm64 ]; then
       ./scripts/arm64/binfmt.sh
-      counter=$toolchain/valgrind-arm64
+      counter=.build-arm64/valgrind-arm64
       if [ ! -x "$counter/usr/bin/valgrind" ]; then
         rm -rf "$counter" && mkdir -p "$counter"
         tar -xf "$(./scripts/arm64/root.sh | tail -1)" -C "$counter"

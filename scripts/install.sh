@@ -3,9 +3,13 @@
 # tmpfiles.d entries, the example configuration (never overwriting an existing one) and its
 # replay data, the README, bash/zsh/fish completions and man pages.
 #
-#   scripts/install.sh [--prefix DIR] [--destdir DIR] [--no-build] [--bin-dir DIR]
+#   scripts/install.sh [--prefix DIR] [--destdir DIR] [--no-build] [--bin-dir DIR] [--runtime DIR]
 #   scripts/install.sh --uninstall [--prefix DIR] [--destdir DIR]
 #
+# The executables link the Swift runtime dynamically, held once for the three of them in
+# PREFIX/lib/recorderd (scripts/swift-runtime.sh: the libraries of the toolchain's runtime they
+# need, taken from --runtime DIR, default the runtime of the `swift` on PATH; their run path
+# points there).
 # PREFIX (default /usr/local) and DESTDIR (default empty) may also come from the environment.
 # With an empty DESTDIR and as root, it also creates the user, the directories, reloads systemd
 # and udev. --uninstall removes what was installed and keeps /etc/recorderd/recorderd.json and
@@ -17,6 +21,7 @@ prefix=${PREFIX:-/usr/local}
 destdir=${DESTDIR:-}
 build=1
 bindir=""
+runtime=""
 uninstall=0
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -24,8 +29,9 @@ while [ $# -gt 0 ]; do
     --destdir) destdir=$2; shift 2 ;;
     --no-build) build=0; shift ;;
     --bin-dir) bindir=$2; build=0; shift 2 ;;
+    --runtime) runtime=$2; shift 2 ;;
     --uninstall) uninstall=1; shift ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "install.sh: unknown argument $1" >&2; exit 64 ;;
   esac
 done
@@ -57,7 +63,7 @@ if [ "$uninstall" = 1 ]; then
     systemctl disable --now recorderd.socket recorderd.service 2>/dev/null || true
   fi
   for f in "${files[@]}"; do rm -f "$root$f"; done
-  rm -rf "$root$share" "$root$prefix/share/doc/recorderd"
+  rm -rf "$root$share" "$root$prefix/share/doc/recorderd" "$root$prefix/lib/recorderd"
   if [ -z "$destdir" ] && [ "$(id -u)" = 0 ]; then
     command -v systemctl >/dev/null && systemctl daemon-reload || true
     command -v udevadm >/dev/null && udevadm control --reload || true
@@ -81,6 +87,14 @@ install -d "$root$prefix/bin" "$root$unitdir" "$root$prefix/lib/sysusers.d" "$ro
   "$root/etc/udev/rules.d" "$root/etc/recorderd" "$root$prefix/share/doc/recorderd"
 # recorderd starts recorderd-services (the web page, the fleet link) from beside itself.
 install -m 0755 "$bindir/recorderd" "$bindir/recorderd-services" "$bindir/recorderctl" "$root$prefix/bin/"
+# The Swift runtime once, beside them (what they need of it); the run paths point there.
+if [ -z "$runtime" ]; then
+  swift=$(command -v swift) || { echo "install.sh: no swift on PATH to take the runtime from (--runtime DIR)" >&2; exit 69; }
+  runtime=$(dirname "$(dirname "$(readlink -f "$swift")")")/lib/swift/linux
+fi
+./scripts/swift-runtime.sh "$runtime" "$root$prefix/lib/recorderd" \
+  "$root$prefix/bin/recorderd" "$root$prefix/bin/recorderd-services" "$root$prefix/bin/recorderctl" > /dev/null
+installed="$root$prefix/bin"
 sed -e "s|/usr/local/bin/recorderd|$prefix/bin/recorderd|g" -e "s|/usr/local/share/doc|$prefix/share/doc|g" \
   systemd/recorderd.service > "$root$unitdir/recorderd.service"
 chmod 0644 "$root$unitdir/recorderd.service"
@@ -105,13 +119,13 @@ install -d "$root$share/overlays"
 install -m 0644 config/overlays/*.dts "$root$share/overlays/"
 sed -e "s|/usr/local/share/recorderd|$share|g" config/recorderd.json > "$root/etc/recorderd/recorderd.json.example"
 chmod 0644 "$root/etc/recorderd/recorderd.json.example"
-# Shell completions, from the binaries themselves (swift-argument-parser).
+# Shell completions, from the installed binaries themselves (swift-argument-parser).
 install -d "$root$prefix/share/bash-completion/completions" "$root$prefix/share/zsh/site-functions" \
   "$root$prefix/share/fish/vendor_completions.d" "$root$prefix/share/man/man1"
 for b in recorderd recorderctl; do
-  "$bindir/$b" --generate-completion-script bash > "$root$prefix/share/bash-completion/completions/$b"
-  "$bindir/$b" --generate-completion-script zsh > "$root$prefix/share/zsh/site-functions/_$b"
-  "$bindir/$b" --generate-completion-script fish > "$root$prefix/share/fish/vendor_completions.d/$b.fish"
+  "$installed/$b" --generate-completion-script bash > "$root$prefix/share/bash-completion/completions/$b"
+  "$installed/$b" --generate-completion-script zsh > "$root$prefix/share/zsh/site-functions/_$b"
+  "$installed/$b" --generate-completion-script fish > "$root$prefix/share/fish/vendor_completions.d/$b.fish"
   chmod 0644 "$root$prefix/share/bash-completion/completions/$b" "$root$prefix/share/zsh/site-functions/_$b" \
     "$root$prefix/share/fish/vendor_completions.d/$b.fish"
 done
@@ -123,7 +137,7 @@ if [ -d "$sap/Tools/generate-manual" ] && command -v swift >/dev/null; then
   swift build --package-path "$sap" --scratch-path "$sap/../../generate-manual" --product generate-manual -c release >/dev/null
   manual="$sap/../../generate-manual/release/generate-manual"
   for b in recorderd recorderctl recorderd-services; do
-    "$manual" "$bindir/$b" --output-directory "$root$prefix/share/man/man1"
+    "$manual" "$installed/$b" --output-directory "$root$prefix/share/man/man1"
     chmod 0644 "$root$prefix/share/man/man1/$b.1"
   done
 else

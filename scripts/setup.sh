@@ -30,9 +30,10 @@ if ! python_requirements; then
     python3 -m pip install -q --disable-pip-version-check --break-system-packages -r scripts/python-requirements.txt
   python_requirements
 fi
-# The guest tests' rig (Debian's kernel unpacked, not installed; a debootstrapped guest image)
-# in .build-vm: under CI, or when asked (`scripts/setup.sh --vm`); it needs root.
-if [ -n "${CI:-}" ] || [ "${1:-}" = --vm ]; then
+# The guest tests' rig (Debian's kernel unpacked, not installed; a debootstrapped guest image) in
+# the rigs' cache, .build-vm pointing at it: when asked (`scripts/setup.sh --vm`; it needs root).
+# CI's full run (scripts/ci/full) prepares it beside its builds; the gate needs none.
+if [ "${1:-}" = --vm ]; then
   $SUDO ./scripts/vm/prepare.sh > /dev/null
 fi
 command -v swift >/dev/null || { echo "setup: swift is not on PATH; install the Swift 6 toolchain (swift.org)" >&2; exit 1; }

@@ -94,8 +94,8 @@ public struct RecorderDaemon: Sendable {
     /// Serves until SIGTERM or SIGINT (or `handleSignals: false` and task cancellation). The socket
     /// is bound inside the service group, whose signal handling is then in place; systemd gets
     /// READY=1 once it listens and the devices are probed. `services`: the program (path first) that runs
-    /// the web page and the fleet link in a process of their own (`ServicesProcess`), started once
-    /// the daemon is ready.
+    /// the web page and the fleet link in a process of their own (`ServicesProcess`), started
+    /// first: the socket is bound once the page listens (or has said why it cannot).
     public func run(handleSignals: Bool = true, services command: [String]? = nil) async throws {
         try await recoverAndProbe()
         let ready = OneShotEvent()
@@ -103,11 +103,18 @@ public struct RecorderDaemon: Sendable {
                                      listening: { [server] in await server.waitUntilListening() }, eventLoop: server.group.next(), gate: server.gate,
                                      statusInterval: max(0.2, configuration.retryInterval),
                                      minimumStall: configuration.stallTimeout, announced: ready, logger: logger)
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: supervisor), .init(service: server), .init(service: systemd)]
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: supervisor)]
         if let command, let executable = command.first {
-            services.append(.init(service: ServicesProcess(executable: executable, arguments: command, ready: { await ready.wait() },
-                                                         state: servicesStatus, logger: logger)))
+            // The page first: the control socket answers (and READY=1 follows) once it has said
+            // that it listens or why it cannot, so a client that has an answer finds the page too.
+            let process = ServicesProcess(executable: executable, arguments: command, expectsPage: configuration.http != nil,
+                                          state: servicesStatus, logger: logger)
+            services.append(.init(service: process))
+            services.append(.init(service: ServiceAfter(process.pageSettled, server)))
+        } else {
+            services.append(.init(service: server))
         }
+        services.append(.init(service: systemd))
         if handleSignals, let reloadConfiguration {
             services.append(.init(service: ReloadService(load: reloadConfiguration, running: configuration, devices: devices, runs: runs,
                                                          notifier: notifier, earlyReload: earlyReload,

@@ -9,44 +9,58 @@ import ServiceLifecycle
 
 /// The web page and the fleet link in a process of their own (`recorderd-services`), a client of
 /// the control socket like `recorderctl`: they need all of Foundation (and ICU, Hummingbird,
-/// ZIPFoundation), which the recording process then never maps. Started once the daemon is ready,
-/// started again when it ends (`ServicesRestartRules`), and stopped with the daemon: SIGTERM, then
-/// SIGKILL after `stopTimeout`. It asks for SIGTERM when its parent dies (`--parent`), so a
-/// killed daemon leaves no page behind.
+/// ZIPFoundation), which the recording process then never maps. Started first, before the control
+/// socket answers: the socket answers (and systemd hears READY=1) once the page has said that it
+/// listens or why it cannot (`pageSettled`: also when the child cannot be started, ends first, or
+/// says nothing within `pageTimeout`), so a client that has its answer finds the page too. Started
+/// again when it ends (`ServicesRestartRules`), and stopped with the daemon: SIGTERM, then SIGKILL
+/// after `stopTimeout`. It asks for SIGTERM when its parent dies (`--parent`), so a killed daemon
+/// leaves no page behind.
 ///
 /// The process is started and waited for on a thread of its own, which lives as long as the
 /// supervision (the parent-death signal follows the thread that started the child). That thread
 /// also reads what the child reports on its descriptor 3 (`--report-fd 3`, a pipe's write end):
-/// a JSON line of `FleetLinkInfo` whenever its fleet link's state changes, for `daemon.status`.
+/// a JSON line of `ServicesReport` whenever its page's or its fleet link's state changes, for
+/// `daemon.status`.
 public final class ServicesProcess: Service {
     /// The program and its arguments (the first is the program's path again, by convention).
     public let executable: String
     public let arguments: [String]
-    let ready: @Sendable () async -> Void
+    /// Whether the configuration has the page (`http`): without it, nothing is waited for.
+    let expectsPage: Bool
+    /// How long the control socket waits for the page's first word.
+    let pageTimeout: Double
     let stopTimeout: Double
     let rules: ServicesRestartRules
     /// What `daemon.status` reports: the child's PID, how many were started, how the last ended.
     public let state: ServicesProcessStatus
     let logger: Logger
+    /// Signalled once the first child's page has reported that it listens or why it cannot (or
+    /// there is no page, the child could not be started, it ended first, or `pageTimeout` passed).
+    public let pageSettled = OneShotEvent()
     /// The supervising thread's stop pipe (read end, write end), made when supervision starts.
     private let stopPipe = LockedValue<(Int32, Int32)?>(nil)
 
-    public init(executable: String, arguments: [String], ready: @escaping @Sendable () async -> Void = {}, stopTimeout: Double = 10,
+    public init(executable: String, arguments: [String], expectsPage: Bool, pageTimeout: Double = 10, stopTimeout: Double = 10,
                 rules: ServicesRestartRules = ServicesRestartRules(), state: ServicesProcessStatus = ServicesProcessStatus(), logger: Logger) {
         self.state = state
         self.executable = executable
         self.arguments = arguments
-        self.ready = ready
+        self.expectsPage = expectsPage
+        self.pageTimeout = pageTimeout
         self.stopTimeout = stopTimeout
         self.rules = rules
         self.logger = logger
     }
 
     public func run() async throws {
-        await cancelWhenGracefulShutdown { await self.ready() }
-        if Task.isCancelled || Task.isShuttingDownGracefully { return }
+        if Task.isCancelled || Task.isShuttingDownGracefully {
+            pageSettled.signal()
+            return
+        }
         guard let pipe = SystemCall.nonBlockingPipe() else {
             logger.error("services process not started: no pipe", metadata: ["errno": "\(errno)"])
+            pageSettled.signal()
             return
         }
         stopPipe.withLock { $0 = (pipe.read, pipe.write) }
@@ -84,6 +98,9 @@ public final class ServicesProcess: Service {
     private func supervise(stop: Int32) {
         var rules = rules
         state.began()
+        if !expectsPage { pageSettled.signal() }
+        defer { pageSettled.signal() }
+        let pageDeadline = SystemClock.monotonicUptime() + pageTimeout
         var action = rules.begin()
         while case .start(let delay) = action {
             if delay > 0, Self.wait(for: [stop], seconds: delay) != nil {
@@ -93,6 +110,7 @@ public final class ServicesProcess: Service {
             let started = SystemClock.monotonicUptime()
             guard let report = SystemCall.nonBlockingPipe() else {
                 logger.error("services process not started: no pipe", metadata: ["errno": "\(errno)"])
+                pageSettled.signal()
                 action = rules.ended(after: 0)
                 continue
             }
@@ -100,11 +118,14 @@ public final class ServicesProcess: Service {
             close(report.write)
             guard let pid = spawned else {
                 close(report.read)
+                pageSettled.signal()
                 action = rules.ended(after: 0)
                 continue
             }
-            let stopped = waitForEnd(pid, stop: stop, report: report.read)
+            let stopped = waitForEnd(pid, stop: stop, report: report.read, pageDeadline: pageDeadline)
             close(report.read)
+            // A child that ended before its page said anything: the socket waits no longer.
+            pageSettled.signal()
             if stopped {
                 action = rules.stop()
             } else {
@@ -133,15 +154,32 @@ public final class ServicesProcess: Service {
 
     /// Waits until the child ends (false) or the stop pipe is written (true: the child is then
     /// sent SIGTERM, and SIGKILL after `stopTimeout`); the child is reaped either way.
-    private func waitForEnd(_ pid: pid_t, stop: Int32, report: Int32) -> Bool {
+    private func waitForEnd(_ pid: pid_t, stop: Int32, report: Int32, pageDeadline: Double) -> Bool {
         let pidfd = SystemCall.processDescriptor(pid)
         defer { if pidfd >= 0 { close(pidfd) } }
         var stopped = false
         var reports = ServicesReportReader()
         var reading = true
+        var pageWaited = pageSettled.happened
         while true {
-            // Without a pidfd (a kernel before 5.3), looked at once a second.
-            let woken = Self.wait(for: (pidfd >= 0 ? [pidfd, stop] : [stop]) + (reading ? [report] : []), seconds: pidfd >= 0 ? nil : 1)
+            // Without a pidfd (a kernel before 5.3), looked at once a second; until the page has
+            // said whether it listens, at its deadline too.
+            var limit: Double? = pidfd >= 0 ? nil : 1
+            if !pageWaited {
+                let left = pageDeadline - SystemClock.monotonicUptime()
+                if left <= 0 {
+                    pageWaited = true
+                    if !pageSettled.happened {
+                        logger.warning("web page has not said whether it listens; the control socket answers without it",
+                                       metadata: ["after": "\(FixedDecimal.text(pageTimeout, decimals: 0)) s"])
+                        pageSettled.signal()
+                    }
+                } else {
+                    limit = min(limit ?? left, left)
+                }
+            }
+            let woken = Self.wait(for: (pidfd >= 0 ? [pidfd, stop] : [stop]) + (reading ? [report] : []), seconds: limit)
+            if woken == nil, pidfd >= 0 { continue }
             if woken == stop {
                 stopped = true
                 break
@@ -189,15 +227,19 @@ public final class ServicesProcess: Service {
             if n < 0, errno == EINTR { continue }
             if n < 0 { return errno == EAGAIN }
             if n == 0 { return false }
-            for info in reader.take(buffer[..<n]) {
-                state.reported(info)
-                // A change of the link's state (the services process reports nothing else): one
-                // line each, so the journal has the link's history beside the daemon's.
-                logger.info("fleet link state", metadata: ["state": "\(info.state.rawValue)", "broker": "\(info.broker)", "detail": "\(info.detail ?? "")"])
+            for report in reader.take(buffer[..<n]) {
+                state.reported(report)
+                if let info = report.fleet {
+                    // A change of the link's state: one line each, so the journal has the link's
+                    // history beside the daemon's.
+                    logger.info("fleet link state", metadata: ["state": "\(info.state.rawValue)", "broker": "\(info.broker)", "detail": "\(info.detail ?? "")"])
+                }
+                // The page has said whether it listens (it logs which itself): the socket may answer.
+                if report.page != nil { pageSettled.signal() }
             }
             if reader.discarded > 0, !reader.discardLogged {
                 reader.discardLogged = true
-                logger.warning("services process reported a line that is not a fleet link state; ignored", metadata: ["lines": "\(reader.discarded)"])
+                logger.warning("services process reported a line that is not a report; ignored", metadata: ["lines": "\(reader.discarded)"])
             }
         }
     }

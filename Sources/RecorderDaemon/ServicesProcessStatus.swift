@@ -23,6 +23,7 @@ public final class ServicesProcessStatus: Sendable {
             next.pid = pid
             next.starts += 1
             next.fleet = nil
+            next.page = nil
             info = next
         }
     }
@@ -33,11 +34,15 @@ public final class ServicesProcessStatus: Sendable {
             info?.pid = nil
             info?.lastEnd = how
             info?.fleet = nil
+            info?.page = nil
         }
     }
 
-    /// The running child reported its fleet link's state.
-    func reported(_ fleet: FleetLinkInfo) {
-        state.withLock { $0?.fleet = fleet }
+    /// The running child reported its fleet link's state or its page's.
+    func reported(_ report: ServicesReport) {
+        state.withLock { info in
+            if let fleet = report.fleet { info?.fleet = fleet }
+            if let page = report.page { info?.page = page }
+        }
     }
 }

@@ -2,8 +2,8 @@ import RecorderJSON
 import RecorderProtocol
 
 /// Lines the services process reports on its descriptor 3, cut from the bytes as they come:
-/// each complete line a `FleetLinkInfo` (JSON). A line longer than
-/// `FleetLinkInfo.maximumReportBytes`, or one that does not decode, is counted and skipped.
+/// each complete line a `ServicesReport` (JSON). A line longer than `ServicesReport.maximumBytes`,
+/// or one that does not decode, is counted and skipped.
 struct ServicesReportReader {
     private var partial: [UInt8] = []
     /// Whether the bytes since the last newline are being skipped (the line grew too long).
@@ -13,15 +13,15 @@ struct ServicesReportReader {
     /// Set by the reader's owner once it has said so.
     var discardLogged = false
 
-    /// The states in the complete lines of `bytes` (with what came before), in order.
-    mutating func take(_ bytes: some Collection<UInt8>) -> [FleetLinkInfo] {
-        var states: [FleetLinkInfo] = []
+    /// The reports in the complete lines of `bytes` (with what came before), in order.
+    mutating func take(_ bytes: some Collection<UInt8>) -> [ServicesReport] {
+        var states: [ServicesReport] = []
         for byte in bytes {
             if byte == UInt8(ascii: "\n") {
                 if skipping {
                     skipping = false
                 } else if !partial.isEmpty {
-                    if let info = try? JSONValueDecoder().decode(FleetLinkInfo.self, from: partial) {
+                    if let info = try? JSONValueDecoder().decode(ServicesReport.self, from: partial) {
                         states.append(info)
                     } else {
                         discarded += 1
@@ -29,7 +29,7 @@ struct ServicesReportReader {
                 }
                 partial.removeAll(keepingCapacity: true)
             } else if !skipping {
-                if partial.count >= FleetLinkInfo.maximumReportBytes {
+                if partial.count >= ServicesReport.maximumBytes {
                     skipping = true
                     discarded += 1
                     partial.removeAll(keepingCapacity: true)

@@ -32,9 +32,6 @@ public struct FleetLinkInfo: Sendable, Codable, Equatable {
         self.since = since
     }
 
-    /// The longest report line the daemon takes from the services process.
-    public static let maximumReportBytes = 4096
-
     /// The line `recorderctl status` prints after `fleet: `.
     public var summary: String {
         var text = state.rawValue

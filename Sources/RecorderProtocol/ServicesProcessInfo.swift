@@ -10,12 +10,16 @@ public struct ServicesProcessInfo: Sendable, Codable, Equatable {
     /// The fleet link's connection, as the running process last reported it; nil without `mqtt`
     /// or before its first report.
     public var fleet: FleetLinkInfo?
+    /// The web page's socket, as the running process last reported it; nil without `http` or
+    /// before its first report.
+    public var page: WebPageInfo?
 
-    public init(pid: Int32? = nil, starts: Int = 0, lastEnd: String? = nil, fleet: FleetLinkInfo? = nil) {
+    public init(pid: Int32? = nil, starts: Int = 0, lastEnd: String? = nil, fleet: FleetLinkInfo? = nil, page: WebPageInfo? = nil) {
         self.pid = pid
         self.starts = starts
         self.lastEnd = lastEnd
         self.fleet = fleet
+        self.page = page
     }
 
     /// The line `recorderctl status` prints.

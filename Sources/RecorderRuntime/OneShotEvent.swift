@@ -13,6 +13,9 @@ public final class OneShotEvent: Sendable {
         for waiter in waiting { waiter.resume() }
     }
 
+    /// Whether it has happened.
+    public var happened: Bool { waiters.withLock { $0 == nil } }
+
     /// Returns once it has happened.
     public func wait() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

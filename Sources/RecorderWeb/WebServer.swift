@@ -5,6 +5,7 @@ import HummingbirdWebSocket
 import Logging
 import RecorderConfiguration
 import RecorderModel
+import RecorderProtocol
 import ServiceLifecycle
 
 /// The Pi's own web page (`http` in the configuration): devices with live plots, task runs walked
@@ -12,9 +13,10 @@ import ServiceLifecycle
 /// control socket's own calls (it is a client of it, as recorderctl is); exports and plots read
 /// the run directories the daemon names, as `recorderctl export` and `plot` do.
 ///
-/// A service of the daemon's service group. The address may not be available yet (a network
+/// A service of the services process's group. The address may not be available yet (a network
 /// address at boot) or taken: the server logs why and tries again every `retryInterval` seconds
-/// while the daemon goes on recording.
+/// while the daemon goes on recording. Each change is told to `report` (recorderd answers on its
+/// control socket once the page has said that it listens or why it cannot).
 public struct WebServer: Service {
     let site: WebSite
     let host: String
@@ -25,13 +27,16 @@ public struct WebServer: Service {
     /// Connections one remote address may hold at once (a browser with a few live plots and a
     /// task screen open needs about ten).
     let connectionsPerAddress: Int
+    /// Told when the page listens and when it cannot (recorderd's report pipe).
+    let report: @Sendable (WebPageInfo) -> Void
     let logger: Logger
 
     /// `baseDirectory` (absolute: the configuration's folder) resolves a relative task folder.
     /// `connectionLimit`: the daemon's `limits.connections`; the page's WebSockets (each a control
     /// connection) take at most a quarter of them.
     public init(configuration: HTTPConfiguration, socketPath: String, dataDirectory: String, baseDirectory: String,
-                connectionLimit: Int = DaemonLimits().connections, retryInterval: Double = 5, logger: Logger) {
+                connectionLimit: Int = DaemonLimits().connections, retryInterval: Double = 5,
+                report: @escaping @Sendable (WebPageInfo) -> Void = { _ in }, logger: Logger) {
         let tasks = configuration.taskDirectory.hasPrefix("/") ? configuration.taskDirectory : baseDirectory + "/" + configuration.taskDirectory
         site = WebSite(socketPath: socketPath, dataDirectory: dataDirectory, taskDirectory: (tasks as NSString).standardizingPath,
                        access: WebAccess(token: configuration.token, csrfToken: WebAccess.randomToken()),
@@ -41,6 +46,7 @@ public struct WebServer: Service {
         self.retryInterval = retryInterval
         limits = RequestFraming.Limits()
         connectionsPerAddress = 16
+        self.report = report
         self.logger = logger
     }
 
@@ -68,7 +74,10 @@ public struct WebServer: Service {
                 // the daemon counts on: see DescriptorBudget).
                 configuration: .init(address: .hostname(host, port: port), serverName: nil,
                                      availableConnectionsDelegate: MaximumAvailableConnections(DaemonLimits.webConnections, logger: logger)),
-                onServerRunning: { [logger] _ in logger.notice("web page listening", metadata: ["address": "http://\(address)/"]) },
+                onServerRunning: { [logger, report] _ in
+                    logger.notice("web page listening", metadata: ["address": "http://\(address)/"])
+                    report(WebPageInfo(state: .listening, address: "http://\(address)/"))
+                },
                 logger: logger)
             do {
                 try await app.run()
@@ -76,6 +85,7 @@ public struct WebServer: Service {
             } catch {
                 if Task.isShuttingDownGracefully || Task.isCancelled { return }
                 logger.error("web page cannot listen; trying again", metadata: ["address": "\(address)", "error": "\(error)", "retry": "\(retryInterval) s"])
+                report(WebPageInfo(state: .cannotListen, address: "http://\(address)/", detail: "\(error)"))
                 try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(retryInterval)) }
             }
         }

@@ -20,6 +20,7 @@ struct StatusCommand: AsyncParsableCommand {
         }
         if let services = status.services {
             print("web page and fleet link (recorderd-services): \(services.summary)")
+            if let page = services.page { print("page: \(page.summary)") }
             if let fleet = services.fleet { print("fleet: \(fleet.summary)") }
         }
         if let clock = status.clock {

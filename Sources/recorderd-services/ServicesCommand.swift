@@ -28,7 +28,7 @@ struct ServicesCommand: AsyncParsableCommand {
     @Option(help: "The process id of the recorderd that started this one: ends when it ends.")
     var parent: Int32?
 
-    @Option(name: .customLong("report-fd"), help: "A descriptor (3 or above) on which to report the fleet link's state to recorderd.")
+    @Option(name: .customLong("report-fd"), help: "A descriptor (3 or above) on which to report the page's and the fleet link's state to recorderd.")
     var reportDescriptor: Int32?
 
     func validate() throws {
@@ -53,14 +53,15 @@ struct ServicesCommand: AsyncParsableCommand {
                                                deviceKinds: .unchecked) { _ in }
         }
         let configuration = loaded.0
+        let reports = reportDescriptor.flatMap(ServicesReportPipe.init(descriptor:))
         let web = configuration.http.map {
             WebServer(configuration: $0, socketPath: configuration.socket, dataDirectory: configuration.dataDirectory,
-                      baseDirectory: loaded.baseDirectory, connectionLimit: configuration.limits.connections, logger: logger)
+                      baseDirectory: loaded.baseDirectory, connectionLimit: configuration.limits.connections,
+                      report: { reports?.send(ServicesReport(page: $0)) }, logger: logger)
         }
-        let reports = reportDescriptor.flatMap(FleetLinkReportPipe.init(descriptor:))
         let fleet = configuration.mqtt.map {
             FleetAgent(configuration: $0, socketPath: configuration.socket, dataDirectory: configuration.dataDirectory,
-                       baseDirectory: loaded.baseDirectory, report: { reports?.send($0) }, logger: logger)
+                       baseDirectory: loaded.baseDirectory, report: { reports?.send(ServicesReport(fleet: $0)) }, logger: logger)
         }
         let services: [any Service] = [web as (any Service)?, fleet].compactMap { $0 }
         guard !services.isEmpty else { return }

@@ -185,26 +185,6 @@ struct PackageInGuestTests {
         return (lateness.count, dropped, (end - start) * rate, (start * 1000, end * 1000))
     }
 
-    /// The package as lintian (Debian's own checker) sees it: no error, no warning; the
-    /// configuration a conffile; the maintainer scripts present.
-    @Test(.enabled(if: enabled("PackageInGuestTests")), .timeLimit(.minutes(3)))
-    func lintianFindsNothingAndTheConfigurationIsAConffile() async throws {
-        let deb = try #require(Self.package, "\(VMGuest.noPackage)")
-        let lintian = try await ChildProcess("/usr/bin/lintian", ["--tag-display-limit", "0", deb])
-        let status = try await lintian.wait(timeout: 150)
-        let findings = lintian.printed.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("E:") || $0.hasPrefix("W:") }
-        #expect(status == 0 && findings.isEmpty, "\(lintian.printed)")
-        let info = try await ChildProcess("/usr/bin/dpkg-deb", ["--info", deb])
-        #expect(try await info.wait(timeout: 30) == 0)
-        let control = info.printed
-        for part in ["conffiles", "postinst", "prerm", "postrm", "Depends: libasound2", "libiio0", "libgps"] {
-            #expect(control.contains(part), "\(part) missing: \(control)")
-        }
-        let listing = try await ChildProcess("/usr/bin/dpkg-deb", ["--info", deb, "conffiles"])
-        #expect(try await listing.wait(timeout: 30) == 0)
-        #expect(listing.printed.trimmingCharacters(in: .whitespacesAndNewlines) == "/etc/recorderd/recorderd.json")
-    }
-
     /// Audio through a real ALSA driver: `snd-aloop` in the guest, the fixture's real recording
     /// played into one side with `aplay` while recorderd (the installed service) records the
     /// other. The WAV holds the source bit for bit after its start offset, with no gap and nothing

@@ -38,7 +38,7 @@ public struct VMGuest: Sendable {
     /// The Debian package of the guests' architecture that `scripts/build-deb.sh` built.
     public static var guestPackage: String? { builtPackage(architecture: architecture) }
     /// The option the rig's and the package's scripts take for the guests' architecture.
-    static var architectureOption: String { architecture == "amd64" ? "" : " --arch \(architecture)" }
+    public static var architectureOption: String { architecture == "amd64" ? "" : " --arch \(architecture)" }
     /// What a test says when there is none.
     public static var noPackage: String { "no .build-deb/recorderd_*_\(architecture).deb: run scripts/build-deb.sh\(architectureOption)" }
 

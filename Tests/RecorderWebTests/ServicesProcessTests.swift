@@ -49,7 +49,8 @@ import Testing
         // A recording goes on while the page's process is killed and started again.
         let client = try await RecorderClient.connect(socketPath: web.socket)
         // daemon.status names it (the kernel's child list is the independent word).
-        #expect(try await client.status().services == ServicesProcessInfo(pid: services, starts: 1))
+        let page = WebPageInfo(state: .listening, address: "http://127.0.0.1:\(web.port)/")
+        #expect(try await client.status().services == ServicesProcessInfo(pid: services, starts: 1, page: page))
         let run = try await client.startTask(identifier: "t", asyncActions: [.motion("m")])
         kill(services, SIGKILL)
         #expect(try await ProcessEnd.await(services, timeout: 10))
@@ -59,7 +60,7 @@ import Testing
         #expect(again != services)
         #expect(LoopbackTCP.statusLine(port: web.port, path: "/api/status", timeout: 5) == "HTTP/1.1 200 OK")
         #expect(web.daemon.printedSoFar().contains("services process ended; starting it again"))
-        #expect(try await client.status().services == ServicesProcessInfo(pid: again, starts: 2, lastEnd: "signal 9"))
+        #expect(try await client.status().services == ServicesProcessInfo(pid: again, starts: 2, lastEnd: "signal 9", page: page))
         let printed = try await ChildProcess(ChildProcess.executable("recorderctl"), ["status", "--socket", web.socket])
         #expect(try await printed.wait(timeout: 20) == 0)
         #expect(printed.printed.contains("web page and fleet link (recorderd-services): running, pid \(again), started 2 times; the last one ended with signal 9"),
@@ -72,6 +73,30 @@ import Testing
         // Stopped with the daemon: SIGTERM ends both, the daemon with status 0.
         #expect(try await web.stop() == 0, "\(web.daemon.printed)")
         #expect(Self.ended(again))
+    }
+
+    /// Ready means ready: the page listens before the control socket answers and before READY=1
+    /// (recorderd binds its socket once the services process has said the page listens), so a
+    /// client that connects to the page the moment recorderd is ready is answered — bound to
+    /// 0.0.0.0 with a token, as a tablet's page is, and with a busy core beside it (a build, say),
+    /// where 1 start in 3 once found the port refusing. The daemon's own log has the order.
+    @Test(.timeLimit(.minutes(3)))
+    func thePageAnswersTheMomentRecorderdIsReadyBesideABusyCore() async throws {
+        let busy = try await ChildProcess("/bin/sh", ["-c", "while :; do :; done"])
+        defer { kill(busy.pid, SIGKILL) }
+        for start in 1...3 {
+            // Returns at READY=1, without waiting for the page's line.
+            let web = try await WebHarness.start(host: "0.0.0.0", token: "tablet-page-token-2026", awaitingPage: false, logLevel: "info")
+            let line = LoopbackTCP.statusLine(port: web.port, path: "/api/status", timeout: 10)
+            #expect(line?.hasPrefix("HTTP/1.1 ") == true, "start \(start): the page did not answer at READY=1: \(line ?? "refused or silent"); \(web.daemon.printedSoFar())")
+            let printed = web.daemon.printedSoFar()
+            let page = printed.range(of: "web page listening"), socket = printed.range(of: "control socket listening")
+            #expect(page != nil && socket != nil && page!.lowerBound < socket!.lowerBound, "start \(start): \(printed)")
+            let client = try await RecorderClient.connect(socketPath: web.socket)
+            #expect(try await client.status().services?.page == WebPageInfo(state: .listening, address: "http://0.0.0.0:\(web.port)/"))
+            client.close()
+            #expect(try await web.stop() == 0, "\(web.daemon.printed)")
+        }
     }
 
     @Test(.timeLimit(.minutes(2)))

@@ -24,7 +24,7 @@ struct WebHarness: RecorderdHarness {
     /// `awaitingPage` false: returns once recorderd is ready (a test whose port is taken).
     /// `device`: the replay device (by default a daily-living recording, looped); `tasks`: files
     /// added to the task folder (name without `.json`, contents).
-    static func start(host: String = "127.0.0.1", token: String? = nil, port chosen: Int? = nil, awaitingPage: Bool = true,
+    static func start(host: String = "127.0.0.1", token: String? = nil, port chosen: Int? = nil, awaitingPage: Bool = true, logLevel: String = "notice",
                       device: DeviceConfiguration = Fixtures.replayDevice(file: Fixtures.root + "/imu/mobgap/MS/001/TimeMeasure1_Test11_Trial1.csv"),
                       tasks: [String: Data] = [:]) async throws -> WebHarness {
         var configuration = try TestConfiguration(devices: [device])
@@ -33,7 +33,7 @@ struct WebHarness: RecorderdHarness {
         let port = chosen ?? LoopbackTCP.freePort()
         try configuration.page(listen: "\(host):\(port)", token: token)
         // At notice, the services process says when the page listens: the event waited for.
-        let recorderd = try await TestDaemon.start(.executable(logLevel: "notice"), configuration)
+        let recorderd = try await TestDaemon.start(.executable(logLevel: logLevel), configuration)
         let harness = WebHarness(recorderd: recorderd, port: port)
         let listening = awaitingPage ? try await harness.pageListening(times: 1) : true
         guard listening else {

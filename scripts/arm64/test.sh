@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs the test suites built for aarch64 (scripts/arm64/build.sh --build-tests: the same tests,
 # compiled by Debian's Swift 6.2.3) as arm64 code under qemu-user, in an arm64 Debian 13 root of
-# the libraries the tests link (from Debian's registry), made once into .build-arm64/tests-root
-# (again when this script changes), and sid's arm64 Swift runtime bound into it. The tree is
+# the libraries the tests link (scripts/arm64/tests-root.sh: from Debian's registry, in the rigs'
+# cache), and sid's arm64 Swift runtime bound into it. The tree is
 # bound where the build saw it (/src: the fixtures are found by #filePath). Arguments go to the
 # test binary (`--filter REGEX`, several allowed). --prepare makes the root only (CI: beside the
 # first build).
@@ -22,30 +22,11 @@ while [ $# -gt 0 ]; do
 done
 [ "$(id -u)" -eq 0 ] || { echo "test.sh: needs root (chroot, mounts)" >&2; exit 77; }
 dir=.build-arm64
-# The tests' root: the libraries the tests link (Package.swift's system libraries, at their trixie
-# names, and the Swift runtime's own) and what they depend on, with dash and coreutils for the
-# chroot's `sh -c` and `env`, unpacked by mmdebstrap's extract variant on this machine — no
-# maintainer script runs, so nothing runs under qemu-user: 15 s here, where apt installing them
-# into a copy of root.sh's clean root took about 2 minutes of emulated apt and dpkg. A shared
-# library needs no maintainer script (the loader finds trixie's multiarch directories without
-# ld.so.cache); merged /usr's links are made here, as base-files' would be.
-packages=(dash coreutils libiio0 libgps30t64 libasound2t64 libmosquitto1 libzstd1 libsystemd0 libcairo2 zlib1g libstdc++6 libcurl4t64)
-root=$dir/tests-root
-want=$(sha256sum "$0" | cut -d' ' -f1)
-if [ "$(cat "$root.stamp" 2>/dev/null)" != "$want" ]; then
-  rm -f "$root.stamp"
-  [ ! -d "$root" ] || rm -rf --one-file-system "$root"
-  mkdir -p "$dir"
-  mmdebstrap --mode=root --architectures=arm64 --variant=extract --aptopt='APT::Install-Recommends "false"' \
-    --include="$(IFS=,; echo "${packages[*]}")" trixie "$root" "${DEBIAN_MIRROR:-http://deb.debian.org/debian}" > "$root.log" 2>&1 \
-    || { tail -20 "$root.log" >&2; echo "test.sh: the tests' root failed (log: $root.log)" >&2; exit 1; }
-  for link in bin lib sbin; do [ -e "$root/$link" ] || ln -s "usr/$link" "$root/$link"; done
-  mkdir -p "$root/src" "$root/usr/lib/swift/linux" "$root/proc" "$root/tmp"
-  echo "$want" > "$root.stamp"
-fi
+# The tests' root (scripts/arm64/tests-root.sh: in the rigs' cache, made once).
+root=$(./scripts/arm64/tests-root.sh | tail -1)
 [ "$prepare" = 0 ] || { echo "$root"; exit 0; }
 
-./scripts/arm64/toolchain.sh > /dev/null
+toolchain=$(./scripts/arm64/toolchain.sh | tail -1)
 ./scripts/arm64/binfmt.sh
 products=$dir/build/aarch64-unknown-linux-gnu/debug
 if [ "$build" = 1 ]; then
@@ -67,4 +48,4 @@ exec unshare --mount --propagation private -- sh -c '
   mount -t tmpfs tmpfs "$root/tmp"
   exec chroot "$root" env LC_ALL=C.UTF-8 LD_LIBRARY_PATH=/usr/lib/swift/linux sh -c "cd /src && exec \"\$@\"" sh \
     "/src/$products/recorderdPackageTests.xctest" --testing-library swift-testing "$@"
-' sh "$root" "$tree" "$products" "$dir/target/usr/libexec/swift/lib/swift/linux" "$@"
+' sh "$root" "$tree" "$products" "$toolchain/target/usr/libexec/swift/lib/swift/linux" "$@"

@@ -1,28 +1,30 @@
 #!/usr/bin/env bash
-# Sets up the arm64 cross toolchain, from Debian's packages only, in .build-arm64/ (ignored by
-# git; kept between runs: a second call with the same script returns at once):
+# Sets up the arm64 cross toolchain, from Debian's packages only, in the rigs' cache
+# (scripts/ci/cache.sh: outside the clone, keyed by this script and the host's debootstrap; a
+# second call, from any clone, checks it and returns at once), with .build-arm64/sid and
+# .build-arm64/target pointing at it:
 #
-#   .build-arm64/sid      Debian unstable (amd64) with its swiftlang 6.2.3, the compiler (trixie's
-#                         6.0.3 is older than the manifest's tools version), run in a chroot
-#   .build-arm64/target   Debian 13 (trixie, amd64) with arm64 as a foreign architecture: the arm64
-#                         -dev packages the binaries link (the sysroot: trixie's C library, 2.41,
-#                         not sid's 2.43, so the binaries start on trixie), dpkg-shlibdeps and
-#                         aarch64 binutils for the package; and under usr/libexec/swift sid's arm64
-#                         Swift modules, static runtime (swiftlang:arm64) and shared runtime
-#                         (libswiftlang:arm64, for the tests' debug build), unpacked
-#   .build-arm64/sdks     the Swift SDK bundle naming them (`swift build --swift-sdk trixie-arm64`)
+#   sid       Debian unstable (amd64) with its swiftlang 6.2.3, the compiler (trixie's 6.0.3 is
+#             older than the manifest's tools version), run in a chroot
+#   target    Debian 13 (trixie, amd64) with arm64 as a foreign architecture: the arm64 -dev
+#             packages the binaries link (the sysroot: trixie's C library, 2.41, not sid's 2.43,
+#             so the binaries start on trixie), dpkg-shlibdeps and aarch64 binutils for the
+#             package; and under usr/libexec/swift sid's arm64 Swift modules, static runtime
+#             (swiftlang:arm64) and shared runtime (libswiftlang:arm64: the tests' debug build
+#             and the package's private runtime)
+#   sid/sdks  the Swift SDK bundle naming them (`swift build --swift-sdk trixie-arm64`)
 #
 # Needs root (debootstrap, chroot), debootstrap and network access to Debian's registry
 # ($DEBIAN_MIRROR, default deb.debian.org). scripts/arm64/build.sh runs the compiler.
-#   scripts/arm64/toolchain.sh [--dir DIR]
+#   scripts/arm64/toolchain.sh [--dir DIR]      DIR: made there instead, not cached
 # Prints the folder on its last line.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-dir=.build-arm64
+dir=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --dir) dir=$2; shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "toolchain.sh: unknown argument $1" >&2; exit 64 ;;
   esac
 done
@@ -39,11 +41,22 @@ target_packages=(libc6-dev:arm64 libgcc-14-dev:arm64 libstdc++-14-dev:arm64 linu
 sid_packages=(swiftlang libc6-dev git pkgconf)
 swift_version=6.2.3
 
+# What a finished toolchain holds (checked before each use): the compiler, the arm64 Swift tree,
+# the arm64 libraries, the SDK bundle.
+parts=(sid/usr/libexec/swift/bin target/usr/libexec/swift target/usr/lib/aarch64-linux-gnu sid/sdks/trixie-arm64.artifactbundle)
+entry=""
+if [ -z "$dir" ]; then
+  . scripts/ci/cache.sh
+  entry=$(rig_entry arm64-toolchain "$(rig_key arm64-toolchain scripts/arm64/toolchain.sh -- "$(rig_host_versions debootstrap)")")
+  if rig_ready "$entry" "${parts[@]}"; then
+    rig_link "$entry/sid" .build-arm64/sid
+    rig_link "$entry/target" .build-arm64/target
+    echo "$entry"; exit 0
+  fi
+  rig_fresh "$entry"
+  dir=$entry
+fi
 mkdir -p "$dir"
-stamp="$dir/toolchain.stamp"
-want=$(sha256sum "$0" | cut -d' ' -f1)
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then echo "$dir"; exit 0; fi
-rm -f "$stamp"
 
 # A root of SUITE (amd64, minbase) at DIR with PACKAGES; apt reads sid's Release past its
 # Valid-Until (the registry's copy is a snapshot) and installs no recommends.
@@ -125,6 +138,12 @@ cat > "$bundle/trixie-arm64/toolset.json" <<'EOF'
   "swiftCompiler": {"extraCLIOptions": ["-use-ld=lld", "-Xclang-linker", "--sysroot=/sysroot"]}
 }
 EOF
-echo "$want" > "$stamp"
+if [ -n "$entry" ]; then
+  { rig_root_versions "$dir/sid" | sed 's/^/sid /'; rig_root_versions "$dir/target" | sed 's/^/target /'; } > "$dir/versions"
+  rig_seal "$entry" "${parts[@]}"
+  rig_prune "$entry"
+  rig_link "$entry/sid" .build-arm64/sid
+  rig_link "$entry/target" .build-arm64/target
+fi
 echo "toolchain.sh: swiftlang $version (sid) for aarch64 with trixie's $(chroot "$dir/target" dpkg-query -W -f='${Version}' libc6:arm64) C library" >&2
 echo "$dir"

@@ -6,11 +6,13 @@
 # virtio/ext4/9p modules and scripts/vm/init. The rig's architecture is in DIR/arch.
 #
 #   scripts/vm/prepare.sh [DIR]                  amd64: Debian 12's linux-image-amd64 and root,
-#                                                under qemu-system-x86_64 (default .build-vm)
+#                                                under qemu-system-x86_64 (.build-vm)
 #   scripts/vm/prepare.sh --arch arm64 [DIR]     arm64: Debian 13's linux-image-arm64 and an arm64
 #                                                Debian 13 root (the Raspberry Pi OS base), under
-#                                                qemu-system-aarch64 (default .build-vm-arm64)
-# Prints DIR on its last line.
+#                                                qemu-system-aarch64 (.build-vm-arm64)
+# Without DIR the rig is made in the rigs' cache (scripts/ci/cache.sh: outside the clone, keyed by
+# this script and what it takes from the host) and .build-vm or .build-vm-arm64 points at it; a
+# ready one is checked and taken. Prints the rig's folder on its last line.
 #
 # Debian's arm64 kernel has neither i2c-stub nor hci_vhci (the amd64 one has both): they are
 # built here from the same kernel version's source (linux-source-6.12: the two files) against its
@@ -25,14 +27,43 @@ cd "$(dirname "$0")/../.."
 arch=amd64
 [ "${1:-}" != --arch ] || { arch=$2; shift 2; }
 case "$arch" in
-  amd64) dir=${1:-.build-vm} suite=bookworm ;;
-  arm64) dir=${1:-.build-vm-arm64} suite=trixie ;;
+  amd64) link=.build-vm suite=bookworm ;;
+  arm64) link=.build-vm-arm64 suite=trixie ;;
   *) echo "prepare.sh: no rig for $arch (amd64, arm64)" >&2; exit 64 ;;
 esac
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 if [ "$(dpkg --print-architecture)" != amd64 ]; then
   echo "prepare.sh: the guest rigs are prepared and run on amd64 (qemu-system-x86_64, qemu-system-aarch64); skipped on $(dpkg --print-architecture)" >&2
   exit 0
+fi
+# What a finished rig holds (its check before use: scripts/ci/cache.sh).
+parts=(kernel/vmlinuz kernel/boot kernel/lib root.ext4 initramfs.cpio.gz arch)
+[ "$arch" = amd64 ] || parts+=(busybox)
+# Without DIR: in the rigs' cache (scripts/ci/cache.sh), keyed by this script, the guest's init,
+# the host's tools that make it and, for amd64, the kernel package apt offers; LINK (.build-vm,
+# .build-vm-arm64: where the tests look) points at it. A ready rig is taken as it is.
+entry=""
+if [ -z "${1:-}" ]; then
+  . scripts/ci/cache.sh
+  if [ "$arch" = amd64 ]; then
+    host=(debootstrap e2fsprogs busybox-static kmod)
+    offered="kernel=$(apt-cache policy linux-image-amd64 2>/dev/null | sed -n 's/^ *Candidate: //p')"
+  else
+    host=(mmdebstrap e2fsprogs qemu-user-static)
+    offered=""
+  fi
+  key=$(rig_key "vm-$arch" scripts/vm/prepare.sh scripts/vm/init scripts/arm64/binfmt.sh -- "$(rig_host_versions "${host[@]}")" "$offered")
+  entry=$(rig_entry "vm-$arch" "$key")
+  if rig_ready "$entry" "${parts[@]}"; then
+    rig_link "$entry" "$link"
+    echo "$entry"
+    exit 0
+  fi
+  [ "$(id -u)" = 0 ] || { echo "prepare.sh: the guest rig needs root (debootstrap, mmdebstrap); not built" >&2; exit 1; }
+  rig_fresh "$entry"
+  dir=$entry
+else
+  dir=$1
 fi
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
@@ -124,6 +155,7 @@ if [ ! -f "$dir/root.ext4" ] || [ "$(cat "$dir/root.packages" 2>/dev/null)" != "
       { tail -20 "$dir/mmdebstrap.log" >&2; exit 1; }
   fi
   rm -f "$dir/rootfs/var/cache/apt/archives/"*.deb
+  dpkg-query --admindir="$dir/rootfs/var/lib/dpkg" -W -f='${Package}:${Architecture} ${Version}\n' | LC_ALL=C sort > "$dir/root.versions"
   echo vm > "$dir/rootfs/etc/hostname"
   # Room for what a test installs (the package unpacks to about 170 MB; arm64's debug one to 230).
   size=$(( $(du -sm "$dir/rootfs" | cut -f1) + 1024 ))
@@ -165,4 +197,10 @@ if [ ! -f "$dir/initramfs.cpio.gz" ] || [ scripts/vm/init -nt "$dir/initramfs.cp
   mv "$dir/initramfs.cpio.gz.new" "$dir/initramfs.cpio.gz"
 fi
 echo "$arch" > "$dir/arch"
+if [ -n "$entry" ]; then
+  { echo "kernel $release"; cat "$dir/root.versions"; [ ! -d "$kbuild/var/lib/dpkg" ] || rig_root_versions "$kbuild" | sed 's/^/kbuild /'; } > "$dir/versions"
+  rig_seal "$entry" "${parts[@]}"
+  rig_prune "$entry"
+  rig_link "$entry" "$link"
+fi
 echo "$dir"
