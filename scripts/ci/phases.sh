@@ -24,7 +24,10 @@ phase_tier=${phase_tier:-ci}
 phase_report() {
   local status=$?
   [ -z "$phase_running" ] || phases+=("$(phase_line "$phase_running" $((SECONDS - phase_start)) "$(cores_busy $phase_before $(cpu_ticks))")  FAILED (status $status)")
-  printf '%s: %s\n' "$phase_tier" "${phases[@]}" "$(phase_line total "$SECONDS" "$(cores_busy $phase_ticks $(cpu_ticks))")"
+  local line
+  for line in ${phases[@]+"${phases[@]}"} "$(phase_line total "$SECONDS" "$(cores_busy $phase_ticks $(cpu_ticks))")"; do
+    printf '%s: %s\n' "$phase_tier" "$line"
+  done
   return "$status"
 }
 trap phase_report EXIT
