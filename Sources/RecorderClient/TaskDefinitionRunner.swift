@@ -46,7 +46,11 @@ public enum TaskDefinitionRunnerError: Error, Sendable, CustomStringConvertible 
 /// Walks a task definition: starts the task run, sends each step's boundaries, waits out each
 /// step's duration or asks its question (the answer goes with `step.finish`), skips steps whose
 /// conditions the answers so far do not meet, finishes the run. Step paths are
-/// `<task identifier>/<step identifier>`.
+/// `<task identifier>/<step identifier>`. The sections of a composed task (`TaskComposer`) have
+/// step boundaries of their own around their steps: a section starts before the first of its
+/// steps that runs and finishes after the last (a section none of whose steps run has none). A
+/// timed step (`timerSeconds`) counts down and then advances, or, an `active` step without
+/// `transitionAutomatically`, waits for the participant as an untimed step does.
 ///
 /// Cancelling the task that runs it (a participant's Cancel) cancels the task run with its files
 /// kept, once the presenter returns; when the client's connection is closed first (a browser tab
@@ -76,11 +80,13 @@ public struct TaskDefinitionRunner: Sendable {
         var finalsReported = 0
         do {
             await presenter.taskStarted(run, definition: definition)
+            var openSections: [String] = []
             for (index, step) in definition.steps.enumerated() {
                 guard step.isEnabled(by: answers) else {
                     await presenter.stepSkipped(step)
                     continue
                 }
+                try await enterSections(definition.sections(of: step), open: &openSections, run: run)
                 let path = "\(definition.identifier)/\(step.identifier)"
                 try await run.startStep(path)
                 await presenter.stepStarted(step, index: index, of: definition.steps.count)
@@ -92,7 +98,7 @@ public struct TaskDefinitionRunner: Sendable {
                     await presenter.stepFinished(step, result: finished)
                     continue
                 }
-                if let duration = step.duration, duration > 0 {
+                if let duration = step.timerSeconds {
                     let seconds = stepSeconds ?? duration
                     let clock = ContinuousClock()
                     let end = clock.now.advanced(by: .seconds(seconds))
@@ -104,6 +110,10 @@ public struct TaskDefinitionRunner: Sendable {
                         try await Task.sleep(until: next, clock: clock)
                         left -= 1
                     }
+                    if !step.continuesOnFinish, !automatic {
+                        await presenter.waitForContinue(step)
+                        try Task.checkCancellation()
+                    }
                 } else if !automatic {
                     await presenter.waitForContinue(step)
                     try Task.checkCancellation()
@@ -112,6 +122,7 @@ public struct TaskDefinitionRunner: Sendable {
                 await presenter.stepFinished(step, result: finished)
                 await reportFinalSummaries(of: run, to: presenter, reported: &finalsReported)
             }
+            try await enterSections([], open: &openSections, run: run)
         } catch {
             _ = try? await run.cancel(keepFiles: true)
             throw error
@@ -120,6 +131,20 @@ public struct TaskDefinitionRunner: Sendable {
         // The last ones arrive before the finish's response.
         await reportFinalSummaries(of: run, to: presenter, reported: &finalsReported)
         return (run.runDirectory, result)
+    }
+
+    /// Finishes the open sections `target` does not hold (innermost first) and starts those of
+    /// `target` not open (outermost first): the boundaries between one step's sections and the
+    /// next's.
+    func enterSections(_ target: [String], open: inout [String], run: TaskRunHandle) async throws {
+        while let last = open.last, !target.contains(last) {
+            _ = try await run.finishStep("\(definition.identifier)/\(last)")
+            open.removeLast()
+        }
+        for section in target where !open.contains(section) {
+            try await run.startStep("\(definition.identifier)/\(section)")
+            open.append(section)
+        }
     }
 
     /// Hands the presenter the final summaries received for `run` since the `reported` first.

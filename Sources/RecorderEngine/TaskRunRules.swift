@@ -5,7 +5,9 @@ import RecorderModel
 ///
 /// A recorder starts when the step named `startStepIdentifier` starts (absent: when the run
 /// starts) and stops when the step named `stopStepIdentifier` finishes (absent: when the run
-/// finishes). A step identifier matches the last component of a `/`-joined step path.
+/// finishes). A step identifier matches the last component of a `/`-joined step path; one that
+/// holds a `/` is a whole step path and matches only that path (a composed task's recorder scoped
+/// to its section: `walk-and-balance/walk/motion`, not `walk-and-balance/balance/motion`).
 public struct TaskRunRules: Sendable {
     /// What the run must do.
     public enum Action: Sendable, Equatable {
@@ -59,6 +61,11 @@ public struct TaskRunRules: Sendable {
         StepPath.identifier(of: path)
     }
 
+    /// Whether a recorder's start or stop step `configured` names the step at `path`.
+    public static func step(_ configured: String, names path: String) -> Bool {
+        configured.contains("/") ? configured == path : configured[...] == stepIdentifier(of: path)
+    }
+
     /// The run starts.
     public mutating func startTask() -> [Action] {
         var actions: [Action] = []
@@ -78,8 +85,7 @@ public struct TaskRunRules: Sendable {
         }
         activeSteps.append(path)
         var actions: [Action] = [.changeStep(path)]
-        let id = Self.stepIdentifier(of: path)
-        for i in recorders.indices where recorders[i].phase == .pending && recorders[i].startStep.map({ $0 == id }) == true {
+        for i in recorders.indices where recorders[i].phase == .pending && recorders[i].startStep.map({ Self.step($0, names: path) }) == true {
             recorders[i].phase = .recording
             actions.append(.startRecorder(recorders[i].identifier))
         }
@@ -97,8 +103,7 @@ public struct TaskRunRules: Sendable {
         }
         activeSteps.removeLast()
         var actions: [Action] = []
-        let id = Self.stepIdentifier(of: path)
-        for i in recorders.indices where recorders[i].phase == .recording && recorders[i].stopStep.map({ $0 == id }) == true {
+        for i in recorders.indices where recorders[i].phase == .recording && recorders[i].stopStep.map({ Self.step($0, names: path) }) == true {
             recorders[i].phase = .stopped
             actions.append(.stopRecorder(recorders[i].identifier))
         }

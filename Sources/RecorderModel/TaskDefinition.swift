@@ -18,13 +18,22 @@ public struct TaskDefinition: Sendable, Codable, Equatable {
         /// conditions on earlier answers; otherwise it is skipped (no step boundaries are sent).
         public var enableWhen: [StepCondition]?
         public var enableBehavior: EnableBehavior?
+        /// SageResearch's step `type` as written (`instruction`, `active`, `countdown`…), nil when
+        /// absent. What it means for a run: `kind`.
+        public var type: String?
+        /// SageResearch's active-step `commands` as written (`transitionAutomatically`,
+        /// `continueOnFinish`, `playSound`…); only the transition commands change a run.
+        public var commands: [String]?
 
         /// How a step's conditions combine.
         public enum EnableBehavior: String, Sendable, Codable { case all, any }
 
         public init(identifier: String, title: String? = nil, text: String? = nil, duration: Double? = nil,
-                    question: TaskQuestion? = nil, enableWhen: [StepCondition]? = nil, enableBehavior: EnableBehavior? = nil) {
+                    question: TaskQuestion? = nil, enableWhen: [StepCondition]? = nil, enableBehavior: EnableBehavior? = nil,
+                    type: String? = nil, commands: [String]? = nil) {
             self.identifier = identifier
+            self.type = type
+            self.commands = commands
             self.title = title
             self.text = text
             self.duration = duration
@@ -54,7 +63,7 @@ public struct TaskDefinition: Sendable, Codable, Equatable {
         /// Step durations a task file may give.
         public static let durationRange = NumberRange(atLeast: 0, atMost: 86_400, "seconds")
 
-        enum CodingKeys: String, CodingKey { case identifier, title, text, duration, question, enableWhen, enableBehavior }
+        enum CodingKeys: String, CodingKey { case identifier, title, text, duration, question, enableWhen, enableBehavior, type, commands }
 
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -72,6 +81,11 @@ public struct TaskDefinition: Sendable, Codable, Equatable {
             }
             enableWhen = try c.decodeIfPresent([StepCondition].self, forKey: .enableWhen)
             enableBehavior = try c.decodeIfPresent(EnableBehavior.self, forKey: .enableBehavior)
+            type = try c.decodeIfPresent(String.self, forKey: .type)
+            commands = try c.decodeIfPresent([String].self, forKey: .commands)
+            if let type, let problem = ControlCharacters.problem(in: type, place: "the step type") {
+                throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: problem)
+            }
         }
     }
 
@@ -80,12 +94,28 @@ public struct TaskDefinition: Sendable, Codable, Equatable {
     public var asyncActions: [AsyncActionConfiguration]
     /// The canonical URL of the FHIR Questionnaire the task was made from.
     public var questionnaire: String?
+    /// The sections of a composed task (SageResearch's `section` steps, included or not), as
+    /// paths relative to the task (`walk`, `tremor/left`), outermost first. A step whose
+    /// identifier starts with a section's path and `/` runs inside it: the runner starts the
+    /// section (its own step boundary, `<task>/<section>`) before its first step that runs and
+    /// finishes it after its last. Not part of a task file: `TaskComposer` makes it.
+    public var sections: [String] = []
 
-    public init(identifier: String, steps: [Step], asyncActions: [AsyncActionConfiguration], questionnaire: String? = nil) {
+    enum CodingKeys: String, CodingKey { case identifier, steps, asyncActions, questionnaire }
+
+    public init(identifier: String, steps: [Step], asyncActions: [AsyncActionConfiguration], questionnaire: String? = nil,
+                sections: [String] = []) {
         self.identifier = identifier
         self.steps = steps
         self.asyncActions = asyncActions
         self.questionnaire = questionnaire
+        self.sections = sections
+    }
+
+    /// The sections `step` lies in, outermost first (paths relative to the task).
+    public func sections(of step: Step) -> [String] {
+        guard !sections.isEmpty else { return [] }
+        return sections.filter { step.identifier.hasPrefix($0 + "/") }.sorted { $0.count < $1.count }
     }
 
     /// The keys of a task file; keys not among them are ignored (`recorderctl run --verbose`
@@ -94,8 +124,7 @@ public struct TaskDefinition: Sendable, Codable, Equatable {
         let condition = ConfigurationKeys.keys(["question", "operator", "answer", "system", "all", "any"])
         let question = ConfigurationKeys.object(["answerType": .any, "choices": .any, "min": .any, "max": .any, "unit": .any, "optional": .any])
         return .object(["identifier": .any, "questionnaire": .any,
-                        "steps": .array(.object(["identifier": .any, "title": .any, "text": .any, "duration": .any,
-                                                 "question": question, "enableWhen": .array(condition), "enableBehavior": .any])),
+                        "steps": .array(.object(Step.keys(question: question, condition: condition))),
                         "asyncActions": AsyncActionConfiguration.arrayKeys])
     }
 

@@ -144,6 +144,9 @@ extension TaskFile {
             if verbose, let data = FileManager.default.contents(atPath: path) {
                 for warning in ignoredKeys(data) { FileHandle.standardError.write(Data("recorderctl: \(path): ignored \(warning)\n".utf8)) }
             }
+            if verbose {
+                for warning in unknownStepTypes(definition) { FileHandle.standardError.write(Data("recorderctl: \(path): step \(warning)\n".utf8)) }
+            }
             return definition
         } catch {
             switch error {

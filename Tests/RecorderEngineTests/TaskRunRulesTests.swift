@@ -66,6 +66,32 @@ struct TaskRunRulesTests {
         #expect(throws: TaskRunRules.StepOrderError.self) { try r.startStep("walk/x") }
     }
 
+    /// A composed task's recorders name whole step paths: each section's `motion` recorder runs
+    /// over its own section's `motion` step only, and a section's own boundaries start and stop
+    /// a recorder scoped to it.
+    @Test func wholeStepPathsMatchThatStepOnly() throws {
+        var r = TaskRunRules(taskIdentifier: "wb", recorders: [
+            ("walk.motion", "wb/walk/motion", "wb/walk/motion"),
+            ("balance.motion", "wb/balance/motion", "wb/balance/motion"),
+            ("left.tremor", "wb/left", "wb/left"),
+            ("any.motion", "motion", nil),
+        ])
+        #expect(r.startTask().isEmpty)
+        #expect(try r.startStep("wb/walk") == [.changeStep("wb/walk")])
+        #expect(try r.startStep("wb/walk/motion") == [.changeStep("wb/walk/motion"), .startRecorder("walk.motion"), .startRecorder("any.motion")])
+        #expect(try r.finishStep("wb/walk/motion") == [.stopRecorder("walk.motion"), .changeStep("wb/walk")])
+        _ = try r.finishStep("wb/walk")
+        #expect(try r.startStep("wb/balance/motion") == [.changeStep("wb/balance/motion"), .startRecorder("balance.motion")])
+        #expect(try r.finishStep("wb/balance/motion") == [.stopRecorder("balance.motion"), .changeStep("wb")])
+        #expect(try r.startStep("wb/left") == [.changeStep("wb/left"), .startRecorder("left.tremor")])
+        _ = try r.startStep("wb/left/tremor")
+        _ = try r.finishStep("wb/left/tremor")
+        #expect(try r.finishStep("wb/left") == [.stopRecorder("left.tremor"), .changeStep("wb")])
+        // Not a path's prefix or suffix: only the whole path.
+        #expect(!TaskRunRules.step("wb/walk", names: "wb/walk/motion") && !TaskRunRules.step("walk/motion", names: "wb/walk/motion"))
+        #expect(r.finishTask() == [.stopRecorder("any.motion")])
+    }
+
     /// config/tasks/fitness-check.json: motion, gait and heart rate start with the walk and stop
     /// when the rest finishes, so the conclusion (a screen, however long it stays up) records
     /// nothing and has no heart-rate summary of its own.

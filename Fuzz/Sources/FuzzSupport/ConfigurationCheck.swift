@@ -61,6 +61,22 @@ public enum ConfigurationCheck {
                 fail("a Questionnaire's task is not a task file", bytes)
             }
         }
+        // A composed SageResearch task: a definition whose steps, sections and recorders fit, or
+        // a clear error; every include is the input itself (a cycle, refused), or its `steps`.
+        if let value = try? JSONParser.parse(bytes), TaskComposer.isComposed(value) {
+            var includes = 0
+            let composed = try? TaskComposer.compose(value, file: "task.json") { name, _ throws(ConfigurationError) in
+                includes += 1
+                return includes % 2 == 0 ? (value, "task.json") : (value["steps"]?.arrayValue?.first ?? .null, "\(name)#\(includes)")
+            }
+            if let composed {
+                if composed.stepsProblem() != nil { fail("a composed task with steps that do not fit", bytes) }
+                for step in composed.steps where StepPath.problem(step.identifier) != nil { fail("a composed step identifier that is no step path", bytes) }
+                for action in composed.asyncActions where !RecorderIdentifier.isValid(action.identifier) {
+                    fail("a composed recorder identifier that is no file name", bytes)
+                }
+            }
+        }
         if let value = try? JSONParser.parse(bytes) {
             _ = try? value.decode(TaskStartParams.self)
             _ = try? value.decode(SubscribeParams.self)
