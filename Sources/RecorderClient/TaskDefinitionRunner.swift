@@ -35,10 +35,13 @@ extension TaskRunPresenter {
 public enum TaskDefinitionRunnerError: Error, Sendable, CustomStringConvertible {
     /// Input ended before a required question was answered.
     case noAnswer(stepIdentifier: String)
+    /// A preset answer (`--answer ID=TEXT`) is not an answer to its question.
+    case badPreset(identifier: String, problem: String)
 
     public var description: String {
         switch self {
         case .noAnswer(let step): return "no answer to the required question \(step.debugDescription): the input ended"
+        case .badPreset(let id, let problem): return "--answer \(id): \(problem)"
         }
     }
 }
@@ -62,12 +65,41 @@ public struct TaskDefinitionRunner: Sendable {
     public let automatic: Bool
     /// When set, every timed step lasts this many seconds (short demo runs).
     public let stepSeconds: Double?
+    /// Answers given before the run, as typed, by answer identifier: their questions are not
+    /// asked (`recorderctl run --answer ID=TEXT`); `handOrder` (`left,right` or `right,left`)
+    /// orders the hands of a hand selection answered `both`.
+    public let presetAnswers: [String: String]
 
-    public init(client: RecorderClient, definition: TaskDefinition, automatic: Bool, stepSeconds: Double? = nil) {
+    public init(client: RecorderClient, definition: TaskDefinition, automatic: Bool, stepSeconds: Double? = nil,
+                presetAnswers: [String: String] = [:]) {
         self.client = client
         self.definition = definition
         self.automatic = automatic
         self.stepSeconds = stepSeconds
+        self.presetAnswers = presetAnswers
+    }
+
+    /// Why `answers` cannot be preset for `definition`: an identifier no question of it has, a
+    /// hand order that is not one. Nil when they can.
+    public static func presetProblem(_ answers: [String: String], for definition: TaskDefinition) -> String? {
+        let questions = Set(definition.steps.filter { $0.question != nil }.map(\.answerIdentifier))
+        for step in definition.steps {
+            guard let question = step.question, let text = answers[step.answerIdentifier] else { continue }
+            if case .failure(let problem) = question.answer(from: text, identifier: step.answerIdentifier) {
+                return "--answer \(step.answerIdentifier): \(problem)"
+            }
+        }
+        for (id, text) in answers.sorted(by: { $0.key < $1.key }) {
+            if id == HandSelection.orderIdentifier, !definition.handSelections.isEmpty {
+                if HandSelection.order(from: text) == nil { return "--answer \(id): expected left,right or right,left, found \(text.debugDescription)" }
+                continue
+            }
+            if !questions.contains(id) {
+                return "--answer \(id): no question of task \(definition.identifier.debugDescription) has that identifier"
+                    + (questions.isEmpty ? "" : " (its questions: \(questions.sorted().joined(separator: ", ")))")
+            }
+        }
+        return nil
     }
 
     /// Runs the task; returns the run's directory and its task result.
@@ -81,7 +113,13 @@ public struct TaskDefinitionRunner: Sendable {
         do {
             await presenter.taskStarted(run, definition: definition)
             var openSections: [String] = []
-            for (index, step) in definition.steps.enumerated() {
+            var hands: [String: [HandSelection.Hand]] = [:]
+            var order = definition.stepOrder(hands: hands)
+            var position = 0
+            while position < order.count {
+                let index = order[position]
+                let step = definition.steps[index]
+                position += 1
                 guard step.isEnabled(by: answers) else {
                     await presenter.stepSkipped(step)
                     continue
@@ -89,11 +127,19 @@ public struct TaskDefinitionRunner: Sendable {
                 try await enterSections(definition.sections(of: step), open: &openSections, run: run)
                 let path = "\(definition.identifier)/\(step.identifier)"
                 try await run.startStep(path)
-                await presenter.stepStarted(step, index: index, of: definition.steps.count)
+                await presenter.stepStarted(step, index: position - 1, of: definition.steps.count)
                 if let question = step.question {
                     let answer = try await ask(step, question, presenter: presenter)
                     try Task.checkCancellation()
                     if let answer { answers[answer.identifier] = answer }
+                    if let answer, definition.handSelections.contains(where: { $0.answerIdentifier == answer.identifier }),
+                       let chosen = HandSelection.hands(answer: answer.value, order: presetAnswers[HandSelection.orderIdentifier].flatMap(HandSelection.order(from:))) {
+                        // The hands' sections from here on in the order chosen (the steps before
+                        // them are not moved).
+                        hands[answer.identifier] = chosen
+                        let done = Array(order[..<position])
+                        order = done + definition.stepOrder(hands: hands).filter { !done.contains($0) }
+                    }
                     let finished = try await run.finishStep(path, results: answer.map { [$0] } ?? [])
                     await presenter.stepFinished(step, result: finished)
                     continue
@@ -158,6 +204,14 @@ public struct TaskDefinitionRunner: Sendable {
     /// Asks until the text is an answer (nil: an optional question left empty).
     func ask(_ step: TaskDefinition.Step, _ question: TaskQuestion, presenter: some TaskRunPresenter) async throws(TaskDefinitionRunnerError) -> AnswerResult? {
         var problem: AnswerInputProblem?
+        let preset = presetAnswers[step.answerIdentifier]
+            ?? (automatic && step.type == HandSelection.stepType ? HandSelection.both : nil)
+        if let preset {
+            switch question.answer(from: preset, identifier: step.answerIdentifier) {
+            case .success(let answer): return answer
+            case .failure(let p): throw .badPreset(identifier: step.answerIdentifier, problem: p.description)
+            }
+        }
         while true {
             let given = await presenter.ask(step, question: question, problem: problem)
             if Task.isCancelled { return nil }

@@ -95,7 +95,15 @@ public struct TaskComposer {
             if let problem = CanonicalURL.problem(text) { throw place.error("questionnaire", problem) }
             questionnaire = text
         }
-        let definition = TaskDefinition(identifier: id, steps: steps, asyncActions: actions, questionnaire: questionnaire, sections: sections)
+        var definition = TaskDefinition(identifier: id, steps: steps, asyncActions: actions, questionnaire: questionnaire, sections: sections)
+        definition.handSelections = handSelections()
+        for selection in definition.handSelections {
+            for (hand, section) in selection.sections {
+                for i in definition.steps.indices where definition.steps[i].identifier.hasPrefix(section + "/") {
+                    definition.steps[i].require(selection.condition(for: hand))
+                }
+            }
+        }
         if let problem = definition.stepsProblem() { throw ConfigurationError(problem) }
         return definition
     }
@@ -136,6 +144,10 @@ public struct TaskComposer {
             try scopedActions(members, at: inner)
         default:
             members["identifier"] = .string(path.joined(separator: "/"))
+            if members["type"]?.stringValue == HandSelection.stepType, members["question"] == nil {
+                members["question"] = try? JSONValue(encoding: HandSelection.question)
+                if members["title"] == nil { members["title"] = .string("Which hand can you use?") }
+            }
             do {
                 steps.append(try JSONValue.object(members).decode(TaskDefinition.Step.self))
             } catch {
@@ -151,6 +163,23 @@ public struct TaskComposer {
         if let problem = StepPath.problem(id) { throw place.error(".identifier", problem) }
         if id.contains("/") { throw place.error(".identifier", "\(id.debugDescription): a step identifier of a composed task holds no / (it joins the step path)") }
         return id
+    }
+
+    /// The hand-selection steps and, for each, the `left` and `right` sections after it at its
+    /// level.
+    func handSelections() -> [HandSelection] {
+        steps.enumerated().compactMap { index, step -> HandSelection? in
+            guard step.type == HandSelection.stepType, step.question != nil else { return nil }
+            let parent = step.identifier.split(separator: "/").dropLast().joined(separator: "/")
+            let prefix = parent.isEmpty ? "" : parent + "/"
+            var found: [HandSelection.Hand: String] = [:]
+            for hand in HandSelection.Hand.allCases {
+                let section = prefix + hand.rawValue
+                let after = steps[(index + 1)...].contains { $0.identifier.hasPrefix(section + "/") }
+                if sections.contains(section), after { found[hand] = section }
+            }
+            return HandSelection(answerIdentifier: step.answerIdentifier, sections: found)
+        }
     }
 
     /// The step a transform includes, with the transform's identifier and overrides, and where

@@ -39,6 +39,16 @@ extension TaskDefinition.Step {
         return commands.contains("transitionAutomatically") || commands.contains("continueOnFinish")
     }
 
+    /// Adds `condition` to the step's: it runs only when its own conditions and this one are met.
+    public mutating func require(_ condition: StepCondition) {
+        if let own = self.condition {
+            enableWhen = [own, condition]
+        } else {
+            enableWhen = [condition]
+        }
+        enableBehavior = .all
+    }
+
     /// The keys of a step of a task file.
     static func keys(question: ConfigurationKeys, condition: ConfigurationKeys) -> [String: ConfigurationKeys] {
         ["identifier": .any, "title": .any, "text": .any, "duration": .any, "type": .any, "commands": .any,

@@ -100,6 +100,8 @@ public struct TaskDefinition: Sendable, Codable, Equatable {
     /// section (its own step boundary, `<task>/<section>`) before its first step that runs and
     /// finishes it after its last. Not part of a task file: `TaskComposer` makes it.
     public var sections: [String] = []
+    /// Its hand-selection steps and the hand sections each decides (`TaskComposer`).
+    public var handSelections: [HandSelection] = []
 
     enum CodingKeys: String, CodingKey { case identifier, steps, asyncActions, questionnaire }
 

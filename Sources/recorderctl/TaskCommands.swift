@@ -118,8 +118,26 @@ struct RunCommand: AsyncParsableCommand {
     var bodyHeight: Double?
     @Option(name: .customLong("sensor-height"), help: "The lower-back sensor's height above the ground in metres (better than --body-height).")
     var sensorHeight: Double?
+    @Option(name: .customLong("answer"), help: ArgumentHelp("Answer a question before the run, as typed (repeatable): ID=TEXT, e.g. handSelection=left, handOrder=right,left.", valueName: "id=text"))
+    var answers: [String] = []
+
+    /// `--answer`s by identifier.
+    func presetAnswers() throws -> [String: String] {
+        var preset: [String: String] = [:]
+        for given in answers {
+            guard let equals = given.firstIndex(of: "="), equals != given.startIndex else {
+                throw ValidationError("--answer \(given.debugDescription): expected ID=TEXT")
+            }
+            let id = String(given[..<equals])
+            guard preset.updateValue(String(given[given.index(after: equals)...]), forKey: id) == nil else {
+                throw ValidationError("--answer \(id): given twice")
+            }
+        }
+        return preset
+    }
 
     func validate() throws {
+        _ = try presetAnswers()
         for (name, value, range) in [("--body-height", bodyHeight, GaitOptions.bodyHeightRange), ("--sensor-height", sensorHeight, GaitOptions.sensorHeightRange)] {
             if let value, !range.contains(value) { throw ValidationError("\(name): \(range.description)") }
         }
@@ -128,8 +146,11 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         var definition = try TaskFile.load(taskFile, verbose: verbose)
         definition.setParticipant(bodyHeight: bodyHeight, sensorHeight: sensorHeight)
+        let preset = try presetAnswers()
+        if let problem = TaskDefinitionRunner.presetProblem(preset, for: definition) { throw CommandFailure(problem, .usage) }
         let client = try await socket.connect()
-        let runner = TaskDefinitionRunner(client: client, definition: definition, automatic: auto, stepSeconds: stepSeconds)
+        let runner = TaskDefinitionRunner(client: client, definition: definition, automatic: auto, stepSeconds: stepSeconds,
+                                          presetAnswers: preset)
         let (directory, result) = try await runner.run(presenter: TerminalPresenter())
         Summary.print(result, runDirectory: directory)
     }

@@ -96,6 +96,41 @@ struct ComposedTaskRunTests {
         try await d.stop()
     }
 
+    /// MotorControl's tremor task: the hand selection's answer decides the hands and, for both,
+    /// their order (`--answer`, else `--auto` answers both, in a random order).
+    @Test(.timeLimit(.minutes(4)))
+    func theHandSelectionDecidesWhichHandsRecordAndInWhichOrder() async throws {
+        let d = try await TestDaemon.inProcess()
+        let task = Self.directory + "/tremor.json"
+        let (status, printed, _, manifest) = try await run(task, socket: d.socket, extra: ["--answer", "handSelection=right"])
+        #expect(status == 0, "\(printed)")
+        let right = try #require(manifest, "\(printed)")
+        #expect(right.asyncResults.compactMap(\.file).map(\.identifier) == ["right.tremor"])
+        #expect(!right.stepHistory.contains { $0.stepPath.hasPrefix("tremor/left") })
+        let answer = right.stepHistory.first { $0.stepPath == "tremor/handSelection" }?.results?.first
+        #expect(answer?.identifier == "handSelection" && answer?.value == .string("right"))
+
+        let (both, bothPrinted, _, bothManifest) = try await run(task, socket: d.socket, extra: ["--answer", "handSelection=both", "--answer", "handOrder=right,left"])
+        #expect(both == 0, "\(bothPrinted)")
+        let files = try #require(bothManifest).asyncResults.compactMap(\.file)
+        let first = try #require(files.first { $0.identifier == "right.tremor" }), second = try #require(files.first { $0.identifier == "left.tremor" })
+        #expect((first.endUptime ?? .infinity) <= second.startUptime)
+        let paths = try #require(bothManifest).stepHistory.map(\.stepPath)
+        #expect(paths.firstIndex(of: "tremor/right")! < paths.firstIndex(of: "tremor/left")!, "\(paths)")
+
+        let (auto, autoPrinted, _, autoManifest) = try await run(task, socket: d.socket)
+        #expect(auto == 0, "\(autoPrinted)")
+        #expect(try #require(autoManifest).asyncResults.compactMap(\.file).map(\.identifier).sorted() == ["left.tremor", "right.tremor"])
+
+        // A preset that is no answer, or to no question: refused before a run is made.
+        for bad in [["--answer", "handSelection=feet"], ["--answer", "handOrder=left"], ["--answer", "nothing=1"]] {
+            let (refused, text, directory, _) = try await run(task, socket: d.socket, extra: bad)
+            #expect(refused == 64 && directory == nil, "\(bad): \(text)")
+            #expect(text.contains("--answer \(bad[1].split(separator: "=")[0])"), "\(text)")
+        }
+        try await d.stop()
+    }
+
     /// Bad input: the error names the missing file and the including one, a step type recorderd
     /// does not know is listed by --verbose, and nothing is recorded for a refused task.
     @Test(.timeLimit(.minutes(3)))
@@ -110,11 +145,11 @@ struct ComposedTaskRunTests {
         let runs = (try? FileManager.default.contentsOfDirectory(atPath: d.dataDirectory)) ?? []
         #expect(runs.allSatisfy { !$0.contains("broken") }, "\(runs)")
 
-        try #"{"identifier": "hands", "steps": [{"identifier": "which", "type": "handSelection", "title": "Which hand?"}, {"identifier": "hold", "type": "active", "duration": 3, "commands": ["transitionAutomatically"]}]}"#
+        try #"{"identifier": "hands", "steps": [{"identifier": "which", "type": "tapping", "title": "Tap with two fingers"}, {"identifier": "hold", "type": "active", "duration": 3, "commands": ["transitionAutomatically"]}]}"#
             .write(toFile: folder + "/hands.json", atomically: true, encoding: .utf8)
         let (listed, text, _, _) = try await run(folder + "/hands.json", socket: d.socket, extra: ["--verbose"])
         #expect(listed == 0, "\(text)")
-        #expect(text.contains("step which: type \"handSelection\" runs as an instruction"), "\(text)")
+        #expect(text.contains("step which: type \"tapping\" runs as an instruction"), "\(text)")
         try await d.stop()
     }
 }

@@ -100,9 +100,35 @@ struct TaskComposerTests {
         #expect(options.frequency == 50)
     }
 
+    /// MotorControl's tremor task: a hand-selection step, then the same section file as `left`
+    /// and `right`. The answer decides which hands' sections run, and `both` their order.
+    @Test func aHandSelectionDecidesWhichHandSectionsRun() throws {
+        let task = try composeFixture("tremor.json")
+        let ask = try #require(task.steps.first { $0.identifier == "handSelection" })
+        #expect(ask.question?.choices?.map(\.value) == [.string("left"), .string("right"), .string("both")] && ask.hasKnownType)
+        #expect(task.handSelections == [HandSelection(answerIdentifier: "handSelection", sections: [.left: "left", .right: "right"])])
+        func runs(_ answer: String) -> [String] {
+            let answers = ["handSelection": AnswerResult(identifier: "handSelection", answerType: .choice, value: .string(answer))]
+            return task.steps.filter { $0.isEnabled(by: answers) }.map(\.identifier)
+        }
+        #expect(runs("left") == ["introduction", "handSelection", "sitDown", "left/instruction", "left/tremor", "completion"])
+        #expect(runs("right") == ["introduction", "handSelection", "sitDown", "right/instruction", "right/tremor", "completion"])
+        #expect(runs("both").count == 8)
+        // The order: the file's, or the right hand's section first.
+        let ids = { (order: [Int]) in order.map { task.steps[$0].identifier } }
+        #expect(ids(task.stepOrder(hands: [:])) == task.steps.map(\.identifier))
+        #expect(ids(task.stepOrder(hands: ["handSelection": [.right, .left]])) ==
+                ["introduction", "handSelection", "sitDown", "right/instruction", "right/tremor", "left/instruction", "left/tremor", "completion"])
+        #expect(HandSelection.hands(answer: .string("both"), order: nil, random: { false }) == [.right, .left])
+        #expect(HandSelection.hands(answer: .string("both"), order: [.left, .right]) == [.left, .right])
+        #expect(HandSelection.hands(answer: .string("left"), order: [.right, .left]) == [.left])
+        #expect(HandSelection.hands(answer: .string("feet"), order: nil) == nil)
+        #expect(HandSelection.order(from: "right, left") == [.right, .left] && HandSelection.order(from: "left,left") == nil && HandSelection.order(from: "left") == nil)
+    }
+
     @Test func unknownStepTypesRunAsInstructions() throws {
         let task = try compose(["task.json": """
-            {"identifier": "t", "steps": [{"identifier": "hand", "type": "handSelection", "duration": 9}, {"identifier": "i", "type": "instruction", "duration": 9}]}
+            {"identifier": "t", "steps": [{"identifier": "tap", "type": "tapping", "duration": 9}, {"identifier": "i", "type": "instruction", "duration": 9}]}
             """])
         #expect(task.steps.map(\.hasKnownType) == [false, true])
         #expect(task.steps.map(\.timerSeconds) == [nil, nil])
