@@ -3,7 +3,7 @@ import PackageDescription
 
 // Layering: dependencies point one way (docs/architecture.md; ArchitectureTests fails on a wrong
 // arrow, reading this file through `swift package dump-package` and each target's imports).
-//   bottom:     CRecorderRuntime <- RecorderRuntime <- RecorderJSON <- RecorderModel <- RecorderConfiguration; CZstd <- RecorderCompression
+//   bottom:     CRecorderRuntime <- RecorderRuntime <- RecorderJSON <- RecorderModel <- RecorderConfiguration; CZstd, CZlib <- RecorderCompression
 //   recording:  <- RecorderEngine <- backends (ReplaySensors, GPSSensors, IIOSensors, AudioSensors, BLESensors), analyses
 //               (MotionFusion, GaitAnalysis); RecorderEngine, RecorderSystemd, RecorderProtocol <- RecorderDaemon
 //   the wire:   RecorderProtocol (above the engine and the backends, which speak model and engine types)
@@ -39,15 +39,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
-        // The SageResearch export's zip archive (deflate through zlib).
-        .package(url: "https://github.com/weichsel/ZIPFoundation.git", exact: "0.9.20"),
-        // The web page (RecorderWeb): HTTP/1 and WebSocket. swift-configuration support is not used.
-        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: ["FullFoundation"]),
+        // The web page (RecorderWeb): HTTP/1 and WebSocket. Neither swift-configuration support nor
+        // full Foundation (its FullFoundation trait: DateFormatter strategies): the client side links
+        // FoundationEssentials only, so no executable needs Foundation and ICU's 39 MB of data.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         // HTTP's request and response types, as Hummingbird hands them to the page's handlers.
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
-        // The web page's templates (escaping by default).
-        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
     ],
@@ -60,7 +58,9 @@ let package = Package(
         // zstd frames (libzstd): what compresses — the MCAP export's chunks, the fleet's uploads —
         // links it; the recording process does not.
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
-        .target(name: "RecorderCompression", dependencies: ["CZstd"]),
+        // zlib: raw deflate, the zip archives' (the sage export, the page's CSV download).
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "RecorderCompression", dependencies: ["CZstd", "CZlib"]),
         // JSON: the strict parser, values, the value decoder, the text encoder, decimals, key schemas.
         .target(name: "RecorderJSON", dependencies: ["RecorderRuntime"]),
         // What recorderd records and runs: records and their JSON-lines codec, tasks, results.
@@ -136,14 +136,13 @@ let package = Package(
         // Exports of a run directory (recorderctl export): reads the files, needs no daemon.
         .target(
             name: "RecorderExport",
-            dependencies: ["RecorderModel", "RecorderJSON", "RecorderRuntime", "RecorderCompression",
-                           .product(name: "ZIPFoundation", package: "ZIPFoundation")]
+            dependencies: ["RecorderModel", "RecorderJSON", "RecorderRuntime", "RecorderCompression"]
         ),
         // cairo's headers only (no pkg-config: that would link the library into every executable);
         // RecorderPlot loads libcairo.so.2 when it draws its first plot.
         .systemLibrary(name: "CCairo", providers: [.apt(["libcairo2-dev"])]),
         // Plots of a run directory (recorderctl plot): cairo's PNG and SVG surfaces.
-        .target(name: "RecorderPlot", dependencies: ["RecorderModel", "RecorderJSON", "RecorderExport", "CCairo"]),
+        .target(name: "RecorderPlot", dependencies: ["RecorderModel", "RecorderJSON", "RecorderRuntime", "RecorderExport", "CCairo"]),
         // The Pi's web page (http in the configuration): a client of the control socket like
         // recorderctl, plus the exports and plots of run directories.
         .target(
@@ -151,14 +150,12 @@ let package = Package(
             dependencies: [
                 "RecorderClient", "RecorderProtocol", "RecorderModel", "RecorderJSON", "RecorderRuntime", "RecorderConfiguration",
                 "RecorderFHIR", "RecorderExport", "RecorderPlot",
-                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             // Compiled into the binary (no files to install beside it, no CDN).
@@ -191,7 +188,7 @@ let package = Package(
             ]
         ),
         // The web page and the fleet link in a process of their own, started by recorderd: the
-        // recording process then maps no Foundation (ICU), Hummingbird or ZIPFoundation, and this
+        // recording process then maps no Hummingbird, zlib or cairo, and this
         // one no sensor backend.
         .executableTarget(
             name: "recorderd-services",

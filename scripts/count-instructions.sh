@@ -35,9 +35,21 @@
 # instructions, whatever runs it); COUNT_ARCH=sid-amd64: the same compiler for x86_64 in its own
 # root with its valgrind — the compiler's share of a difference apart from the CPU's. Parts: parse,
 # gait, iio (recorderd's side), fusion (recorderd's side).
+#
+# COUNT_COUNTER=qemu (the default with COUNT_ARCH=arm64) counts with a TCG plugin of qemu-user's
+# instead (Benchmarks/InstructionCounts/qemu_insn_count.c: every guest instruction executed, user
+# space, as callgrind's Ir; the arm64 programs in the tests' root, scripts/arm64/tests-root.sh) —
+# valgrind under qemu-user is about 35 times slower than qemu alone, and ran past 45 minutes on the
+# first gait count. The plugin cannot count inside one function (--toggle-collect), so the gait
+# part takes the difference of two runs of one part (GAIT_PART) and fusion is valgrind's only.
+# COUNT_COUNTER=valgrind (the default otherwise) as above; COUNT_COUNTER=qemu without COUNT_ARCH
+# counts this machine's x86_64 programs under qemu-x86_64, beside valgrind's: the two counters'
+# agreement.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 arch=${COUNT_ARCH:-}
+counting=${COUNT_COUNTER:-$([ "$arch" = arm64 ] && echo qemu || echo valgrind)}
+case "$counting" in valgrind|qemu) ;; *) echo "count-instructions.sh: COUNT_COUNTER=$counting: valgrind or qemu" >&2; exit 64 ;; esac
 case "$arch" in
   "") out=$(mktemp -d) ;;
   arm64|sid-amd64)
@@ -45,7 +57,11 @@ case "$arch" in
     toolchain=$(./scripts/arm64/toolchain.sh | tail -1)
     mkdir -p .build-arm64
     out=$(mktemp -d .build-arm64/count.XXXXXX)
-    if [ "$arch" = arm64 ]; then
+    if [ "$arch" = arm64 ] && [ "$counting" = qemu ]; then
+      counter=$(./scripts/arm64/tests-root.sh | tail -1)
+      target=(-target aarch64-unknown-linux-gnu -sdk /sysroot -resource-dir /sysroot/usr/lib/swift_static -static-stdlib -Xclang-linker --sysroot=/sysroot -Xclang-linker -fuse-ld=lld)
+      ctarget=(-target aarch64-linux-gnu --sysroot=/sysroot)
+    elif [ "$arch" = arm64 ]; then
       ./scripts/arm64/binfmt.sh
       counter=.build-arm64/valgrind-arm64
       if [ ! -x "$counter/usr/bin/valgrind" ]; then
@@ -69,6 +85,20 @@ esac
 trap 'rm -rf "$out"' EXIT
 # A program of $out run in the counting root (COUNT_ARCH), at the tree.
 run() { if [ -n "$arch" ]; then ./scripts/arm64/in-root.sh "$counter" . "$@"; else "$@"; fi; }
+if [ "$counting" = qemu ]; then
+  command -v qemu-aarch64 > /dev/null && command -v qemu-x86_64 > /dev/null \
+    || { echo "count-instructions.sh: COUNT_COUNTER=qemu needs qemu-user (scripts/setup.sh: not the static one, which loads no plugin)" >&2; exit 69; }
+  cc -shared -fPIC -O2 -o "$out/qemu_insn_count.so" Benchmarks/InstructionCounts/qemu_insn_count.c
+  # qemu-user with the guest's root as its prefix (-L: the loader and libraries are the root's).
+  emulate() {
+    case "$arch" in
+      arm64) qemu-aarch64 -L "$counter" "$@" ;;
+      sid-amd64) qemu-x86_64 -L "$counter" "$@" ;;
+      *) qemu-x86_64 "$@" ;;
+    esac
+  }
+  run() { emulate "$@"; }
+fi
 # Samples through the fusion and the gait analysis (COUNT_SAMPLES; valgrind under qemu-user runs
 # about 100 times slower than here, so compare arm64 with x86_64 at the same, smaller count;
 # COUNT_SCANS likewise for the IIO scans, default 100000).
@@ -104,6 +134,13 @@ compile() {
 instructions() {
   local options=()
   while [[ $1 == --* ]]; do options+=("$1"); shift; done
+  if [ "$counting" = qemu ]; then
+    [ ${#options[@]} = 0 ] || { echo "count-instructions.sh: ${options[*]} is valgrind's (COUNT_COUNTER=valgrind)" >&2; return 1; }
+    rm -f "$out/qemu-count"
+    emulate -plugin "$out/qemu_insn_count.so,out=$out/qemu-count" "$@" > /dev/null 2> "$out/log" || { echo "failed: $*" >&2; tail -3 "$out/log" >&2; }
+    cat "$out/qemu-count"
+    return
+  fi
   run valgrind --tool=callgrind ${options[@]+"${options[@]}"} --callgrind-out-file="$out/cg" "$@" > /dev/null 2> "$out/log" || { echo "failed: $*" >&2; tail -3 "$out/log" >&2; }
   grep -o 'Collected : [0-9]*' "$out/log" | grep -o '[0-9]*'
 }
@@ -148,6 +185,7 @@ for part in "${parts[@]}"; do
     for f in $(grep -L '^import RecorderEngine$' Sources/MotionFusion/*.swift); do
         sed -E '/^import Recorder(Runtime|JSON|Model|Protocol|Configuration)$/d' "$f" > "$out/fusion-src/$(basename "$f")"
     done
+    [ "$counting" = valgrind ] || { echo "fusion: counted inside DeviceMotionFuser.process by valgrind only (COUNT_COUNTER=valgrind)"; continue; }
     compile FusionCount "$out/fusion" "$out/fusion-src/"*.swift
     # Only inside the per-delivery call (the harness's own loops would swamp the difference).
     inside=$(instructions --toggle-collect='*DeviceMotionFuser*process*' "$out/fusion" "$walk" $samples)
@@ -172,6 +210,20 @@ for part in "${parts[@]}"; do
         sed -E '/^import Recorder(Runtime|JSON|Model|Protocol|Configuration)$/d' "$f" > "$out/gait-src/$(basename "$f")"
     done
     compile GaitCount "$out/gait" "$out/gait-src/"*.swift
+    if [ "$counting" = qemu ]; then
+      # Each part alone, the difference of $samples more samples (start-up and the fusion of the
+      # walk are the same in both runs).
+      per() { # part [height]
+        local one many
+        one=$(GAIT_PART=$1 instructions "$out/gait" "$walk" 10000 ${2:+"$2"})
+        many=$(GAIT_PART=$1 instructions "$out/gait" "$walk" $(( 10000 + samples )) ${2:+"$2"})
+        echo $(( (many - one) / samples ))
+      }
+      echo "gait recorderd: $(per analyse) instructions per sample in the contact detector and bout rules"
+      echo "gait recorderd: $(per track) instructions per sample in the whole tracker (detector, bouts, regularity, sway, turns)"
+      echo "gait recorderd: $(per track 0.964) instructions per sample in the whole tracker with step lengths (stride length, speed, distance)"
+      continue
+    fi
     inside=$(instructions --toggle-collect='*analyse*' "$out/gait" "$walk" $samples)
     echo "gait recorderd: $(( inside / $samples )) instructions per sample in the contact detector and bout rules"
     tracked=$(instructions --toggle-collect='*track*' "$out/gait" "$walk" $samples)

@@ -2,8 +2,9 @@
 // RecorderModel sources, MotionFusion's pure files and GaitAnalysis, and runs it under callgrind):
 // a real walk fused to its vertical acceleration first, then the contact detector and the
 // walking-bout rules over it, counted inside `analyse`, and the whole tracker, counted inside
-// `track` (with step lengths when a third argument gives the sensor height, m). Usage:
-// gait WALK.csv N [SENSOR_HEIGHT]
+// `track` (with step lengths when a third argument gives the sensor height, m). GAIT_PART=analyse
+// or track runs only that part (a counter without callgrind's --toggle-collect, qemu's, takes the
+// difference of two runs of it instead). Usage: gait WALK.csv N [SENSOR_HEIGHT]
 import Foundation
 
 let rows = try! String(contentsOfFile: CommandLine.arguments[1], encoding: .utf8).split(separator: "\n").dropFirst().map { line in
@@ -54,4 +55,8 @@ func track(_ signals: [(vertical: Double, ap: Double, ml: Double, yaw: Double)],
     return total + events.count
 }
 
-print(analyse(vertical, count: n), track(signals, count: n))
+switch ProcessInfo.processInfo.environment["GAIT_PART"] {
+case "analyse": print(analyse(vertical, count: n))
+case "track": print(track(signals, count: n))
+default: print(analyse(vertical, count: n), track(signals, count: n))
+}

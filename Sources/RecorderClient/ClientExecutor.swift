@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderModel
 import RecorderRuntime
 
@@ -120,8 +121,8 @@ public final class ClientExecutor: TaskExecutor {
                     s.closed = true
                     swap(&endWaiters, &s.endWaiters)
                     if let wake = s.wake {
-                        Foundation.close(wake.read)
-                        Foundation.close(wake.write)
+                        Glibc.close(wake.read)
+                        Glibc.close(wake.write)
                         s.wake = nil
                     }
                 }

@@ -1,5 +1,6 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderJSON
 import RecorderModel
 import RecorderProtocol
@@ -51,13 +52,13 @@ public final class RecorderClient: Sendable {
     /// Connects to the daemon's socket.
     public static func connect(socketPath: String) async throws(RecorderClientError) -> RecorderClient {
         // Close-on-exec: a child the client's program starts must not hold the connection.
-        let fd = Foundation.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .connectionFailed(String(cString: strerror(errno))) }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let pathBytes = Array(socketPath.utf8)
         guard pathBytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            Foundation.close(fd)
+            Glibc.close(fd)
             throw .connectionFailed("socket path too long: \(socketPath)")
         }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
@@ -65,11 +66,11 @@ public final class RecorderClient: Sendable {
             raw[pathBytes.count] = 0
         }
         let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Foundation.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard result == 0 else {
             let message = String(cString: strerror(errno))
-            Foundation.close(fd)
+            Glibc.close(fd)
             throw .connectionFailed("\(socketPath): \(message)")
         }
         return start(descriptor: fd)
@@ -81,9 +82,7 @@ public final class RecorderClient: Sendable {
         let socket = ClientSocket(fd: fd)
         let client = RecorderClient(socket: socket, executor: executor)
         // The reader holds the socket, not the client: a client nobody holds is closed by deinit.
-        let thread = Thread { [weak client] in RecorderClient.readLoop(socket: socket, executor: executor) { client } }
-        thread.name = "recorderd.client.read"
-        thread.start()
+        ThreadName.start("recorderd.client.read") { [weak client] in RecorderClient.readLoop(socket: socket, executor: executor) { client } }
         return client
     }
 
@@ -340,14 +339,14 @@ final class ClientSocket: Sendable {
     /// Ends both directions; the reader sees EOF.
     func shutdown() {
         state.withLock { s in
-            if let d = s.descriptor { _ = Foundation.shutdown(d, Int32(SHUT_RDWR)) }
+            if let d = s.descriptor { _ = Glibc.shutdown(d, Int32(SHUT_RDWR)) }
         }
     }
 
     /// Closes the descriptor (once).
     func close() {
         state.withLock { s in
-            if let d = s.descriptor { _ = Foundation.close(d) }
+            if let d = s.descriptor { _ = Glibc.close(d) }
             s.descriptor = nil
         }
     }
@@ -372,7 +371,7 @@ final class ClientSocket: Sendable {
             guard let d = s.descriptor else { return nil }
             var rest = data
             if s.queued == 0 {
-                let n = data.withUnsafeBytes { Foundation.send(d, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+                let n = data.withUnsafeBytes { Glibc.send(d, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
                 if n == data.count { return nil }
                 if n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR { return nil }
                 rest = data.dropFirst(max(0, n))
@@ -396,7 +395,7 @@ final class ClientSocket: Sendable {
             let outcome: Int? = state.withLock { s in
                 guard let d = s.descriptor else { return nil }
                 let n = data.withUnsafeBytes { raw in
-                    Foundation.send(d, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                    Glibc.send(d, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
                 }
                 if n < 0 { return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : nil }
                 return n

@@ -8,8 +8,8 @@ import RecorderRuntime
 import ServiceLifecycle
 
 /// The web page and the fleet link in a process of their own (`recorderd-services`), a client of
-/// the control socket like `recorderctl`: they need all of Foundation (and ICU, Hummingbird,
-/// ZIPFoundation), which the recording process then never maps. Started first, before the control
+/// the control socket like `recorderctl`: they need Hummingbird, zlib and cairo, which the
+/// recording process then never maps. Started first, before the control
 /// socket answers: the socket answers (and systemd hears READY=1) once the page has said that it
 /// listens or why it cannot (`pageSettled`: also when the child cannot be started, ends first, or
 /// says nothing within `pageTimeout`), so a client that has its answer finds the page too. Started

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderModel
 
 /// `csv`: a directory with one CSV per recorder in SI units — motion as mobgap reads it (`time`

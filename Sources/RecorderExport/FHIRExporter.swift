@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderModel
 
 /// `fhir`: an HL7 FHIR R4 `Bundle` of type `collection` (one JSON file):

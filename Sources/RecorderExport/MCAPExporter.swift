@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderModel
 
 /// `mcap`: one MCAP file for Foxglove (and any MCAP reader): a channel per device and sensor type

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderJSON
 import RecorderModel
 
@@ -104,7 +105,7 @@ public struct MORKForm: Sendable, Equatable, Decodable {
                                           ("form_oid", formOID), ("site_oid", siteOID)]
         let missing = pairs.filter { $0.1 == nil }.map(\.0)
         guard missing.isEmpty else {
-            throw .option("MORK needs \(missing.joined(separator: ", ")): give --\(missing[0].replacingOccurrences(of: "_", with: "-")) or put them in --mapping FILE")
+            throw .option("MORK needs \(missing.joined(separator: ", ")): give --\(missing[0].replacing("_", with: "-")) or put them in --mapping FILE")
         }
         for (name, value) in pairs {
             if let problem = Self.identifierProblem(value!) { throw .option("\(name): \(problem)") }

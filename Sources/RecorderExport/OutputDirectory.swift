@@ -1,12 +1,13 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import RecorderRuntime
 
 /// The directory an export writes into: new (or empty), and never inside the run it exports.
 enum OutputDirectory {
     static func create(_ path: String, outside runDirectory: String) throws(ExportError) {
         try refuseInside(path, runDirectory: runDirectory)
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue, ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? ["?"]).isEmpty else {
+        if FileStatus.exists(path) {
+            guard FileStatus.isDirectory(path), ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? ["?"]).isEmpty else {
                 throw .output("\(path) exists: choose a new path (an export never writes over files)")
             }
             return
@@ -25,7 +26,6 @@ enum OutputDirectory {
 
     /// `path` absolute, with symbolic links of its existing part resolved.
     static func resolved(_ path: String) -> String {
-        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-        return (absolute as NSString).resolvingSymlinksInPath
+        FileStatus.resolvingSymlinks(path)
     }
 }

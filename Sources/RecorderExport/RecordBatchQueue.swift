@@ -1,6 +1,8 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderModel
 import RecorderRuntime
+import Dispatch
 
 /// A bounded hand-off of record batches from one reading thread to one consuming thread: at most
 /// `depth` batches wait (memory stays flat), the reader blocks while the consumer catches up,

@@ -1,5 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderModel
+import RecorderRuntime
 
 /// Reads a recorderd JSON-lines file record by record, in 1 MiB blocks (memory stays flat),
 /// opened read-only.
@@ -41,7 +43,7 @@ public struct RecordFileReader: Sendable {
         var block = [UInt8](repeating: 0, count: 1 << 20)
         var pending: [UInt8] = []
         var lineNumber = 0
-        let name = (path as NSString).lastPathComponent
+        let name = PathText.lastComponent(of: path)
         var cache = JSONLinesDecoder.Cache()
         // One record decoded in place line after line (no copy of its ~500 bytes per line).
         var record = Record()
@@ -104,11 +106,8 @@ public struct RecordFileReader: Sendable {
 
     /// The uptime of the file's last complete record (its last 64 KiB read), or nil.
     public func lastUptime() -> Double? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        guard let size = try? handle.seekToEnd() else { return nil }
-        try? handle.seek(toOffset: size > 65_536 ? size - 65_536 : 0)
-        guard let tail = try? handle.readToEnd() else { return nil }
+        guard let handle = ReadableFile(path: path), let size = handle.size,
+              let tail = handle.readToEnd(from: size > 65_536 ? size - 65_536 : 0) else { return nil }
         for line in tail.split(separator: UInt8(ascii: "\n")).reversed() {
             if let record = try? JSONLinesDecoder.decode(Array(line), schema: schema), let uptime = record.uptime { return uptime }
         }
@@ -121,7 +120,7 @@ public struct RecordFileReader: Sendable {
     public func forEachPrefetched(_ body: (Record) throws(ExportError) -> Void) throws(ExportError) -> Outcome {
         let queue = RecordBatchQueue(depth: 8)
         let reader = self
-        let thread = Thread {
+        ThreadName.start("recorderd-export-reader") {
             var batch: [Record] = []
             batch.reserveCapacity(2048)
             do throws(ExportError) {
@@ -138,8 +137,6 @@ public struct RecordFileReader: Sendable {
                 queue.finish(.failed(error))
             }
         }
-        thread.name = "recorderd-export-reader"
-        thread.start()
         while let batch = queue.take() {
             for index in batch.indices {
                 do {

@@ -1,6 +1,8 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderJSON
 import RecorderModel
+import RecorderRuntime
 
 /// A run directory opened for export: its manifest and its record files, read-only.
 ///
@@ -17,8 +19,7 @@ public struct RunSource: Sendable {
     /// Opens the run in `directory` (records of `schema`: recorderd's own unless they are extended).
     public init(directory: String, schema: RecordSchema = .standard) throws(ExportError) {
         self.schema = schema
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard FileStatus.isDirectory(directory) else {
             throw .notARun("\(directory): no such directory")
         }
         guard let data = FileManager.default.contents(atPath: directory + "/taskResult.json") else {

@@ -1,7 +1,8 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderJSON
 import RecorderModel
-import ZIPFoundation
+import RecorderRuntime
 
 /// `sage`: SageResearch's upload archive — a zip holding `info.json` (the Bridge upload's file
 /// list and app), `metadata.json` (`RSDTaskMetadata`: device, app, task, run UUID, dates, and
@@ -42,19 +43,15 @@ public struct SageExporter: Exporter {
         if run.result.status == .recording {
             report.warnings.append("the run is still recording: exported up to its last complete line")
         }
-        let scratch = (OutputDirectory.resolved(output) as NSString).deletingLastPathComponent + "/.recorderd-export-\(UUID().uuidString)"
+        let scratch = PathText.parent(of: OutputDirectory.resolved(output)) + "/.recorderd-export-\(UUID().uuidString)"
         guard mkdir(scratch, 0o700) == 0 else { throw .output("cannot create \(scratch): \(String(cString: strerror(errno)))") }
         defer { try? FileManager.default.removeItem(atPath: scratch) }
 
-        let archive: Archive
-        do {
-            archive = try Archive(url: URL(fileURLWithPath: output), accessMode: .create)
-        } catch {
-            throw .output("\(output): \(error)")
-        }
+        let archive = try ZipArchiveWriter(creating: output)
         var completed = false
-        defer { if !completed { try? FileManager.default.removeItem(atPath: output) } }
-        let modified = run.result.endDate ?? run.result.startDate
+        defer { if !completed { unlink(output) } }
+        let modifiedDate = run.result.endDate ?? run.result.startDate
+        let modified = Int64(modifiedDate.timeIntervalSince1970.rounded(.down))
         var entries: [Entry] = []
         var archived = run.result
 
@@ -68,7 +65,7 @@ public struct SageExporter: Exporter {
                 if torn { report.warnings.append("\(file.relativePath): its last line was torn (an interrupted write) and is left out") }
                 entry = Entry(filename: name, contentType: "application/json", identifier: file.identifier, stepPath: stepPath,
                               timestamp: file.endDate ?? file.startDate)
-                try Self.add(archive, name: name, from: scratch + "/" + name, modified: modified)
+                try archive.add(name: name, contentsOf: scratch + "/" + name, modified: modified)
                 var renamed = file
                 renamed.relativePath = name
                 renamed.contentType = entry.contentType
@@ -80,16 +77,17 @@ public struct SageExporter: Exporter {
                 }
                 entry = Entry(filename: file.relativePath, contentType: file.contentType, identifier: file.identifier, stepPath: nil,
                               timestamp: file.endDate ?? file.startDate)
-                try Self.add(archive, name: file.relativePath, from: run.path(of: file), modified: modified)
+                try archive.add(name: file.relativePath, contentsOf: run.path(of: file), modified: modified)
             }
             entries.append(entry)
         }
 
-        let taskResult = Entry(filename: "taskResult.json", contentType: "application/json", identifier: "taskResult", stepPath: nil, timestamp: modified)
-        try Self.add(archive, name: taskResult.filename, data: try Self.json(archived), modified: modified)
+        let taskResult = Entry(filename: "taskResult.json", contentType: "application/json", identifier: "taskResult", stepPath: nil, timestamp: modifiedDate)
+        try archive.add(name: taskResult.filename, bytes: try Self.json(archived), modified: modified)
         entries.insert(taskResult, at: 0)
-        try Self.add(archive, name: "metadata.json", data: metadata(run.result, entries: entries), modified: modified)
-        try Self.add(archive, name: "info.json", data: info(run.result, entries: entries), modified: modified)
+        try archive.add(name: "metadata.json", bytes: metadata(run.result, entries: entries), modified: modified)
+        try archive.add(name: "info.json", bytes: info(run.result, entries: entries), modified: modified)
+        try archive.finish()
         completed = true
         report.files = [output]
         return report
@@ -116,44 +114,16 @@ public struct SageExporter: Exporter {
         return (outcome.records, stepPath, outcome.tornLastLine)
     }
 
-    /// Adds a file to the archive, deflated, streamed in 64 KiB pieces.
-    static func add(_ archive: Archive, name: String, from path: String, modified: Date) throws(ExportError) {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw .badFile("\(path): cannot be read") }
-        defer { try? handle.close() }
-        let size: Int64
+    static func json(_ value: some Encodable) throws(ExportError) -> [UInt8] {
         do {
-            size = Int64(try handle.seekToEnd())
-            try archive.addEntry(with: name, type: .file, uncompressedSize: size, modificationDate: modified, permissions: 0o644,
-                                 compressionMethod: .deflate, bufferSize: 1 << 16) { position, length in
-                try handle.seek(toOffset: UInt64(position))
-                return handle.readData(ofLength: length)
-            }
-        } catch {
-            throw .output("\(name) into the archive: \(error)")
-        }
-    }
-
-    static func add(_ archive: Archive, name: String, data: Data, modified: Date) throws(ExportError) {
-        do {
-            try archive.addEntry(with: name, type: .file, uncompressedSize: Int64(data.count), modificationDate: modified, permissions: 0o644,
-                                 compressionMethod: .deflate) { position, length in
-                data.subdata(in: Int(position)..<Int(position) + length)
-            }
-        } catch {
-            throw .output("\(name) into the archive: \(error)")
-        }
-    }
-
-    static func json(_ value: some Encodable) throws(ExportError) -> Data {
-        do {
-            return Data(try JSONTextEncoder(prettyPrinted: true).encode(value))
+            return try JSONTextEncoder(prettyPrinted: true).encode(value)
         } catch {
             throw .output("cannot encode: \(error)")
         }
     }
 
     /// `metadata.json`: `RSDTaskMetadata`'s fields.
-    func metadata(_ result: TaskResult, entries: [Entry]) throws(ExportError) -> Data {
+    func metadata(_ result: TaskResult, entries: [Entry]) throws(ExportError) -> [UInt8] {
         try Self.json(SageMetadata(deviceInfo: deviceInfo, deviceTypeIdentifier: deviceTypeIdentifier, appName: "recorderd",
                                    appVersion: RecorderVersion.string, rsdFrameworkVersion: "recorderd \(RecorderVersion.string)",
                                    taskIdentifier: result.taskIdentifier, taskRunUUID: result.taskRunUUID, startDate: result.startDate,
@@ -163,7 +133,7 @@ public struct SageExporter: Exporter {
     }
 
     /// `info.json`: the Bridge upload's description of the archive.
-    func info(_ result: TaskResult, entries: [Entry]) throws(ExportError) -> Data {
+    func info(_ result: TaskResult, entries: [Entry]) throws(ExportError) -> [UInt8] {
         try Self.json(SageInfo(files: entries.map { SageInfo.File(filename: $0.filename, timestamp: $0.timestamp, contentType: $0.contentType) },
                                item: result.taskIdentifier, schemaRevision: 1, appName: "recorderd", appVersion: RecorderVersion.string,
                                phoneInfo: deviceInfo, dataFilename: "taskResult.json", format: "v1_legacy",

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// `info.json` of a Bridge upload archive (its "v1_legacy" format): the files and the app.
 struct SageInfo: Encodable {

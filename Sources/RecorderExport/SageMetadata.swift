@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// SageResearch's `RSDTaskMetadata` (`metadata.json` of an upload archive), field for field.
 struct SageMetadata: Encodable {

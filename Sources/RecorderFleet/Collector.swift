@@ -1,8 +1,10 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderConfiguration
 import RecorderJSON
 import RecorderModel
 import RecorderRuntime
+import Dispatch
 
 /// The central side of run uploads (`recorderctl collect`): subscribes to every Pi's manifests
 /// and chunks under a prefix, writes each run with a `CollectorStore`, and answers on the run's

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderJSON
 import RecorderModel
 import RecorderRuntime
@@ -143,7 +144,7 @@ public struct CollectorStore: Sendable {
         let files = folder + "/files"
         try FileManager.default.createDirectory(atPath: files, withIntermediateDirectories: true)
         for f in manifest.files { try Self.fsync(files + "/" + f.path) }
-        let parent = (destination as NSString).deletingLastPathComponent
+        let parent = PathText.parent(of: destination)
         try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
         if !FileManager.default.fileExists(atPath: destination) {
             guard rename(files, destination) == 0 else { throw StoreError.io("rename \(files) → \(destination): \(String(cString: strerror(errno)))") }
@@ -178,7 +179,7 @@ public struct CollectorStore: Sendable {
     }
 
     func create(_ path: String) throws {
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: PathText.parent(of: path), withIntermediateDirectories: true)
         // Made if missing, never truncated; a file that cannot be made is an error (an empty file
         // is counted as arrived once made).
         let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
@@ -205,7 +206,7 @@ public struct CollectorStore: Sendable {
         guard fd >= 0 else { throw StoreError.io("open \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         // A run is acknowledged (and may leave the Pi) only once its bytes are on disk.
-        guard Foundation.fsync(fd) == 0 else { throw StoreError.io("fsync \(path): \(String(cString: strerror(errno)))") }
+        guard Glibc.fsync(fd) == 0 else { throw StoreError.io("fsync \(path): \(String(cString: strerror(errno)))") }
     }
 
     /// The SHA-256 of a file, read in 1 MiB pieces.

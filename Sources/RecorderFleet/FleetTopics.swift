@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The topics of one Pi: `{prefix}/{site}/{device}/…`.
 public struct FleetTopics: Sendable, Equatable {

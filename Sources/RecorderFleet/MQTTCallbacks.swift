@@ -1,5 +1,6 @@
 import CMosquitto
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderConfiguration
 import RecorderModel
 import RecorderRuntime

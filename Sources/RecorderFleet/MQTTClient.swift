@@ -1,8 +1,10 @@
 import CMosquitto
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderConfiguration
 import RecorderRuntime
 import RecorderModel
+import Dispatch
 
 /// A connection to an MQTT broker through libmosquitto (Eclipse Mosquitto's own client library,
 /// Debian's `libmosquitto-dev`: the same project as the broker the tests run, MQTT 3.1.1 and 5,

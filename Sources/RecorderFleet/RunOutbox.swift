@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderJSON
 import RecorderModel
 import RecorderRuntime
@@ -64,22 +65,24 @@ public struct RunOutbox: Sendable {
     /// reserve), with its size and SHA-256, read now.
     public static func manifest(runDirectory: String, taskRunUUID: UUID, taskIdentifier: String, status: TaskRunStatus?) throws -> RunManifest {
         var files: [RunManifest.File] = []
-        guard let walker = FileManager.default.enumerator(atPath: runDirectory) else {
-            throw CollectorStore.StoreError.io("cannot read \(runDirectory)")
-        }
-        while let relative = walker.nextObject() as? String {
-            let name = (relative as NSString).lastPathComponent
-            if name.hasPrefix(".") {
-                walker.skipDescendants()
-                continue
+        func walk(_ relative: String) throws {
+            let folder = relative.isEmpty ? runDirectory : runDirectory + "/" + relative
+            guard let names = DirectoryEntries.names(of: folder) else { throw CollectorStore.StoreError.io("cannot read \(folder)") }
+            for name in names where !name.hasPrefix(".") {
+                let path = relative.isEmpty ? name : relative + "/" + name
+                let full = runDirectory + "/" + path
+                var info = stat()
+                guard lstat(full, &info) == 0 else { continue }
+                switch info.st_mode & S_IFMT {
+                case S_IFREG: files.append(RunManifest.File(path: path, size: Int64(info.st_size), sha256: try CollectorStore.sha256(of: full)))
+                case S_IFDIR: try walk(path)
+                default: continue
+                }
             }
-            let full = runDirectory + "/" + relative
-            var info = stat()
-            guard lstat(full, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
-            files.append(RunManifest.File(path: relative, size: Int64(info.st_size), sha256: try CollectorStore.sha256(of: full)))
         }
+        try walk("")
         files.sort { $0.path < $1.path }
-        return RunManifest(taskRunUUID: taskRunUUID, taskIdentifier: taskIdentifier, directory: (runDirectory as NSString).lastPathComponent,
+        return RunManifest(taskRunUUID: taskRunUUID, taskIdentifier: taskIdentifier, directory: PathText.lastComponent(of: runDirectory),
                            status: status, files: files)
     }
 }

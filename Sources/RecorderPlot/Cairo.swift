@@ -1,5 +1,6 @@
 import CCairo
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderExport
 
 /// The cairo functions the plots use, loaded from `libcairo.so.2` the first time a plot is drawn.

@@ -1,6 +1,8 @@
 import CCairo
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderExport
+import RecorderRuntime
 
 /// Draws a `RunPlot` with cairo onto a PNG (image surface) or SVG surface.
 struct PlotRenderer {
@@ -262,7 +264,7 @@ struct PlotRenderer {
 
     static func label(_ v: Double) -> String {
         if v == v.rounded(), abs(v) < 1e6 { return String(Int(v)) }
-        let s = String(format: "%.3g", v)
+        let s = CFormat.string("%.3g", v)
         return s
     }
 }

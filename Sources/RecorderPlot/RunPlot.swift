@@ -1,7 +1,9 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderExport
 import RecorderJSON
 import RecorderModel
+import RecorderRuntime
 
 /// A run drawn for people: one panel per sensor type of each recorder against time (seconds from
 /// the run's start), the task's steps shaded and labelled across all panels, gaps (red bands) and
@@ -41,7 +43,7 @@ public struct RunPlot {
         }
         end = max(last, start + 1e-3)
         title = "\(result.taskIdentifier)  \(result.taskRunUUID.uuidString.lowercased())"
-        subtitle = "\(ISO8601Timestamp.string(from: result.startDate)) · \(String(format: "%.1f", end - start)) s · \(result.status.rawValue)"
+        subtitle = "\(ISO8601Timestamp.string(from: result.startDate)) · \(CFormat.string("%.1f", end - start)) s · \(result.status.rawValue)"
         steps = result.stepHistory.map { ($0.stepPath, $0.startUptime, $0.endUptime) }
 
         let columns = Self.plotWidth

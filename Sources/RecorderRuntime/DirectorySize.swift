@@ -13,11 +13,7 @@ public enum DirectorySize {
     /// Adds the regular files under `directory`, its subdirectories (not symbolic links to
     /// directories) included.
     private static func add(_ directory: String, to total: inout Int64) {
-        guard let dir = opendir(directory) else { return }
-        defer { closedir(dir) }
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name == "." || name == ".." { continue }
+        for name in DirectoryEntries.names(of: directory) ?? [] {
             let path = directory + "/" + name
             var st = stat()
             guard lstat(path, &st) == 0 else { continue }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What a task screen's browser sends, in order, for the presenter to wait on; closed when the
 /// socket ends or the session is cancelled (a waiting presenter then gets nil).

@@ -1,7 +1,9 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderModel
+import RecorderRuntime
 
-/// What the templates show, made for people: escaping (`ShownHTML`), numbers, sizes, dates.
+/// What the templates show, made for people: escaping (`HTML.escape`, every template value), numbers, sizes, dates.
 enum HTML {
     /// `text` with `& < > " '` escaped, for element content and quoted attribute values.
     static func escape(_ text: String) -> String {
@@ -30,7 +32,7 @@ enum HTML {
 
     static func number(_ value: Double, digits: Int = 2) -> String {
         guard value.isFinite else { return "–" }
-        let text = String(format: "%.\(digits)f", value)
+        let text = CFormat.string("%.\(digits)f", value)
         guard text.contains(".") else { return text }
         var trimmed = text
         while trimmed.hasSuffix("0") { trimmed.removeLast() }
@@ -52,9 +54,10 @@ enum HTML {
 
     /// A date as `2026-11-23 16:10:41 UTC`.
     static func date(_ date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        return String(format: "%04d-%02d-%02d %02d:%02d:%02d UTC", c.year ?? 0, c.month ?? 0, c.day ?? 0, c.hour ?? 0, c.minute ?? 0, c.second ?? 0)
+        // The C library's calendar (FoundationEssentials resolves no named time zone without ICU).
+        var t = time_t(Int(saturating: floor(date.timeIntervalSince1970)))
+        var c = tm()
+        gmtime_r(&t, &c)
+        return CFormat.string("%04d-%02d-%02d %02d:%02d:%02d UTC", c.tm_year + 1900, c.tm_mon + 1, c.tm_mday, c.tm_hour, c.tm_min, c.tm_sec)
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderModel
 
 /// The live plot's messages as JSON text, written directly (one string a notification, no

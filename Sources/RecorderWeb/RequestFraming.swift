@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import RecorderRuntime
 
 /// The rules a connection to the web page is held to before its requests reach the HTTP decoder,
 /// as a pure state machine (tested without I/O; `RequestGuardHandler` carries out its actions):
@@ -150,14 +152,14 @@ struct RequestFraming: Sendable {
         for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }).dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
             let name = line[..<colon].lowercased()
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces).lowercased()
+            let value = line[line.index(after: colon)...].trimmingWhitespace().lowercased()
             switch name {
             case "content-length":
                 lengths += 1
                 contentLength = value.utf8.count <= 12 && !value.isEmpty && value.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) ? Int(value) : nil
             case "transfer-encoding": chunked = true
             case "upgrade": upgradeHeader = value.contains("websocket")
-            case "connection": connectionUpgrade = value.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == "upgrade" }
+            case "connection": connectionUpgrade = value.split(separator: ",").contains { $0.trimmingWhitespace() == "upgrade" }
             default: break
             }
         }

@@ -1,8 +1,9 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderExport
 import RecorderModel
 import RecorderPlot
-import ZIPFoundation
+import RecorderRuntime
 
 /// The files the Runs pages hand out, made from a run directory as `recorderctl export` and
 /// `recorderctl plot` make them, in a temporary folder removed once sent. Blocking work: called
@@ -29,7 +30,7 @@ enum RunFiles {
     }
 
     static func realpath(_ path: String) -> String? {
-        guard let resolved = Foundation.realpath(path, nil) else { return nil }
+        guard let resolved = Glibc.realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)
     }
@@ -40,11 +41,11 @@ enum RunFiles {
     }
 
     static func scratchDirectory() throws(ExportError) -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("recorderd-web-\(UUID().uuidString)").path
+        let path = (ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp") + "/recorderd-web-\(UUID().uuidString)"
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
         } catch {
-            throw .output("cannot make a temporary folder: \(error.localizedDescription)")
+            throw .output("cannot make a temporary folder: \(error)")
         }
         return path
     }
@@ -59,11 +60,7 @@ enum RunFiles {
                 return Made(path: output, fileName: name, contentType: contentType(format), scratch: scratch)
             }
             let zip = output + ".zip"
-            do {
-                try FileManager.default.zipItem(at: URL(fileURLWithPath: output), to: URL(fileURLWithPath: zip), shouldKeepParent: true)
-            } catch {
-                throw ExportError.output("cannot zip the CSV export: \(error)")
-            }
+            try ZipArchiveWriter.zip(folder: output, as: name, to: zip)
             return Made(path: zip, fileName: name + ".zip", contentType: "application/zip", scratch: scratch)
         }
     }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderModel
 import RecorderProtocol
 
@@ -35,7 +36,7 @@ struct RunsView {
         func link(_ offset: Int, _ label: String) -> PageLink {
             var query = ["offset=\(offset)"]
             // Percent-encoded: a value is a query's text first (the template then escapes it as HTML).
-            if let t = params.taskIdentifier { query.append("task=" + (t.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")) }
+            if let t = params.taskIdentifier { query.append("task=" + PercentEncoding.escaped(t)) }
             if let s = params.status { query.append("status=\(s.rawValue)") }
             return PageLink(query: query.joined(separator: "&"), label: label)
         }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderModel
 
 /// Task runs asked for by a POST (with its CSRF check) and not yet joined by their WebSocket:

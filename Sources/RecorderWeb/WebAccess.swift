@@ -1,5 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HTTPTypes
+import RecorderRuntime
 
 /// Who may use the web page, as rules on a request's method, path and headers (no I/O): the
 /// token (when the server listens beyond loopback), the origin checks of state-changing requests
@@ -84,6 +86,6 @@ struct WebAccess: Sendable {
     /// A random 32-byte hex token (the CSRF token, one per server start).
     static func randomToken() -> String {
         var generator = SystemRandomNumberGenerator()
-        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+        return (0..<32).map { _ in CFormat.string("%02x", UInt32(UInt8.random(in: 0...255, using: &generator))) }.joined()
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Hummingbird
 import HummingbirdWebSocket
 import HTTPTypes
@@ -31,7 +32,7 @@ struct WebAccessMiddleware: RouterMiddleware {
                 response = site.errorResponse(WebError(.internalServerError, "internal error: \(error)"), for: request)
             }
         case .login(let next):
-            response = .redirect(to: "/login?next=" + (next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/"), type: .found)
+            response = .redirect(to: "/login?next=" + PercentEncoding.escaped(next), type: .found)
         case .refuse(let status, let message):
             response = site.errorResponse(WebError(status, message), for: request)
         }

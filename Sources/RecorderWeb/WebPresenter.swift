@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HummingbirdWebSocket
 import RecorderClient
 import RecorderJSON

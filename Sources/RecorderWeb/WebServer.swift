@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
@@ -7,6 +8,7 @@ import RecorderConfiguration
 import RecorderModel
 import RecorderProtocol
 import ServiceLifecycle
+import RecorderRuntime
 
 /// The Pi's own web page (`http` in the configuration): devices with live plots, task runs walked
 /// screen by screen, the run history with plots and exports. Every page is served through the
@@ -38,7 +40,7 @@ public struct WebServer: Service {
                 connectionLimit: Int = DaemonLimits().connections, retryInterval: Double = 5,
                 report: @escaping @Sendable (WebPageInfo) -> Void = { _ in }, logger: Logger) {
         let tasks = configuration.taskDirectory.hasPrefix("/") ? configuration.taskDirectory : baseDirectory + "/" + configuration.taskDirectory
-        site = WebSite(socketPath: socketPath, dataDirectory: dataDirectory, taskDirectory: (tasks as NSString).standardizingPath,
+        site = WebSite(socketPath: socketPath, dataDirectory: dataDirectory, taskDirectory: PathText.standardized(tasks),
                        access: WebAccess(token: configuration.token, csrfToken: WebAccess.randomToken()),
                        socketLimit: max(1, connectionLimit / 4), logger: logger)
         host = configuration.host

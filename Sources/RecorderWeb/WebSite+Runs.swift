@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Hummingbird
 import HummingbirdWebSocket
 import NIOCore
@@ -82,20 +83,18 @@ extension WebSite {
         case .success(let m): file = m
         case .failure(let error): throw WebError(.unprocessableContent, "cannot make it from this run: \(error)")
         }
-        guard let handle = FileHandle(forReadingAtPath: file.path) else {
+        guard let handle = ReadableFile(path: file.path) else {
             try? FileManager.default.removeItem(atPath: file.scratch)
             throw WebError(.internalServerError, "the made file cannot be read")
         }
         // Open: the folder can go now; the file lives until the handle closes.
         try? FileManager.default.removeItem(atPath: file.scratch)
-        let size = (try? handle.seekToEnd()).map { Int($0) }
-        try? handle.seek(toOffset: 0)
+        let size = handle.size.map { Int($0) }
         var headers: HTTPFields = [.contentType: file.contentType]
         if attachment { headers[.contentDisposition] = "attachment; filename=\"\(file.fileName)\"" }
         let body = ResponseBody(contentLength: size) { writer in
-            defer { try? handle.close() }
             while true {
-                let chunk = await QueueHandOff.blocking { (try? handle.read(upToCount: 1 << 18)).map { [UInt8]($0) } ?? [] }
+                let chunk = await QueueHandOff.blocking { handle.read(upTo: 1 << 18) ?? [] }
                 if chunk.isEmpty { break }
                 try await writer.write(ByteBuffer(bytes: chunk))
             }

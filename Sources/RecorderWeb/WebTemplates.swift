@@ -1,16 +1,14 @@
-import Foundation
-import Mustache
-
-/// The page's HTML: Mustache templates (`Resources/*.mustache`, compiled into the binary), which
-/// escape every value they show (`{{value}}`; none of them writes one unescaped), each page's a
-/// child of `layout` (template inheritance: no page pastes HTML into another). The style sheet
-/// and script are resource files too (`Resources/app.css`, `app.js`).
+/// The page's HTML: templates in Mustache's syntax (`Resources/*.mustache`, compiled into the
+/// binary; `PageTemplate` reads them), which escape every value they show (`{{value}}`; no form
+/// writes one unescaped), each page's a child of `layout` (template inheritance: no page pastes
+/// HTML into another). The style sheet and script are resource files too (`Resources/app.css`,
+/// `app.js`).
 enum WebTemplates {
-    static let library: MustacheLibrary = {
-        // Every template starts with `{{% CONTENT_TYPE: RECORDERD_HTML }}`: HTML escaping, and no
-        // control character reaches a page (a file name or an error message could carry one).
-        MustacheContentTypes.register(ShownHTML(), named: "RECORDERD_HTML")
-        var library = MustacheLibrary()
+    static let library: PageTemplateLibrary = {
+        // Every value is escaped by `HTML.escape`: HTML's entities, and no control character
+        // reaches a page (a file name or an error message could carry one). The templates still
+        // start with `{{% CONTENT_TYPE: RECORDERD_HTML }}`, as they did under swift-mustache.
+        var library = PageTemplateLibrary()
         let templates: [(String, [UInt8])] = [
             ("layout", PackageResources.layout_mustache), ("error", PackageResources.error_mustache),
             ("login", PackageResources.login_mustache), ("devices", PackageResources.devices_mustache),
@@ -30,7 +28,7 @@ enum WebTemplates {
 
     /// `page` rendered with the template `name` inside the layout.
     static func render<Content>(_ name: String, _ page: WebPage<Content>) -> String {
-        library.render(page, withTemplate: name) ?? "<!DOCTYPE html><title>recorderd</title><p>no template \(name)</p>"
+        library.render(page, withTemplate: name, escape: HTML.escape) ?? "<!DOCTYPE html><title>recorderd</title><p>no template \(name)</p>"
     }
 }
 
@@ -56,10 +54,4 @@ struct WebPage<Content> {
         nav = [("devices", "Devices"), ("tasks", "Tasks"), ("runs", "Runs")].map { Link(id: $0.0, label: $0.1, here: $0.0 == section) }
         self.page = page
     }
-}
-
-/// HTML escaping for the templates: `& < > " '` as entities (`HTML.escape`), control characters
-/// other than line breaks and tabs as U+FFFD.
-struct ShownHTML: MustacheContentType {
-    func escapeText(_ text: String) -> String { HTML.escape(text) }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import RecorderClient
 import RecorderProtocol
+import RecorderRuntime
 
 /// `recorderctl ble`: Bluetooth LE sensors.
 struct BLECommand: AsyncParsableCommand {
@@ -31,7 +32,7 @@ struct BLEScanCommand: AsyncParsableCommand {
         }
         print("ADDRESS            RSSI        NAME")
         for d in result.devices {
-            let rssi = (d.details?["rssi"] ?? "?").padding(toLength: 11, withPad: " ", startingAt: 0)
+            let rssi = (d.details?["rssi"] ?? "?").fitted(to: 11)
             print("\(d.id)  \(rssi) \(d.name ?? "-")\(d.details?["connected"] == "yes" ? "  (connected)" : "")")
         }
         print("configure one as {\"name\": \"hr0\", \"kind\": \"heartRate\", \"address\": \"\(result.devices[0].id)\"}")

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderClient
 import RecorderExport
 import RecorderModel
@@ -40,7 +41,7 @@ struct CommandFailure: Error, CustomStringConvertible {
 
     /// Warnings of a command that succeeded, one line each on standard error.
     static func warn(_ warnings: [String]) {
-        for warning in warnings { FileHandle.standardError.write(Data("recorderctl: warning: \(warning)\n".utf8)) }
+        for warning in warnings { StandardStreams.error("recorderctl: warning: \(warning)\n") }
     }
 
     /// Runs `command`, turning runtime failures into one line and their status; parse and
@@ -59,7 +60,7 @@ struct CommandFailure: Error, CustomStringConvertible {
     }
 
     static func fail(_ failure: CommandFailure) -> Never {
-        FileHandle.standardError.write(Data("recorderctl: \(failure.description)\n".utf8))
+        StandardStreams.error("recorderctl: \(failure.description)\n")
         exit(failure.status.rawValue)
     }
 }

@@ -1,11 +1,13 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderClient
 import RecorderFHIR
 import RecorderJSON
 import RecorderModel
 import Subprocess
 import SystemPackage
+import RecorderRuntime
 
 /// `recorderctl demo`: a private recorderd on a temporary socket, replaying real walking data,
 /// runs `config/tasks/gait-balance.json` with short steps and prints the result. The replay starts
@@ -70,7 +72,7 @@ struct DemoCommand: AsyncParsableCommand {
         }
         let directory = outcome.closureResult
         if !outcome.terminationStatus.isSuccess {
-            FileHandle.standardError.write(Data("recorderd ended with \(outcome.terminationStatus)\n".utf8))
+            StandardStreams.error("recorderd ended with \(outcome.terminationStatus)\n")
         }
         print("\nfiles:")
         for name in (try? FileManager.default.contentsOfDirectory(atPath: directory).sorted()) ?? [] { print("  \(directory)/\(name)") }
@@ -104,7 +106,7 @@ enum DemoResources {
     /// The project directory: walks up from the executable and from the working directory.
     static func locate() throws -> String {
         var candidates: [URL] = [URL(fileURLWithPath: FileManager.default.currentDirectoryPath)]
-        if let exe = Bundle.main.executableURL?.resolvingSymlinksInPath() { candidates.append(exe.deletingLastPathComponent()) }
+        if let exe = executablePath() { candidates.append(URL(fileURLWithPath: PathText.parent(of: exe))) }
         for start in candidates {
             var dir = start
             for _ in 0..<8 {
@@ -122,8 +124,15 @@ enum DemoResources {
     }
 
     static func siblingExecutable(_ name: String) -> URL {
-        let exe = Bundle.main.executableURL?.resolvingSymlinksInPath() ?? URL(fileURLWithPath: CommandLine.arguments[0])
-        return exe.deletingLastPathComponent().appendingPathComponent(name)
+        let exe = executablePath() ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: PathText.parent(of: exe) + "/" + name)
+    }
+
+    /// This program's file, its links resolved (`/proc/self/exe`).
+    static func executablePath() -> String? {
+        guard let path = realpath("/proc/self/exe", nil) else { return nil }
+        defer { free(path) }
+        return String(cString: path)
     }
 
     /// Connects once the daemon listens (it binds within a second); fails if it exits first.

@@ -1,9 +1,11 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderConfiguration
 import RecorderFleet
 import RecorderModel
 import RecorderProtocol
+import RecorderRuntime
 
 /// `recorderctl fleet`: every Pi's status as the broker holds it.
 struct FleetCommand: AsyncParsableCommand {
@@ -48,7 +50,7 @@ struct FleetCommand: AsyncParsableCommand {
     }
 
     func pad(_ text: String, _ width: Int) -> String {
-        text.count >= width ? text : text.padding(toLength: width, withPad: " ", startingAt: 0)
+        text.count >= width ? text : text.fitted(to: width)
     }
 }
 
@@ -116,10 +118,10 @@ struct CollectCommand: AsyncParsableCommand {
         if let share, !MQTTConfiguration.isTopicLevel(share) { throw ValidationError("--share: expected 1 to 64 of A-Z a-z 0-9 . _ -") }
         if let site, !MQTTConfiguration.isTopicLevel(site) { throw ValidationError("--site: expected 1 to 64 of A-Z a-z 0-9 . _ -") }
         if share != nil, broker.protocolText == MQTTProtocolChoice.v311.rawValue {
-            throw ValidationError(Collector.shareNeedsMQTT5.replacingOccurrences(of: "this broker speaks", with: "--protocol is"))
+            throw ValidationError(Collector.shareNeedsMQTT5.replacing("this broker speaks", with: "--protocol is"))
         }
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let directory = (dir as NSString).standardizingPath
+        let directory = PathText.standardized(dir)
         let collector = Collector(options: try broker.options(clientPrefix: "recorderctl-collect"), prefix: broker.prefix, shareGroup: share, site: site,
                                   directory: directory.hasPrefix("/") ? directory : FileManager.default.currentDirectoryPath + "/" + directory,
                                   plainChunks: plainChunks)
@@ -134,7 +136,7 @@ struct CollectCommand: AsyncParsableCommand {
     }
 
     func collect(_ collector: Collector, directory: String) async throws {
-        @Sendable func emit(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+        @Sendable func emit(_ line: String) { StandardStreams.output(line + "\n") }
         try await collector.run { report in
             switch report {
             case .connected(let version): emit("collecting from \(broker.broker) over MQTT \(version.rawValue) into \(directory) (\(collector.patterns.joined(separator: ", ")))")
@@ -143,7 +145,7 @@ struct CollectCommand: AsyncParsableCommand {
                 emit("run \(site)/\(device)/\(m.taskIdentifier)/\(m.directory): \(m.files.count) files, \(bytes) bytes, checked (\(wireBytes) bytes of chunks on the wire)")
             case .refused(let site, let device, let run, let reason): emit("refused \(site)/\(device) run \(run): \(reason)")
             case .healed(let site, let device, let run, let file): emit("\(site)/\(device) run \(run): \(file) failed its SHA-256; asked for again")
-            case .failed(let what): FileHandle.standardError.write(Data(("collect: " + what + "\n").utf8))
+            case .failed(let what): StandardStreams.error("collect: " + what + "\n")
             }
         }
     }

@@ -1,9 +1,11 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderClient
 import RecorderFleet
 import RecorderModel
 import RecorderProtocol
+import RecorderRuntime
 
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "status", abstract: "Show the daemon's status.")
@@ -51,7 +53,7 @@ struct DevicesCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     static func line(_ d: DeviceInfo) -> String {
-        var s = "\(d.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \(d.kind.padding(toLength: 8, withPad: " ", startingAt: 0)) \(d.state.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0))"
+        var s = "\(d.name.fitted(to: 10)) \(d.kind.fitted(to: 8)) \(d.state.rawValue.fitted(to: 12))"
         s += " " + d.sensorTypes.map(\.rawValue).joined(separator: ",")
         if let rate = d.rate { s += " @ \(rate) Hz" }
         if let fused = d.fusedTypes { s += "  fused: " + fused.map(\.rawValue).joined(separator: ",") }
@@ -97,22 +99,22 @@ struct TailCommand: AsyncParsableCommand {
         let client = try await socket.connect()
         let stream = try await client.subscribeBatches(device: device, sensorTypes: types.isEmpty ? nil : types, rate: rate)
         // Every line written as it comes (not block-buffered into a pipe: `recorderctl tail imu0 | head`).
-        func emit(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+        func emit(_ line: String) { StandardStreams.output(line + "\n") }
         if !json { emit("    uptime   sensor             x          y          z") }
         var printed = 0
         for try await batch in stream {
             for (index, r) in batch.records.enumerated() {
                 if json {
                     // The record's text as the daemon wrote it (a recording's line without its step path).
-                    FileHandle.standardOutput.write(Data(batch.text(at: index) + [UInt8(ascii: "\n")]))
+                    StandardStreams.output(batch.text(at: index) + [UInt8(ascii: "\n")])
                 } else if r.isGap {
-                    emit(String(format: "%10.3f   ", r.uptime ?? 0) + "\(r.sensorType ?? "") gap: \(r.droppedSamples ?? 0) samples lost")
+                    emit(CFormat.string("%10.3f   ", r.uptime ?? 0) + "\(r.sensorType ?? "") gap: \(r.droppedSamples ?? 0) samples lost")
                 } else {
-                    let name = (r.sensorType ?? r.event ?? "").padding(toLength: 14, withPad: " ", startingAt: 0)
-                    var line = String(format: "%10.3f   ", r.uptime ?? 0) + name + String(format: " %10.4f %10.4f %10.4f", r.x ?? .nan, r.y ?? .nan, r.z ?? .nan)
+                    let name = (r.sensorType ?? r.event ?? "").fitted(to: 14)
+                    var line = CFormat.string("%10.3f   ", r.uptime ?? 0) + name + CFormat.string(" %10.4f %10.4f %10.4f", r.x ?? .nan, r.y ?? .nan, r.z ?? .nan)
                     // Attitudes: the quaternion's w, the reference frame and (magnetometer) the heading.
-                    if let w = r.w { line += String(format: " w %.4f", w) + " " + (r.referenceCoordinate ?? "") }
-                    if let heading = r.heading { line += String(format: " heading %.1f°", heading) }
+                    if let w = r.w { line += CFormat.string(" w %.4f", w) + " " + (r.referenceCoordinate ?? "") }
+                    if let heading = r.heading { line += CFormat.string(" heading %.1f°", heading) }
                     if let accuracy = r.eventAccuracy { line += " accuracy \(accuracy)" }
                     emit(line)
                 }

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderClient
 import RecorderJSON
 import RecorderModel
@@ -29,7 +30,7 @@ struct RecorderctlCommand: AsyncParsableCommand {
         guard var asyncCommand = command as? any AsyncParsableCommand else {
             do {
                 try command.run()
-                Foundation.exit(0)
+                Glibc.exit(0)
             } catch {
                 exit(withError: error)
             }

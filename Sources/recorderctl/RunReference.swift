@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderClient
 import RecorderJSON
 import RecorderModel
@@ -18,15 +19,13 @@ enum RunReference {
     /// True when `run` names a directory (it has a "/", or a directory of that name exists here)
     /// rather than a UUID or a prefix of one.
     static func isDirectory(_ run: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        return run.contains("/") || (FileManager.default.fileExists(atPath: run, isDirectory: &isDirectory) && isDirectory.boolValue)
+        run.contains("/") || FileStatus.isDirectory(run)
     }
 
     /// Reads a run directory's manifest.
     static func local(_ directory: String) throws -> RunDetails {
-        let path = (directory as NSString).standardizingPath
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+        let path = PathText.standardized(directory)
+        guard FileStatus.isDirectory(path) else {
             throw CommandFailure("\(directory): no such directory", .noInput)
         }
         let manifest = path + "/taskResult.json"
@@ -40,7 +39,7 @@ enum RunReference {
             throw CommandFailure("\(manifest) is not a task result: \(DecodingErrorDescription.describe(error, prefix: "taskResult"))", .dataError)
         }
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-        return RunDetails(summary: RunSummary(result, runDirectory: (absolute as NSString).standardizingPath, sizeBytes: DirectorySize.bytes(of: path)),
+        return RunDetails(summary: RunSummary(result, runDirectory: PathText.standardized(absolute), sizeBytes: DirectorySize.bytes(of: path)),
                           taskResult: result)
     }
 }

@@ -1,9 +1,11 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderClient
 import RecorderJSON
 import RecorderModel
 import RecorderProtocol
+import RecorderRuntime
 
 /// `recorderctl runs`: the data directory's runs, newest first.
 struct RunsCommand: AsyncParsableCommand {
@@ -41,7 +43,7 @@ struct RunsCommand: AsyncParsableCommand {
     /// One run in a line: the UUID's first 8 characters (a prefix `show` and `rm` take).
     static func line(_ r: RunSummary) -> String {
         let uuid = String(r.taskRunUUID.uuidString.prefix(8)).lowercased()
-        let duration = r.duration.map { String(format: "%7.1f s", $0) } ?? "      -  "
+        let duration = r.duration.map { CFormat.string("%7.1f s", $0) } ?? "      -  "
         return "\(uuid)  \(r.taskIdentifier.padded(20)) \(r.status.rawValue.padded(12)) \(ISO8601Timestamp.string(from: r.startDate).prefix(19).description.padded(20))  "
             + "\(duration)  \(String(r.samples).padded(9)) \(String(r.gapCount).padded(5)) \(ByteCount.text(r.sizeBytes))"
     }
@@ -60,19 +62,19 @@ struct ShowCommand: AsyncParsableCommand {
         print("\(s.taskIdentifier) \(s.taskRunUUID) — \(s.status.rawValue)")
         print("  directory  \(s.runDirectory)")
         print("  started    \(ISO8601Timestamp.string(from: s.startDate))" + (s.endDate.map { "  ended \(ISO8601Timestamp.string(from: $0))" } ?? ""))
-        if let duration = s.duration { print(String(format: "  duration   %.1f s", duration)) }
+        if let duration = s.duration { print(CFormat.string("  duration   %.1f s", duration)) }
         print("  size       \(ByteCount.text(s.sizeBytes))")
         print("  totals     \(s.samples) samples, \(s.gapCount) gaps (\(s.droppedSamples) samples lost), \(s.recorders) recorders" + (s.failedRecorders > 0 ? ", \(s.failedRecorders) failed" : ""))
         print("  steps")
         for step in result.stepHistory {
-            let duration = step.endUptime.map { String(format: "%.1f s", $0 - step.startUptime) } ?? "not ended"
+            let duration = step.endUptime.map { CFormat.string("%.1f s", $0 - step.startUptime) } ?? "not ended"
             print("    \(step.stepPath.padded(28)) \(duration)")
         }
         print("  recorders")
         for r in result.asyncResults {
             if let f = r.file {
                 var line = "    \(f.identifier.padded(16)) \(f.relativePath.padded(24)) \(f.sampleCount) samples"
-                if let frequency = f.frequency { line += String(format: " at %.1f Hz", frequency) }
+                if let frequency = f.frequency { line += CFormat.string(" at %.1f Hz", frequency) }
                 if f.gapCount > 0 { line += ", \(f.gapCount) gaps (\(f.droppedSamples) lost)" }
                 if let errors = f.errorCount, errors > 0 { line += ", \(errors) errors" }
                 print(line)
@@ -108,7 +110,7 @@ enum ByteCount {
             value /= 1024
             unit += 1
         }
-        return unit == 0 ? "\(bytes) B" : String(format: "%.1f %@", value, units[unit])
+        return unit == 0 ? "\(bytes) B" : CFormat.string("%.1f ", value) + units[unit]
     }
 }
 

@@ -1,10 +1,12 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import RecorderClient
 import RecorderFHIR
 import RecorderJSON
 import RecorderModel
 import RecorderProtocol
+import RecorderRuntime
 
 /// Prints steps and countdowns on the terminal.
 struct TerminalPresenter: TaskRunPresenter {
@@ -60,7 +62,7 @@ struct TerminalPresenter: TaskRunPresenter {
     /// A line of standard input (nil at its end), read on a thread of its own: readLine blocks.
     static func readLine() async -> String? {
         await withCheckedContinuation { (c: CheckedContinuation<String?, Never>) in
-            Thread { c.resume(returning: Swift.readLine()) }.start()
+            DetachedThread.start { c.resume(returning: Swift.readLine()) }
         }
     }
 
@@ -87,7 +89,7 @@ enum Summary {
         Swift.print("\ntask \(result.taskIdentifier) \(result.status.rawValue): \(result.taskRunUUID)")
         Swift.print("run directory: \(runDirectory)")
         for step in result.stepHistory {
-            let duration = step.endUptime.map { String(format: "%.2f s", $0 - step.startUptime) } ?? "open"
+            let duration = step.endUptime.map { CFormat.string("%.2f s", $0 - step.startUptime) } ?? "open"
             Swift.print("  step \(step.stepPath): \(duration)")
             for answer in step.results ?? [] {
                 Swift.print("    answer \(answer.identifier): \(answer.display ?? answer.value.plainText ?? "-")\(answer.unit.map { " " + $0 } ?? "")")
@@ -96,7 +98,7 @@ enum Summary {
         for async in result.asyncResults {
             switch async {
             case .file(let f):
-                let span = f.endUptime.map { String(format: "%.2f s", $0 - f.startUptime) } ?? "open"
+                let span = f.endUptime.map { CFormat.string("%.2f s", $0 - f.startUptime) } ?? "open"
                 Swift.print("  file \(f.relativePath): \(f.sampleCount) records over \(span), \(f.droppedSamples) dropped in \(f.gapCount) gaps, sha256 \(f.sha256?.prefix(16) ?? "-")…")
                 for summary in f.stepSummaries ?? [] { Swift.print("    \(summary.headline)") }
                 for summary in f.heartRateSummaries ?? [] { Swift.print("    \(summary.headline)") }
@@ -163,10 +165,10 @@ extension TaskFile {
         do {
             let definition = try load(path)
             if verbose, let data = FileManager.default.contents(atPath: path) {
-                for warning in ignoredKeys(data) { FileHandle.standardError.write(Data("recorderctl: \(path): ignored \(warning)\n".utf8)) }
+                for warning in ignoredKeys(data) { StandardStreams.error("recorderctl: \(path): ignored \(warning)\n") }
             }
             if verbose {
-                for warning in unknownStepTypes(definition) { FileHandle.standardError.write(Data("recorderctl: \(path): step \(warning)\n".utf8)) }
+                for warning in unknownStepTypes(definition) { StandardStreams.error("recorderctl: \(path): step \(warning)\n") }
             }
             return definition
         } catch {
@@ -181,7 +183,7 @@ extension TaskFile {
     static func reportIgnoredKeys(_ data: Data, keys: ConfigurationKeys, source: String, path: String = "") {
         guard let value = try? JSONParser.parse(data) else { return }
         for warning in keys.unknownKeys(in: value, path: path) {
-            FileHandle.standardError.write(Data("recorderctl: \(source): ignored \(warning)\n".utf8))
+            StandardStreams.error("recorderctl: \(source): ignored \(warning)\n")
         }
     }
 }
@@ -213,7 +215,7 @@ struct StartCommand: AsyncParsableCommand {
         let run = try await client.startTask(identifier: identifier, asyncActions: asyncActions)
         print(run.taskRunUUID.uuidString)
         print(run.runDirectory)
-        for e in run.errors { FileHandle.standardError.write(Data("warning: \(e.identifier): \(e.errorDescription)\n".utf8)) }
+        for e in run.errors { StandardStreams.error("warning: \(e.identifier): \(e.errorDescription)\n") }
     }
 }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import RecorderRuntime
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import RecorderConfiguration
 import RecorderFleet

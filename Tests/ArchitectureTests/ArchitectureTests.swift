@@ -46,6 +46,12 @@ struct ArchitectureTests {
         #expect(undeclared == [], "\(undeclared.joined(separator: "\n"))")
     }
 
+    @Test("no module the executables are made of imports all of Foundation (FoundationEssentials only): none needs ICU's 39 MB of data")
+    func noSourceModuleImportsFoundation() throws {
+        let found = try Self.imports(under: Self.root + "/Sources").filter { ["Foundation", "FoundationNetworking", "FoundationXML"].contains($0.1) }
+        #expect(found.isEmpty, "\(found.map { "\($0.0): imports \($0.1)" }.joined(separator: "\n"))")
+    }
+
     @Test("the import check itself: an import a target does not declare is caught")
     func anUndeclaredImportIsCaught() async throws {
         let package = try await PackageDump.ofThisPackage.value
@@ -68,6 +74,7 @@ struct ArchitectureTests {
             let needed = readelf.printed.split(separator: "\n").filter { $0.contains("(NEEDED)") }
             #expect(!needed.isEmpty, "readelf listed nothing: \(readelf.printed)")
             #expect(needed.contains { $0.contains("libzstd") } == links, "\(executable): \(needed.joined(separator: "\n"))")
+            #expect(needed.contains { $0.contains("[libz.so") } == links, "zlib: \(executable): \(needed.joined(separator: "\n"))")
         }
     }
 

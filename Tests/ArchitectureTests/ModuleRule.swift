@@ -27,7 +27,7 @@ struct ModuleRule: Sendable {
         // C libraries, each with the module that wraps it
         "CRecorderRuntime": .shim(owner: "RecorderRuntime"), "CSystemd": .shim(owner: "RecorderSystemd"),
         "CLibIIO": .shim(owner: "IIOSensors"), "CLibGPS": .shim(owner: "GPSSensors"), "CALSA": .shim(owner: "AudioSensors"),
-        "CZstd": .shim(owner: "RecorderCompression"), "CCairo": .shim(owner: "RecorderPlot"), "CMosquitto": .shim(owner: "RecorderFleet"),
+        "CZstd": .shim(owner: "RecorderCompression"), "CZlib": .shim(owner: "RecorderCompression"), "CCairo": .shim(owner: "RecorderPlot"), "CMosquitto": .shim(owner: "RecorderFleet"),
         "CEarlySignals": .shim(owner: "recorderd"),
         // the shared bottom
         "RecorderRuntime": .bottom(1), "RecorderSystemd": .bottom(2), "RecorderJSON": .bottom(2), "RecorderCompression": .bottom(2),

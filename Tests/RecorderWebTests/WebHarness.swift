@@ -77,7 +77,7 @@ struct WebHarness: RecorderdHarness {
         let p = try await ChildProcess("/usr/bin/env", ["python3", Self.checker] + arguments)
         let status = try await p.wait(timeout: timeout)
         let printed = p.printed
-        try #require(status == 0, "check_web.py \(arguments.first ?? ""): \(printed)")
+        try #require(status == 0, "check_web.py \(arguments.first ?? ""): \(printed)\nDAEMON: \(daemon.printedSoFar())")
         let line = try #require(printed.split(separator: "\n").last { $0.hasPrefix("{") }, "\(printed)")
         return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
     }

@@ -37,7 +37,8 @@ fi
 [ -x "$products/recorderdPackageTests.xctest" ] || { echo "test.sh: no $products/recorderdPackageTests.xctest (scripts/arm64/build.sh --build-tests)" >&2; exit 1; }
 
 # In a mount namespace of its own (the mounts die with it): the tree at /src, sid's arm64 Swift
-# runtime (the toolchain's target root) at /usr/lib/swift/linux, a /tmp of its own.
+# runtime (the toolchain's target root) at /usr/lib/swift/linux, a /tmp and /dev/shm of its own,
+# this machine's /etc/passwd and /etc/group.
 tree=$(pwd)
 exec unshare --mount --propagation private -- sh -c '
   set -e
@@ -46,6 +47,10 @@ exec unshare --mount --propagation private -- sh -c '
   mount --bind "$runtime" "$root/usr/lib/swift/linux"
   mount -t proc proc "$root/proc"
   mount -t tmpfs tmpfs "$root/tmp"
+  mount -t tmpfs tmpfs "$root/dev/shm"
+  # The users and groups of this machine (the root, unpacked without maintainer scripts, has none:
+  # tests that look up root or a group would otherwise fail on the root, not on the code).
+  for f in passwd group; do [ -e "$root/etc/$f" ] || : > "$root/etc/$f"; mount --bind "/etc/$f" "$root/etc/$f"; done
   exec chroot "$root" env LC_ALL=C.UTF-8 LD_LIBRARY_PATH=/usr/lib/swift/linux sh -c "cd /src && exec \"\$@\"" sh \
     "/src/$products/recorderdPackageTests.xctest" --testing-library swift-testing "$@"
 ' sh "$root" "$tree" "$products" "$toolchain/target/usr/libexec/swift/lib/swift/linux" "$@"
