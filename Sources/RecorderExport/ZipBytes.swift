@@ -1,3 +1,5 @@
+import RecorderJSON
+
 /// A zip header's bytes, little-endian as APPNOTE lays them out.
 struct ZipBytes {
     private(set) var bytes: [UInt8] = []
@@ -21,7 +23,7 @@ struct ZipBytes {
         let clamped = min(max(seconds, lowest), highest)
         let days = clamped / 86_400
         let second = clamped % 86_400
-        let (year, month, day) = Self.civil(days: days)
+        let (year, month, day) = ISO8601Timestamp.civilFromDays(Int(days))
         u16(UInt16(second / 3600) << 11 | UInt16(second % 3600 / 60) << 5 | UInt16(second % 60 / 2))
         u16(UInt16(year - 1980) << 9 | UInt16(month) << 5 | UInt16(day))
     }
@@ -33,19 +35,5 @@ struct ZipBytes {
         u16(5)
         bytes.append(1)
         u32(UInt32(bitPattern: Int32(clamping: seconds)))
-    }
-
-    /// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's
-    /// `civil_from_days`).
-    static func civil(days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }
