@@ -9,7 +9,7 @@ import Testing
 struct ArchitectureTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 
-    @Test("every declared arrow of a module points down and stays on its side")
+    @Test("every declared arrow of a module points down and stays on its side", .ownThread)
     func declaredArrowsFollowTheRule() async throws {
         let package = try await PackageDump.ofThisPackage.value
         var wrong: [String] = []
@@ -30,7 +30,7 @@ struct ArchitectureTests {
     static let toolchainModules: Set<String> = ["Foundation", "FoundationEssentials", "FoundationNetworking", "Glibc", "Dispatch",
                                                 "Synchronization", "Testing", "XCTest", "_Concurrency", "Observation"]
 
-    @Test("every target imports only what it declares: the package's modules and other packages' products (none reached through another's)")
+    @Test("every target imports only what it declares: the package's modules and other packages' products (none reached through another's)", .ownThread)
     func importsAreDeclared() async throws {
         let package = try await PackageDump.ofThisPackage.value
         let names = Set(package.targets.map(\.name))
@@ -52,7 +52,7 @@ struct ArchitectureTests {
         #expect(found.isEmpty, "\(found.map { "\($0.0): imports \($0.1)" }.joined(separator: "\n"))")
     }
 
-    @Test("the import check itself: an import a target does not declare is caught")
+    @Test("the import check itself: an import a target does not declare is caught", .ownThread)
     func anUndeclaredImportIsCaught() async throws {
         let package = try await PackageDump.ofThisPackage.value
         let daemon = try #require(package.targets.first { $0.name == "RecorderDaemon" })
@@ -61,7 +61,7 @@ struct ArchitectureTests {
         #expect(!declared.contains("Hummingbird") && !declared.contains("IIOSensors"))
     }
 
-    @Test("libzstd is linked only where something compresses: the exports and the fleet link, not the recording process")
+    @Test("libzstd is linked only where something compresses: the exports and the fleet link, not the recording process", .ownThread)
     func zstdIsLinkedWhereSomethingCompresses() async throws {
         let package = try await PackageDump.ofThisPackage.value
         #expect(!package.closure(of: "recorderd").contains("CZstd"), "recorderd reaches CZstd")
@@ -78,7 +78,7 @@ struct ArchitectureTests {
         }
     }
 
-    @Test("recorderd-services and recorderctl reach no sensor backend, engine or daemon, even through others")
+    @Test("recorderd-services and recorderctl reach no sensor backend, engine or daemon, even through others", .ownThread)
     func clientExecutablesReachNoRecordingModule() async throws {
         let package = try await PackageDump.ofThisPackage.value
         for executable in ["recorderd-services", "recorderctl"] {
@@ -90,7 +90,7 @@ struct ArchitectureTests {
         #expect(package.closure(of: "RecorderFleet").contains("RecorderEngine") == false)
     }
 
-    @Test("the linked libraries: recorderd-services and recorderctl load no libiio, libasound or libgps", arguments: ["recorderd-services", "recorderctl"])
+    @Test("the linked libraries: recorderd-services and recorderctl load no libiio, libasound or libgps", .ownThread, arguments: ["recorderd-services", "recorderctl"])
     func clientExecutablesLinkNoSensorLibrary(executable: String) async throws {
         let ldd = try await ChildProcess("/usr/bin/ldd", [ChildProcess.executable(executable)])
         #expect(try await ldd.wait(timeout: 60) == 0)

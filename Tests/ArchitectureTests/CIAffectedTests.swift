@@ -17,7 +17,7 @@ struct CIAffectedTests {
         return printed.split(whereSeparator: \.isWhitespace).map(String.init)
     }
 
-    @Test("systemd/ reaches the guests, the JSON codec the fuzzers, README.md alone nothing")
+    @Test("systemd/ reaches the guests, the JSON codec the fuzzers, README.md alone nothing", .ownThread)
     func theMapAnswersForTheChangesTheDocumentationNames() async throws {
         #expect(try await Self.phases(["--files", "systemd/recorderd.service"]) == ["guests", "arm64-package"])
         let codec = try await Self.phases(["--files", "Sources/RecorderJSON/JSONTextEncoder.swift"])
@@ -33,7 +33,7 @@ struct CIAffectedTests {
 
     /// Through git: the change between a base commit and the working tree (a commit, an
     /// uncommitted edit, a new file), in a repository of the scripts' own.
-    @Test func theChangeSinceABaseCommitIsReadFromGit() async throws {
+    @Test(.ownThread) func theChangeSinceABaseCommitIsReadFromGit() async throws {
         let repository = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: repository) }
         func git(_ arguments: [String]) async throws {
@@ -70,7 +70,7 @@ struct CIAffectedTests {
 
     /// Every tracked path matches a line of the map (a new folder gets a line of its own rather
     /// than every phase by default), and the phases the map and `affected` know are the full run's.
-    @Test func everyTrackedPathIsMappedToPhasesTheFullRunHas() async throws {
+    @Test(.ownThread) func everyTrackedPathIsMappedToPhasesTheFullRunHas() async throws {
         let (status, files) = try await ChildProcess.run("/usr/bin/git", ["-C", Self.root, "ls-files"], timeout: 60)
         try #require(status == 0, "\(files)")
         let paths = files.split(separator: "\n").map(String.init)

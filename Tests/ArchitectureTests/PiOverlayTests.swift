@@ -17,7 +17,7 @@ struct PiOverlayTests {
         return false
     }
 
-    @Test(.enabled(if: dtcPresent))
+    @Test(.enabled(if: dtcPresent), .ownThread)
     func overlaysCompileAndDescribeTheirBoards() async throws {
         let sources = try FileManager.default.contentsOfDirectory(atPath: Self.folder).filter { $0.hasSuffix(".dts") }.sorted()
         #expect(sources == ["recorderd-bmi160-polled.dts", "recorderd-bmi160.dts", "recorderd-lsm6ds3-polled.dts", "recorderd-lsm6ds3.dts"])

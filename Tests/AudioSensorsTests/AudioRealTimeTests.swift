@@ -77,7 +77,7 @@ import Testing
         return (daemon, client, run)
     }
 
-    @Test(.enabled(if: JACKServer.enabled("overrunIsRecoveredCountedAndWrittenAsAGapOfTheLostFrames")))
+    @Test(.enabled(if: JACKServer.enabled("overrunIsRecoveredCountedAndWrittenAsAGapOfTheLostFrames")), .ownThread)
     func overrunIsRecoveredCountedAndWrittenAsAGapOfTheLostFrames() async throws {
         let jack = try JACKServer()
         try await jack.start()
@@ -136,7 +136,7 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: JACKServer.enabled("aSoundServerDyingMidRecordingIsAnErrorMarkerThenCaptureResumesWithAGap")))
+    @Test(.enabled(if: JACKServer.enabled("aSoundServerDyingMidRecordingIsAnErrorMarkerThenCaptureResumesWithAGap")), .ownThread)
     func aSoundServerDyingMidRecordingIsAnErrorMarkerThenCaptureResumesWithAGap() async throws {
         let jack = try JACKServer()
         try await jack.start()
@@ -231,7 +231,7 @@ import Testing
         #expect(abs(silenceStart + Double(silence.frameCount) / 48000 - gapUptime) < 0.006, "\(silence)")
     }
 
-    @Test(.enabled(if: JACKServer.enabled("aWAVLeftByAKilledDaemonIsRepairedOnTheNextStart")))
+    @Test(.enabled(if: JACKServer.enabled("aWAVLeftByAKilledDaemonIsRepairedOnTheNextStart")), .ownThread)
     func aWAVLeftByAKilledDaemonIsRepairedOnTheNextStart() async throws {
         let jack = try JACKServer()
         try await jack.start()

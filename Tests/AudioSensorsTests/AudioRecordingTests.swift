@@ -18,7 +18,7 @@ import Testing
         return (daemon.process!, try await daemon.client())
     }
 
-    @Test func capturedWAVIsTheInputFrameForFrameAndLevelsAreItsRMSAndPeak() async throws {
+    @Test(.ownThread) func capturedWAVIsTheInputFrameForFrameAndLevelsAreItsRMSAndPeak() async throws {
         let fixture = try AudioFixture()
         defer { fixture.remove() }
         let frames = fixture.input.samples.count
@@ -78,7 +78,7 @@ import Testing
     /// once held 5.7 hours of audio, stamped hours ahead of the clock): recorderd reads it when its
     /// frames are due, so the audio is continuous and ends within one period of the recording's
     /// end on CLOCK_MONOTONIC, nothing lost, nothing discarded.
-    @Test func anUnpacedPluginIsRecordedInRealTime() async throws {
+    @Test(.ownThread) func anUnpacedPluginIsRecordedInRealTime() async throws {
         let fixture = try AudioFixture(infile: "/dev/zero")
         defer { fixture.remove() }
         let (daemon, client) = try await Self.daemon(fixture, devices: #"{"name":"mic0","kind":"alsa","pcm":"recorderd_file","sampleRate":48000,"channels":1,"format":"S16_LE"}"#)
@@ -112,7 +112,7 @@ import Testing
         #expect(try await daemon.stop(signal: SIGTERM, timeout: 15) == 0)
     }
 
-    @Test func missingPCMIsAClearErrorAndTheDaemonStaysHealthy() async throws {
+    @Test(.ownThread) func missingPCMIsAClearErrorAndTheDaemonStaysHealthy() async throws {
         let fixture = try AudioFixture()
         defer { fixture.remove() }
         let (daemon, client) = try await Self.daemon(fixture, devices: #"{"name":"mic0","kind":"alsa","pcm":"no_such_pcm"}"#)
@@ -132,7 +132,7 @@ import Testing
     /// The real executable recording a WAV onto a disk that fills during it: the WAV keeps every
     /// whole frame with a header that says so, the levels file every whole line, the run's
     /// manifest is written (its reserve is freed for it), and the daemon answers at once.
-    @Test(.enabled(if: Privileges.rootTestsEnabled("aDiskThatFillsDuringAWAVKeepsEveryWholeFrame")))
+    @Test(.enabled(if: Privileges.rootTestsEnabled("aDiskThatFillsDuringAWAVKeepsEveryWholeFrame")), .ownThread)
     func aDiskThatFillsDuringAWAVKeepsEveryWholeFrame() async throws {
         let fixture = try AudioFixture()
         defer { fixture.remove() }

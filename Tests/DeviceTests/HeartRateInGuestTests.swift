@@ -33,7 +33,7 @@ struct HeartRateInGuestTests {
     /// arrived; the sensor drops out for 10 s mid-recording (the peripheral disconnects and stops
     /// advertising) and the silence is one gap record with its duration, after a fault record;
     /// the battery level and body sensor location are read.
-    @Test(.enabled(if: enabled("HeartRateInGuestTests")), .timeLimit(.minutes(16)))
+    @Test(.enabled(if: enabled("HeartRateInGuestTests")), .timeLimit(.minutes(16)), .ownThread)
     func everyNotificationIsRecordedExactlyAndAnOutageIsAGap() async throws {
         let deb = try #require(PackageInGuestTests.package, "\(VMGuest.noPackage)")
         let name = URL(fileURLWithPath: deb).lastPathComponent
@@ -112,7 +112,7 @@ struct HeartRateInGuestTests {
     /// done with). Powering the central's own controller off and on is left to the rules' tests:
     /// under btvirt, `Powered false` on it left bluetoothd restarting or the strap silent in two
     /// runs of four.
-    @Test(.enabled(if: enabled("HeartRateInGuestTests")), .timeLimit(.minutes(16)))
+    @Test(.enabled(if: enabled("HeartRateInGuestTests")), .timeLimit(.minutes(16)), .ownThread)
     func theFitnessCheckAndWhatGoesWrong() async throws {
         let deb = try #require(PackageInGuestTests.package, "\(VMGuest.noPackage)")
         let name = URL(fileURLWithPath: deb).lastPathComponent

@@ -25,7 +25,7 @@ struct PackageContentsTests {
     }
 
     /// No error, no warning from lintian; the configuration a conffile; the maintainer scripts present.
-    @Test(.enabled(if: enabled("PackageContentsTests")), .timeLimit(.minutes(3)))
+    @Test(.enabled(if: enabled("PackageContentsTests")), .timeLimit(.minutes(3)), .ownThread)
     func lintianFindsNothingAndTheConfigurationIsAConffile() async throws {
         let deb = try #require(Self.package, "\(VMGuest.noPackage)")
         let lintian = try await ChildProcess("/usr/bin/lintian", ["--tag-display-limit", "0", deb])
@@ -60,7 +60,7 @@ struct PackageContentsTests {
     /// else is; each executable's closure holds FoundationEssentials and none holds Foundation or
     /// ICU (the package holds neither: 39 MB of ICU's data alone); and the unpacked executables
     /// start from that folder alone (no toolchain beside them).
-    @Test(.enabled(if: enabled("PackageContentsTests")), .timeLimit(.minutes(3)))
+    @Test(.enabled(if: enabled("PackageContentsTests")), .timeLimit(.minutes(3)), .ownThread)
     func theSwiftRuntimeIsHeldOnceBesideTheExecutables() async throws {
         let deb = try #require(Self.package, "\(VMGuest.noPackage)")
         let unpacked = try Fixtures.temporaryDirectory()

@@ -30,7 +30,7 @@ extension PackageInGuestTests {
         /// recorderd's agent, and every notification recorded exactly; one that wants a passkey is
         /// paired with the configured passkey and recorded the same; given a wrong passkey, or none,
         /// the fault says what to do and nothing is recorded as a beat.
-        @Test(.enabled(if: HeartRateInGuestTests.enabled("PackageInGuestTests.Pairing")), .timeLimit(.minutes(16)))
+        @Test(.enabled(if: HeartRateInGuestTests.enabled("PackageInGuestTests.Pairing")), .timeLimit(.minutes(16)), .ownThread)
         func sensorsThatWantPairingArePairedThroughRecorderdsAgent() async throws {
             let deb = try #require(PackageInGuestTests.package, "\(VMGuest.noPackage)")
             let name = URL(fileURLWithPath: deb).lastPathComponent

@@ -27,7 +27,7 @@ struct PackageInGuestTests {
     /// cannot write outside its directories; a BMI160 bound by `bmi160_i2c` on `i2c-stub` gets
     /// an IIO node of group `iio` that recorderd lists; `systemctl reload` applies a changed
     /// configuration; remove keeps the recordings and the configuration, purge removes them.
-    @Test(.enabled(if: enabled("PackageInGuestTests")), .timeLimit(.minutes(16)))
+    @Test(.enabled(if: enabled("PackageInGuestTests")), .timeLimit(.minutes(16)), .ownThread)
     func installedPackageRunsBySocketActivationUnderItsHardening() async throws {
         let deb = try #require(Self.package, "\(VMGuest.noPackage)")
         let name = URL(fileURLWithPath: deb).lastPathComponent
@@ -190,7 +190,7 @@ struct PackageInGuestTests {
     /// other. The WAV holds the source bit for bit after its start offset, with no gap and nothing
     /// discarded, paced in real time (the audio ends within a period of the recording's end on
     /// CLOCK_MONOTONIC, and the source lies where it was played), and the levels are the WAV's.
-    @Test(.enabled(if: enabled("PackageInGuestTests")), .timeLimit(.minutes(11)))
+    @Test(.enabled(if: enabled("PackageInGuestTests")), .timeLimit(.minutes(11)), .ownThread)
     func audioThroughTheLoopbackDriverIsTheSourceInRealTime() async throws {
         let deb = try #require(Self.package, "\(VMGuest.noPackage)")
         let name = URL(fileURLWithPath: deb).lastPathComponent

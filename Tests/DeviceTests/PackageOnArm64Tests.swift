@@ -58,7 +58,7 @@ struct PackageOnArm64Tests {
                       "--folder-oid", "SCREENING", "--form-oid", "GAIT", "--site-oid", "SITE-1"]),
     ]
 
-    @Test(.enabled(if: enabled("PackageOnArm64Tests")), .timeLimit(.minutes(20)))
+    @Test(.enabled(if: enabled("PackageOnArm64Tests")), .timeLimit(.minutes(20)), .ownThread)
     func installsInACleanRootAndRunsTheDemoAsOnAmd64() async throws {
         let deb = try #require(Self.package, "no .build-deb/recorderd_*_arm64.deb: run scripts/build-deb.sh --arch arm64")
         let root = try Fixtures.temporaryDirectory() + "/root"

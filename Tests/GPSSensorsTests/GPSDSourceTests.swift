@@ -246,7 +246,7 @@ struct GPSDSourceTests {
         try await Fixtures.waitForFrames(device, 1, since: since, matching: predicate)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(1)), .ownThread)
     func gpsdKilledAndRestartedGivesAnErrorMarkerAGapAndFixesAgain() async throws {
         let first = try await FakeGPSD.start(log: "ublox-neo-m9n-nmea.log")
         let (devices, runs, _) = try registries(port: first.port)
@@ -284,7 +284,7 @@ struct GPSDSourceTests {
     /// (glibc's fd_set check). With every descriptor below 1,100 taken (a daemon with many
     /// connections), the source reports a fault instead and retries; once descriptors are free
     /// again, fixes arrive.
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(2)), .ownThread)
     func aProcessWithOverAThousandFilesOpenStillReadsGpsd() async throws {
         // The log played slowly (1,414 sentences, ~40 s): gpsd still serves when the test, slowed
         // by everything else running, gets to its last fixes (played at 5 ms a sentence, the log
@@ -334,7 +334,7 @@ struct GPSDSourceTests {
         #expect(fault != nil, "no fault about the descriptor in five attempts")
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(1)), .ownThread)
     func gpsDeviceWatchesOnlyThatReceiver() async throws {
         // The slower replay (~28 s, as the restart test's): gpsfake plays its log once and gpsd
         // goes with it, and on a loaded machine (two CI rehearsals) the default pace (~7 s) ended
@@ -376,7 +376,7 @@ struct GPSDSourceTests {
         try await gpsd.stop()
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(1)), .ownThread)
     func withoutGpsdTheRecordingCarriesAnErrorMarker() async throws {
         let port = FakeGPSD.freePort()
         let (devices, runs, _) = try registries(port: port)

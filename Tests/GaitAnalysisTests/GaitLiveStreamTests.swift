@@ -29,7 +29,7 @@ struct GaitLiveStreamTests {
         return (try devices.device(named: "imu0"), devices)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(1)), .ownThread)
     func stepsReachALiveSubscriberAsTheyAreFound() async throws {
         let (device, devices) = try Self.walkingDevice()
         defer { withExtendedLifetime(devices) {} }
@@ -64,7 +64,7 @@ struct GaitLiveStreamTests {
     /// With the participant's sensor height (`stream.subscribe`'s `sensorHeight`), the live step
     /// records carry the stride ending at them: every step of the walk's bout after its first two
     /// (a stride is two measured steps), within a walker's range.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(1)), .ownThread)
     func liveStepsCarryTheirStrideWithAHeight() async throws {
         let (device, devices) = try Self.walkingDevice()
         defer { withExtendedLifetime(devices) {} }

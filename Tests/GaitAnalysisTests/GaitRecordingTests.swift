@@ -36,7 +36,7 @@ struct GaitRecordingTests {
     /// A `step.finish` answers with the analyses' summaries of the step, which drains and writes
     /// first: the daemon's event loop leaves it to the run's queue. A `step.start` that starts
     /// nothing is applied on the caller's thread.
-    @Test func aStepFinishThatAnAnalysisSummarisesIsNotAppliedOnTheCallersThread() async throws {
+    @Test(.ownThread) func aStepFinishThatAnAnalysisSummarisesIsNotAppliedOnTheCallersThread() async throws {
         let s = try setup(Fixtures.replayDevice(file: Fixtures.shortWalk, loop: false))
         let start = try await s.runs.start(taskIdentifier: "walk", asyncActions: [
             AsyncActionConfiguration(identifier: "gait", startStepIdentifier: "walking", stopStepIdentifier: "walking",
@@ -174,7 +174,7 @@ struct GaitRecordingTests {
     /// four turned by their `mountMatrix` (upside down, 90° about x, y and z). Each finds the same
     /// steps as the upright one (± 1, each within 0.05 s of its twin, times from the device's first
     /// sample) and the same step count in its summary (± 1).
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(2)), .ownThread)
     func aTurnedSensorFindsTheSameStepsThroughTheRecording() async throws {
         let matrices: [[[Double]]] = [
             [[1, 0, 0], [0, 1, 0], [0, 0, 1]], [[-1, 0, 0], [0, 1, 0], [0, 0, -1]], [[1, 0, 0], [0, 0, -1], [0, 1, 0]],
@@ -214,7 +214,7 @@ struct GaitRecordingTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(1)), .ownThread)
     func aDeviceTooSlowOrWithoutAnAccelerometerIsAnErrorResultSayingWhy() async throws {
         let slow = Self.replay(frequency: 25, columns: ["accelerometer": ["acc_x", "acc_y", "acc_z"]], units: ["accelerometer": "g"])
         let s = try setup(slow)

@@ -42,7 +42,7 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason))
+    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason), .ownThread)
     func fusedMotionFollowsAKnownTrajectoryAndBeatsFusionAHRS() async throws {
         let trajectory = RigidIMUTrajectory.physics
         let marg = FakeIIODevice(id: "iio:device0", name: "lsm9ds1", channels: FakeIIOChannel.imu(magn: true))

@@ -33,7 +33,7 @@ import Testing
         return abs(value - recorded(raw, type, device)) <= abs(recorded(1, type, device))
     }
 
-    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason))
+    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason), .ownThread)
     func aDeviceWithoutATriggerIsPolledAndARegisterChangedMidRecordingIsInTheRecords() async throws {
         let raw: [String: Int64] = ["accel_x": 120, "accel_y": -340, "accel_z": 16_400, "anglvel_x": 7, "anglvel_y": -3, "anglvel_z": 0]
         var device = Self.bmi160(raw: raw)
@@ -95,7 +95,7 @@ import Testing
 
     /// A driver with no buffer at all (st_lsm6dsx without its interrupt) is polled too; `"trigger":
     /// "none"` polls a device whose buffer works.
-    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason))
+    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason), .ownThread)
     func aDeviceWithoutABufferIsPolledAndTriggerNoneForcesPolling() async throws {
         var unbuffered = FakeIIODevice(id: "iio:device0", name: "lsm6ds3", channels: FakeIIOChannel.imu(timestamp: false))
         unbuffered.hasBuffer = false
@@ -121,7 +121,7 @@ import Testing
 
     /// `"trigger"` names a trigger (by name) or asks for an hrtimer trigger, which recorderd makes
     /// through configfs and sets to the rate; a trigger that does not exist is the device's error.
-    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason))
+    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason), .ownThread)
     func aNamedTriggerIsSetAndAnHrtimerTriggerIsMadeThroughConfigfs() async throws {
         var device = FakeIIODevice(samplingFrequency: 104)
         device.currentTrigger = ""

@@ -23,7 +23,7 @@ import Testing
         try await h.stop()
     }
 
-    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason), arguments: paths)
+    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason), .ownThread, arguments: paths)
     func rateChangeAndChannelSubset(path: IIOPath) async throws {
         let device = FakeIIODevice()
         try await Self.with([device], path) { h in
@@ -56,7 +56,7 @@ import Testing
 
     /// A 12-bit big-endian accelerometer with an offset and no timestamp channel: values through
     /// the channel format, times from refill completion at the device's rate.
-    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason), arguments: paths)
+    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason), .ownThread, arguments: paths)
     func formatOffsetAndNoTimestampChannel(path: IIOPath) async throws {
         let channels = ["accel_x", "accel_y", "accel_z"].enumerated().map {
             FakeIIOChannel(id: $1, index: $0, bigEndian: true, signed: true, bits: 12, storage: 16, shift: 4)
@@ -99,7 +99,7 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason), arguments: paths)
+    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason), .ownThread, arguments: paths)
     func separateAccelerometerAndGyroscopeDevices(path: IIOPath) async throws {
         let accel = FakeIIODevice(id: "iio:device0", name: "lsm6dsox_accel", channels: FakeIIOChannel.imu(gyro: false))
         let gyro = FakeIIODevice(id: "iio:device1", name: "lsm6dsox_gyro", channels: FakeIIOChannel.imu(accel: false))
@@ -125,7 +125,7 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason), arguments: paths)
+    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason), .ownThread, arguments: paths)
     func skippedSamplesBecomeGapRecordsWithTheRightCount(path: IIOPath) async throws {
         let device = FakeIIODevice()
         try await Self.with([device], path) { h in
@@ -161,7 +161,7 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason), arguments: paths)
+    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason), .ownThread, arguments: paths)
     func deviceThatVanishesGivesAnErrorMarkerAndResumesWithAGap(path: IIOPath) async throws {
         let device = FakeIIODevice()
         try await Self.with([device], path) { h in
@@ -197,7 +197,7 @@ import Testing
 
     /// A configured device that is not there: unavailable with a reason that lists what is, a
     /// recording gets an error result, the daemon keeps serving.
-    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason)) func missingDeviceIsAClearErrorAndTheDaemonStaysUp() async throws {
+    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason), .ownThread) func missingDeviceIsAClearErrorAndTheDaemonStaysUp() async throws {
         try await Self.with([FakeIIODevice()], .local) { h in
             let client = try await h.startDaemon(devices: [["name": "imu0", "device": "bmi270"]])
             let info = try #require(try await client.devices().first)
@@ -213,7 +213,7 @@ import Testing
 
     /// `current_timestamp_clock` that cannot be written stays `realtime`: each refill maps it to
     /// CLOCK_MONOTONIC.
-    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason), arguments: paths)
+    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason), .ownThread, arguments: paths)
     func realtimeTimestampsAreMappedToMonotonic(path: IIOPath) async throws {
         let device = FakeIIODevice()
         try await Self.with([device], path) { h in
@@ -243,7 +243,7 @@ import Testing
 
     /// The walking recordings played through the device, quantised to its s16 and scale: the file
     /// holds the quantised walk, within half a count of the real data.
-    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason), arguments: paths)
+    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason), .ownThread, arguments: paths)
     func realWalkingDataThroughTheFakeDevice(path: IIOPath) async throws {
         let device = FakeIIODevice(scales: ["accel": 0.002394, "anglvel": 0.000153])
         let rowsSI = try FakeIIOPattern.walkRowsSI(csv: Fixtures.shortWalk)

@@ -66,7 +66,7 @@ import Testing
         return checked
     }
 
-    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason), arguments: IIOPath.allCases)
+    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason), .ownThread, arguments: IIOPath.allCases)
     func recordedValuesAreTheGeneratorsScaledWithTimestampsFromInTimestamp(path: IIOPath) async throws {
         // A 9-axis IMU: accelerometer (m/s² → g), gyroscope (rad/s, with an offset), magnetometer (gauss → µT).
         let device = FakeIIODevice(channels: FakeIIOChannel.imu(magn: true), offsets: ["anglvel": 3])
@@ -120,7 +120,7 @@ import Testing
 
     /// The driver's mount matrix (`in_accel_mount_matrix`) turns the accelerometer into the
     /// device's axes; a type without one is recorded as measured.
-    @Test(.enabled(if: Privileges.rootTestsEnabled("IIO mount matrix")))
+    @Test(.enabled(if: Privileges.rootTestsEnabled("IIO mount matrix")), .ownThread)
     func theDriversMountMatrixIsApplied() async throws {
         var device = FakeIIODevice(channels: FakeIIOChannel.imu())
         device.mountMatrices = ["accel": "0, -1, 0; 1, 0, 0; 0, 0, 1"]

@@ -9,7 +9,7 @@ struct IIOUdevRulesTests {
     static let rules = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../udev/90-recorderd-iio.rules").standardized.path
 
-    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason)) func rulesLoadWithoutErrors() async throws {
+    @Test(.enabled(if: iioTestsEnabled, iioTestsSkipReason), .ownThread) func rulesLoadWithoutErrors() async throws {
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let groups = try String(contentsOfFile: "/etc/group", encoding: .utf8) + "recorderd:x:64999:\niio:x:64998:\n"

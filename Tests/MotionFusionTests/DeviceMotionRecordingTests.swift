@@ -52,7 +52,7 @@ struct DeviceMotionRecordingTests {
         return try batches.flatMap { $0.split(separator: UInt8(ascii: "\n")) }.map { try JSONDecoder().decode(Record.self, from: Data($0)) }
     }
 
-    @Test func aRecordingItsPreRollAndALiveSubscriberSeeTheSameFusedValues() async throws {
+    @Test(.ownThread) func aRecordingItsPreRollAndALiveSubscriberSeeTheSameFusedValues() async throws {
         let s = try setup(fusion: .bool(true))
         let device = try s.devices.device(named: "imu0")
         #expect(device.capabilities?.sensorTypes == [.accelerometer, .gyro, .attitude, .gravity, .userAcceleration, .rotationRate])
@@ -106,7 +106,7 @@ struct DeviceMotionRecordingTests {
         }
     }
 
-    @Test func fusionRunsOnlyWhileAFusedTypeIsAskedFor() async throws {
+    @Test(.ownThread) func fusionRunsOnlyWhileAFusedTypeIsAskedFor() async throws {
         let s = try setup()
         let device = try s.devices.device(named: "imu0")
         let watcher = try #require(device.ring).addReader(fromUptime: nil) {}
@@ -132,7 +132,7 @@ struct DeviceMotionRecordingTests {
         raw.close()
     }
 
-    @Test func aFusedTypeOfADeviceWithoutAGyroscopeIsAClearErrorResult() async throws {
+    @Test(.ownThread) func aFusedTypeOfADeviceWithoutAGyroscopeIsAClearErrorResult() async throws {
         let s = try setup(columns: ["accelerometer": .array([.string("acc_x"), .string("acc_y"), .string("acc_z")])])
         let start = try await s.runs.start(taskIdentifier: "t", asyncActions: [
             .motion("motion", options: MotionOptions(recorderTypes: [.accelerometer, .attitude])),

@@ -42,7 +42,7 @@ struct MahonyFilterTests {
     }
 
     @Test(.enabled("PyPI ahrs is not installed (scripts/setup.sh installs it)") { await AHRSReference.isAvailable() },
-          arguments: [Fixtures.shortWalk, Fixtures.longWalk])
+          .ownThread, arguments: [Fixtures.shortWalk, Fixtures.longWalk])
     func agreesWithAHRSOnARealWalk(path: String) async throws {
         let samples = try AHRSReference.walk(path)
         #expect(samples.count > 1000)
@@ -50,7 +50,7 @@ struct MahonyFilterTests {
         #expect(worst < 0.05, "\(worst)° from ahrs")
     }
 
-    @Test(.enabled("PyPI ahrs is not installed (scripts/setup.sh installs it)") { await AHRSReference.isAvailable() })
+    @Test(.enabled("PyPI ahrs is not installed (scripts/setup.sh installs it)") { await AHRSReference.isAvailable() }, .ownThread)
     func agreesWithAHRSOnASyntheticRotationWithAndWithoutTheMagnetometer() async throws {
         let synthetic = RigidIMUTrajectory.standard.samples(rate: 100)
         let marg = synthetic.map { AHRSReference.Sample(gyro: $0.gyro, accelerometer: $0.accelerometer, magnetometer: $0.magnetometer) }

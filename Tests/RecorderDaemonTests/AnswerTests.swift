@@ -8,7 +8,7 @@ import Testing
 /// `-32602` naming the JSON path and leave the step (and its recorder) as they were.
 @Suite("Step answers (in-process server, real socket)")
 struct AnswerTests {
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(2)), .ownThread)
     func answersAreKeptWithTheirStepAndBadOnesLeaveTheStepOpen() async throws {
         let d = try await TestDaemon.inProcess(speed: 4)
         let client = try await d.client()

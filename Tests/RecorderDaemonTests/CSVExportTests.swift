@@ -40,7 +40,7 @@ struct CSVExportTests {
         return prints
     }
 
-    @Test func motionIsOneRowPerSampleInMetresPerSecondSquaredAndDegreesPerSecond() async throws {
+    @Test(.ownThread) func motionIsOneRowPerSampleInMetresPerSecondSquaredAndDegreesPerSecond() async throws {
         let (d, result, directory) = try await Self.recordedRun()
         defer { try? FileManager.default.removeItem(atPath: d.directory) }
         let before = try Self.fingerprint(directory)
@@ -85,7 +85,7 @@ struct CSVExportTests {
         try await d.stop()
     }
 
-    @Test func aTornRunExportsItsCompleteLinesAndSaysSoAndBadDirectoriesAreRefused() async throws {
+    @Test(.ownThread) func aTornRunExportsItsCompleteLinesAndSaysSoAndBadDirectoriesAreRefused() async throws {
         let (d, _, directory) = try await Self.recordedRun()
         defer { try? FileManager.default.removeItem(atPath: d.directory) }
         // A copy whose last line was cut by power loss.

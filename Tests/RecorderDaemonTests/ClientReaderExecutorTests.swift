@@ -30,7 +30,7 @@ struct ClientReaderExecutorTests {
     /// A task run's boundaries made in the scope: every reply resumes the caller on the reader
     /// thread (without the preference it resumes on the cooperative pool), also after an await
     /// resumed from another thread (a timer), and the run records what it would anyway.
-    @Test func stepBoundariesResumeOnTheReaderThread() async throws {
+    @Test(.ownThread) func stepBoundariesResumeOnTheReaderThread() async throws {
         let d = try await TestDaemon.inProcess()
         let client = try await d.client()
         // Without the preference: the pool.
@@ -74,7 +74,7 @@ struct ClientReaderExecutorTests {
     /// A client that never uses the scope holds only its socket (the daemon's web page counts on
     /// that for its descriptor budget); the first scope makes the wake-up pipe, and the close
     /// closes it. A scope entered while the reader waits without the pipe still ends on it.
-    @Test func theWakeUpPipeIsMadeByTheFirstScopeOnly() async throws {
+    @Test(.ownThread) func theWakeUpPipeIsMadeByTheFirstScopeOnly() async throws {
         let d = try await TestDaemon.inProcess()
         let client = try await d.client()
         for _ in 0..<3 { _ = try await client.status() }
@@ -109,7 +109,7 @@ struct ClientReaderExecutorTests {
     /// `withReaderExecutor` made its wake-up pipe, it cannot be woken, and jobs enqueued in that
     /// moment run on the global executor (`ClientExecutor.arm`, by design). In a CI rehearsal one
     /// child's first call fell in it.
-    @Test func concurrentCallersShareTheReaderThread() async throws {
+    @Test(.ownThread) func concurrentCallersShareTheReaderThread() async throws {
         let d = try await TestDaemon.inProcess()
         let client = try await d.client()
         let scope = Task { try await client.withReaderExecutor {
@@ -140,7 +140,7 @@ struct ClientReaderExecutorTests {
     /// (resumed, as a rule, by the reader thread's last jobs); the task goes on once the reader thread has
     /// ended (later jobs run on the global executor: a job queued for the ended thread would leave
     /// the scope unfinished, and `value(of:)` fail it), and a call then fails at once.
-    @Test func aTaskInTheScopeGoesOnAfterTheConnectionEnds() async throws {
+    @Test(.ownThread) func aTaskInTheScopeGoesOnAfterTheConnectionEnds() async throws {
         var fds: [Int32] = [0, 0]
         #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
         let client = RecorderClient.start(descriptor: fds[0])

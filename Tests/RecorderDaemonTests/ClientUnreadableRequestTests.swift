@@ -32,7 +32,7 @@ struct ClientUnreadableRequestTests {
     /// The deepest line the daemon reads is sent; one level more is refused by the client with the
     /// daemon's parse error, before it is sent, and the connection goes on. (Before: the daemon
     /// answered it with a null id and the call waited forever.)
-    @Test func aRequestNestedDeeperThanTheDaemonReadsIsRefusedBeforeItIsSent() async throws {
+    @Test(.ownThread) func aRequestNestedDeeperThanTheDaemonReadsIsRefusedBeforeItIsSent() async throws {
         let d = try await TestDaemon.inProcess()
         let client = try await d.client()
         let watchdog = Self.watchdog(client)
@@ -55,7 +55,7 @@ struct ClientUnreadableRequestTests {
 
     /// A line over the daemon's limit is not sent: the call gets `-32009` and the connection stays
     /// open. (Before: the daemon refused it and closed the connection; the call saw only that.)
-    @Test func aRequestLineOverTheLimitIsRefusedBeforeItIsSent() async throws {
+    @Test(.ownThread) func aRequestLineOverTheLimitIsRefusedBeforeItIsSent() async throws {
         let d = try await TestDaemon.inProcess()
         let client = try await d.client()
         let watchdog = Self.watchdog(client)
@@ -74,7 +74,7 @@ struct ClientUnreadableRequestTests {
 
     /// A connection over the daemon's limit: the call fails with the daemon's reason, not with
     /// "the connection closed".
-    @Test func aRefusedConnectionsCallsFailWithTheDaemonsReason() async throws {
+    @Test(.ownThread) func aRefusedConnectionsCallsFailWithTheDaemonsReason() async throws {
         let d = try await TestDaemon.inProcess(limits: DaemonLimits(connections: 1, taskRuns: 16, recordersPerRun: 16))
         let admitted = try await d.client()
         #expect(try await admitted.devices().count == 1)
@@ -95,7 +95,7 @@ struct ClientUnreadableRequestTests {
 
     /// Against a peer that answers as the daemon does when it cannot parse a line (an error with a
     /// null id, in turn) or refuses the connection (a null-id error, then EOF).
-    @Test func anErrorWithANullIDAnswersTheOldestCallOrEndsTheConnection() async throws {
+    @Test(.ownThread) func anErrorWithANullIDAnswersTheOldestCallOrEndsTheConnection() async throws {
         var fds: [Int32] = [0, 0]
         #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
         let client = RecorderClient.start(descriptor: fds[0])

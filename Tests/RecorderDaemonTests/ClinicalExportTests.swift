@@ -38,7 +38,7 @@ struct ClinicalExportTests {
         return String(line.dropFirst("run directory: ".count))
     }
 
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(3)), .ownThread)
     func aWalkWithQuestionsExportsToFHIRAndMORK() async throws {
         let d = try await TestDaemon.inProcess()
         defer { try? FileManager.default.removeItem(atPath: d.directory) }
@@ -99,7 +99,7 @@ struct ClinicalExportTests {
         #expect(wrongFormat == 64 && wrongText.contains("options of --format mork"), "\(wrongText)")
     }
 
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(3)), .ownThread)
     func aQuestionnaireRunAnswersItsQuestionnaire() async throws {
         let d = try await TestDaemon.inProcess()
         defer { try? FileManager.default.removeItem(atPath: d.directory) }

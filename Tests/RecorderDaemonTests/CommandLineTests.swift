@@ -50,7 +50,7 @@ struct CommandLineTests {
         #expect(DaemonConfigurationLoader.check(path: "/etc/recorderd/recorderd.json", required: false, deviceKinds: .unchecked).baseDirectory == "/etc/recorderd")
     }
 
-    @Test func threeTyposGiveThreeWarningsWithTheKeyMeant() async throws {
+    @Test(.ownThread) func threeTyposGiveThreeWarningsWithTheKeyMeant() async throws {
         let directory = try Fixtures.temporaryDirectory()
         let file = try typoConfiguration(in: directory)
         // --check-config: the file is usable (exit 0), with a warning for each typo.
@@ -65,7 +65,7 @@ struct CommandLineTests {
         for warning in Self.typoWarnings { #expect(log.contains(warning), "\(log)") }
     }
 
-    @Test func checkConfigPrintsTheEffectiveConfigurationOrEveryProblem() async throws {
+    @Test(.ownThread) func checkConfigPrintsTheEffectiveConfigurationOrEveryProblem() async throws {
         let directory = try Fixtures.temporaryDirectory()
         let good = directory + "/good.json"
         try #"{"dataDirectory": "/srv/data", "devices": [{"name": "imu0", "kind": "iio", "device": "lsm6dsox"}]}"#
@@ -139,7 +139,7 @@ struct CommandLineTests {
         #expect(usageStatus == 64 && usage.contains("--check-config"), "\(usage)")
     }
 
-    @Test func exitStatusesFollowSysexitsWithoutUsageTextForRuntimeFailures() async throws {
+    @Test(.ownThread) func exitStatusesFollowSysexitsWithoutUsageTextForRuntimeFailures() async throws {
         let directory = try Fixtures.temporaryDirectory()
         let socket = directory + "/none.sock"
         // No daemon: unavailable, one line.
@@ -166,7 +166,7 @@ struct CommandLineTests {
 
     /// Async actions keep accepting keys recorderd does not read (SageResearch files carry
     /// them); `--verbose` lists them, with the key meant when one is close.
-    @Test func verboseListsTheKeysATaskFileHasThatRecorderdIgnores() async throws {
+    @Test(.ownThread) func verboseListsTheKeysATaskFileHasThatRecorderdIgnores() async throws {
         let directory = try Fixtures.temporaryDirectory()
         let task = directory + "/task.json"
         try """
@@ -191,7 +191,7 @@ struct CommandLineTests {
 
     /// An answer that does not decode (a server that is not recorderd, or a version mismatch)
     /// is an internal error: 70, one line.
-    @Test func anAnswerThatDoesNotDecodeIsASoftwareError() async throws {
+    @Test(.ownThread) func anAnswerThatDoesNotDecodeIsASoftwareError() async throws {
         let directory = try Fixtures.temporaryDirectory()
         let path = directory + "/odd.sock"
         let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
@@ -223,7 +223,7 @@ struct CommandLineTests {
     }
 
     /// With a daemon: a missing device is unavailable (69); an unknown task run is a data error (65).
-    @Test func daemonRefusalsMapToTheirStatus() async throws {
+    @Test(.ownThread) func daemonRefusalsMapToTheirStatus() async throws {
         let directory = try Fixtures.temporaryDirectory()
         let file = try typoConfiguration(in: directory)
         let socket = directory + "/control.sock"

@@ -39,7 +39,7 @@ struct ComposedTaskRunTests {
         try #require(result.stepHistory.first { $0.stepPath == path }, "no step \(path) in \(result.stepHistory.map(\.stepPath))")
     }
 
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(3)), .ownThread)
     func theWalkAndBalanceTaskRecordsEachSectionApart() async throws {
         let d = try await TestDaemon.inProcess()
         let (status, printed, directory, manifest) = try await run(Self.directory + "/walk-and-balance.json", socket: d.socket)
@@ -76,7 +76,7 @@ struct ComposedTaskRunTests {
         try await d.stop()
     }
 
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(3)), .ownThread)
     func oneSectionFileIncludedTwiceRecordsLeftThenRight() async throws {
         let d = try await TestDaemon.inProcess()
         let (status, printed, directory, manifest) = try await run(Self.directory + "/two-hands.json", socket: d.socket)
@@ -98,7 +98,7 @@ struct ComposedTaskRunTests {
 
     /// MotorControl's tremor task: the hand selection's answer decides the hands and, for both,
     /// their order (`--answer`, else `--auto` answers both, in a random order).
-    @Test(.timeLimit(.minutes(4)))
+    @Test(.timeLimit(.minutes(4)), .ownThread)
     func theHandSelectionDecidesWhichHandsRecordAndInWhichOrder() async throws {
         let d = try await TestDaemon.inProcess()
         let task = Self.directory + "/tremor.json"
@@ -133,7 +133,7 @@ struct ComposedTaskRunTests {
 
     /// Bad input: the error names the missing file and the including one, a step type recorderd
     /// does not know is listed by --verbose, and nothing is recorded for a refused task.
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(3)), .ownThread)
     func aMissingIncludeIsRefusedBeforeAnythingIsRecorded() async throws {
         let d = try await TestDaemon.inProcess()
         let folder = try Fixtures.temporaryDirectory()

@@ -33,7 +33,7 @@ struct ControlAbuseTests {
 
     /// `stream.subscribe` with a rate of 1e-20 used to trap converting a huge Double to Int and
     /// take every recording down with the daemon.
-    @Test func liveRatesAtTheExtremesAreRefusedAndTheDaemonLives() async throws {
+    @Test(.ownThread) func liveRatesAtTheExtremesAreRefusedAndTheDaemonLives() async throws {
         let d = try await TestDaemon.inProcess(speed: 2)
         let client = try await d.client()
         let run = try await startRecording(client)
@@ -55,7 +55,7 @@ struct ControlAbuseTests {
     }
 
     /// Ids above 2^53 used to come back changed, and Int64.max was refused.
-    @Test func requestIDsComeBackExactlyAsSent() async throws {
+    @Test(.ownThread) func requestIDsComeBackExactlyAsSent() async throws {
         let d = try await TestDaemon.inProcess()
         let raw = try RawConnection(socketPath: d.socket)
         for id in ["9007199254740993", "9223372036854775807", "-9223372036854775808", "123456789012345678901234567890", "1e3", "-0", "7.25"] {
@@ -70,7 +70,7 @@ struct ControlAbuseTests {
     }
 
     /// An out-of-range subscription id used to get "malformed JSON" without a path.
-    @Test func outOfRangeIntegersNameTheirPath() async throws {
+    @Test(.ownThread) func outOfRangeIntegersNameTheirPath() async throws {
         let d = try await TestDaemon.inProcess()
         let raw = try RawConnection(socketPath: d.socket)
         for value in ["1e300", "9223372036854775808", "1.5"] {
@@ -83,7 +83,7 @@ struct ControlAbuseTests {
     }
 
     /// A 300 KB step path used to be copied into every record; control characters were stored.
-    @Test func stepPathsAreBoundedAndPlainText() async throws {
+    @Test(.ownThread) func stepPathsAreBoundedAndPlainText() async throws {
         let d = try await TestDaemon.inProcess(speed: 2)
         let client = try await d.client()
         let run = try await startRecording(client)
@@ -104,7 +104,7 @@ struct ControlAbuseTests {
         try await d.stop()
     }
 
-    @Test func connectionsBeyondTheLimitAreRefusedClearly() async throws {
+    @Test(.ownThread) func connectionsBeyondTheLimitAreRefusedClearly() async throws {
         let d = try await TestDaemon.inProcess(limits: DaemonLimits(connections: 4, taskRuns: 16, recordersPerRun: 16))
         var open: [RawConnection] = []
         for _ in 0..<4 {
@@ -131,7 +131,7 @@ struct ControlAbuseTests {
         try await d.stop()
     }
 
-    @Test func subscriptionsOfOneConnectionAreLimited() async throws {
+    @Test(.ownThread) func subscriptionsOfOneConnectionAreLimited() async throws {
         let d = try await TestDaemon.inProcess()
         let raw = try RawConnection(socketPath: d.socket)
         for i in 0..<DaemonLimits.subscriptionsPerConnection {
@@ -146,7 +146,7 @@ struct ControlAbuseTests {
     /// A client that sends requests and never reads the replies used to grow the daemon without
     /// bound (every line read and queued). Now the daemon stops reading it: the client can push
     /// no more than the socket buffers, one read and one line, however long it tries.
-    @Test func aClientThatNeverReadsItsRepliesIsNoLongerRead() async throws {
+    @Test(.ownThread) func aClientThatNeverReadsItsRepliesIsNoLongerRead() async throws {
         let d = try await TestDaemon.inProcess(speed: 2)
         let client = try await d.client()
         let run = try await startRecording(client)
@@ -186,7 +186,7 @@ struct ControlAbuseTests {
 
     /// Many connections each holding most of a long line cannot add up to more than the shared
     /// input budget: the one that would overdraw it is refused.
-    @Test func unfinishedLinesOfAllConnectionsShareOneBudget() async throws {
+    @Test(.ownThread) func unfinishedLinesOfAllConnectionsShareOneBudget() async throws {
         // Lines may take long here: a loaded sanitizer build reads ~2 MB/s, and no line may time
         // out (giving its bytes back) before the budget is overdrawn.
         let d = try await TestDaemon.inProcess(limits: DaemonLimits(lineTimeout: 600))
@@ -236,7 +236,7 @@ struct ControlAbuseTests {
 
     /// A request line that is not finished within `limits.lineTimeout` is refused and its
     /// connection closed; the daemon serves others meanwhile.
-    @Test func aLineNotFinishedInTimeIsRefused() async throws {
+    @Test(.ownThread) func aLineNotFinishedInTimeIsRefused() async throws {
         let d = try await TestDaemon.inProcess(limits: DaemonLimits(lineTimeout: 1))
         let slow = try RawConnection(socketPath: d.socket)
         let started = Stopwatch()
@@ -252,7 +252,7 @@ struct ControlAbuseTests {
         client.close()
         try await d.stop()
     }
-    @Test func aHalfClosedClientGetsEveryAnswer() async throws {
+    @Test(.ownThread) func aHalfClosedClientGetsEveryAnswer() async throws {
         let d = try await TestDaemon.inProcess()
         let raw = try RawConnection(socketPath: d.socket)
         try await raw.send((1...3).map { #"{"jsonrpc":"2.0","id":\#($0),"method":"daemon.status"}"# + "\n" }.joined())

@@ -11,7 +11,7 @@ import RecorderProtocol
 
 @Suite("Control protocol (in-process server, real socket)")
 struct ControlProtocolTests {
-    @Test func statusAndDevices() async throws {
+    @Test(.ownThread) func statusAndDevices() async throws {
         let d = try await TestDaemon.inProcess()
         let client = try await d.client()
         let status = try await client.status()
@@ -30,7 +30,7 @@ struct ControlProtocolTests {
         try await d.stop()
     }
 
-    @Test func aTaskRunThroughTheClientRecordsTheReplayedData() async throws {
+    @Test(.ownThread) func aTaskRunThroughTheClientRecordsTheReplayedData() async throws {
         let d = try await TestDaemon.inProcess(speed: 2)
         let client = try await d.client()
         let run = try await client.startTask(identifier: "walk", asyncActions: [
@@ -58,7 +58,7 @@ struct ControlProtocolTests {
         try await d.stop()
     }
 
-    @Test func typedErrorsCarryTheirCodes() async throws {
+    @Test(.ownThread) func typedErrorsCarryTheirCodes() async throws {
         let d = try await TestDaemon.inProcess()
         let client = try await d.client()
         let unknown = UUID()
@@ -93,7 +93,7 @@ struct ControlProtocolTests {
     /// connection's request task: requests sent together still come back in order, notifications
     /// take effect in order, errors keep their codes, and a boundary too long to parse on the
     /// event loop (answers over 4 KiB) takes the other path with the same outcome.
-    @Test func pipelinedRequestsOfBothPathsAreAnsweredInOrder() async throws {
+    @Test(.ownThread) func pipelinedRequestsOfBothPathsAreAnsweredInOrder() async throws {
         let d = try await TestDaemon.inProcess()
         let client = try await d.client()
         let run = try await client.startTask(identifier: "t", asyncActions: [])
@@ -138,7 +138,7 @@ struct ControlProtocolTests {
 
     /// The client writes a request line itself (`RecorderClient.requestLine`): a method and params
     /// with quotes, backslashes and control characters reach the daemon's strict parser as sent.
-    @Test func aRequestLineWithCharactersToEscapeIsReadAsSent() async throws {
+    @Test(.ownThread) func aRequestLineWithCharactersToEscapeIsReadAsSent() async throws {
         let method = "no.\"such\\method\n\u{01}é"
         let params = JSONValue.object(["note": .string("a \"b\"\n\t\u{1F}/c"), "n": .number(-2.5e-7)])
         let line = try RecorderClient.requestLine(id: 7, method: method, encodedParams: try JSONTextEncoder().encode(params))
@@ -156,7 +156,7 @@ struct ControlProtocolTests {
         try await d.stop()
     }
 
-    @Test func malformedLinesGetErrorsWhileARecordingContinuesUndisturbed() async throws {
+    @Test(.ownThread) func malformedLinesGetErrorsWhileARecordingContinuesUndisturbed() async throws {
         let d = try await TestDaemon.inProcess(speed: 2)
         let client = try await d.client()
         let run = try await client.startTask(identifier: "t", asyncActions: [.motion("m")])
@@ -201,7 +201,7 @@ struct ControlProtocolTests {
         try await d.stop()
     }
 
-    @Test func aLineOverOneMebibyteIsRefusedAndTheConnectionClosed() async throws {
+    @Test(.ownThread) func aLineOverOneMebibyteIsRefusedAndTheConnectionClosed() async throws {
         let d = try await TestDaemon.inProcess()
         let raw = try RawConnection(socketPath: d.socket)
         let huge = #"{"jsonrpc":"2.0","id":1,"method":"daemon.status","params":{"pad":""# + String(repeating: "x", count: (1 << 20) + 10) + "\"}}\n"
@@ -216,7 +216,7 @@ struct ControlProtocolTests {
         try await d.stop()
     }
 
-    @Test func liveTailDeliversFileRecordsDecimatedToTheRate() async throws {
+    @Test(.ownThread) func liveTailDeliversFileRecordsDecimatedToTheRate() async throws {
         let d = try await TestDaemon.inProcess()
         let client = try await d.client()
         let result: SubscribeResult = try await client.call(.streamSubscribe, SubscribeParams(device: "imu0", rate: 25))
@@ -234,7 +234,7 @@ struct ControlProtocolTests {
         try await d.stop()
     }
 
-    @Test func withoutGpsdALocationRecorderGetsAnErrorMarkerAndTheDaemonStaysHealthy() async throws {
+    @Test(.ownThread) func withoutGpsdALocationRecorderGetsAnErrorMarkerAndTheDaemonStaysHealthy() async throws {
         // A port nothing listens on (bound and closed at once).
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
@@ -269,7 +269,7 @@ struct ControlProtocolTests {
         try await d.stop()
     }
 
-    @Test func aClientThatDisconnectsLeavesItsRunRecording() async throws {
+    @Test(.ownThread) func aClientThatDisconnectsLeavesItsRunRecording() async throws {
         let d = try await TestDaemon.inProcess()
         let first = try await d.client()
         let run = try await first.startTask(identifier: "t", asyncActions: [.motion("m")])

@@ -34,7 +34,7 @@ struct DBusConnectionTests {
         }
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: daemon), "needs dbus-daemon (scripts/setup.sh installs it)"))
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: daemon), "needs dbus-daemon (scripts/setup.sh installs it)"), .ownThread)
     func callsRepliesErrorsAndCredentials() async throws {
         try await Self.withBus { address in
             let connection = try DBusConnection.connect(address: address, description: "test")
@@ -62,7 +62,7 @@ struct DBusConnectionTests {
         }
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: daemon), "needs dbus-daemon (scripts/setup.sh installs it)"))
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: daemon), "needs dbus-daemon (scripts/setup.sh installs it)"), .ownThread)
     func asynchronousRepliesTimeoutsAndSignalsComeThroughTheLoop() async throws {
         try await Self.withBus { address in
             let watcher = try DBusConnection.connect(address: address, description: "watcher")
@@ -105,7 +105,7 @@ struct DBusConnectionTests {
     /// An object served by one connection (as recorderd serves BlueZ its pairing agent), called by
     /// another through the daemon: values and error replies as the handler gave them, the caller
     /// and arguments as sent, sd-bus's own errors for what the handler leaves, nothing after removal.
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: daemon), "needs dbus-daemon (scripts/setup.sh installs it)"))
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: daemon), "needs dbus-daemon (scripts/setup.sh installs it)"), .ownThread)
     func servedObjectsAnswerCallsWithValuesAndErrors() async throws {
         try await Self.withBus { address in
             let server = try DBusConnection.connect(address: address, description: "server")
@@ -154,7 +154,7 @@ struct DBusConnectionTests {
         }
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: daemon), "needs dbus-daemon (scripts/setup.sh installs it)"))
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: daemon), "needs dbus-daemon (scripts/setup.sh installs it)"), .ownThread)
     func everyTypeIsReadBackAsWritten() async throws {
         try await Self.withBus { address in
             try Self.check(try DBusConnection.connect(address: address, description: "codec"))

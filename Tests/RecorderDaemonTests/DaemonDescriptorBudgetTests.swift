@@ -9,7 +9,7 @@ import RecorderConfiguration
 /// recorderd's descriptor budget with the web page on: the page runs in `recorderd-services`, with
 /// descriptors of its own, so it takes nothing of what recorderd's clients and task runs share.
 @Suite struct DaemonDescriptorBudgetTests {
-    @Test func theWebPageTakesNothingOfTheDaemonsBudget() async throws {
+    @Test(.ownThread) func theWebPageTakesNothingOfTheDaemonsBudget() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let http = try JSONDecoder().decode(HTTPConfiguration.self, from: Data(#"{"listen": "127.0.0.1:8080"}"#.utf8))

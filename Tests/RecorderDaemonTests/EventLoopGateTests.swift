@@ -11,7 +11,7 @@ import RecorderRuntime
 /// loop. With `NIOStrictMode` on, work that reached a loop already shut down would trap the run.
 @Suite("Hand-offs to the control server's event loop", .timeLimit(.minutes(2)))
 struct EventLoopGateTests {
-    @Test func workReachesTheLoopUntilTheGateClosesAndNeverAfter() async throws {
+    @Test(.ownThread) func workReachesTheLoopUntilTheGateClosesAndNeverAfter() async throws {
         try #require(NIOStrictMode.isOn, "SWIFTNIO_STRICT=1 from before main (CTestEnvironment)")
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let loop = group.next()
@@ -33,7 +33,7 @@ struct EventLoopGateTests {
 
     /// Four threads hand work over as fast as they can while the gate closes and the loop shuts
     /// down: everything taken runs, nothing reaches the dead loop.
-    @Test func handOffsRacingTheShutdownAreTakenOrDropped() async throws {
+    @Test(.ownThread) func handOffsRacingTheShutdownAreTakenOrDropped() async throws {
         try #require(NIOStrictMode.isOn, "SWIFTNIO_STRICT=1 from before main (CTestEnvironment)")
         for _ in 0..<20 {
             let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -72,7 +72,7 @@ struct EventLoopGateTests {
     /// The daemon stopping while its connections still have requests being answered and live
     /// streams delivering: the serve tasks' last hand-offs (a reply, "answered, next please") came
     /// after the loop was gone. Found by the full suite with `SWIFTNIO_STRICT`.
-    @Test func stoppingWhileRequestsAreAnsweredLeavesNothingForTheDeadLoop() async throws {
+    @Test(.ownThread) func stoppingWhileRequestsAreAnsweredLeavesNothingForTheDeadLoop() async throws {
         for _ in 0..<5 {
             let d = try await TestDaemon.inProcess(speed: 20)
             var connections: [RawConnection] = []

@@ -24,7 +24,7 @@ struct ExecutableTests {
         try await daemon.connectWhenListening(socket, timeout: 20)
     }
 
-    @Test func sigtermLeavesCompleteFilesAndAnInterruptedResult() async throws {
+    @Test(.ownThread) func sigtermLeavesCompleteFilesAndAnInterruptedResult() async throws {
         let dir = try Fixtures.temporaryDirectory()
         // --socket and --data-dir override the file.
         let daemon = try await ChildProcess(ChildProcess.executable("recorderd"), ["--config", try writeConfiguration(in: dir), "--log-level", "error",
@@ -60,7 +60,7 @@ struct ExecutableTests {
         #expect(!FileManager.default.fileExists(atPath: dir + "/other.sock"))
     }
 
-    @Test func afterKillNineTheNextStartRecoversTheRun() async throws {
+    @Test(.ownThread) func afterKillNineTheNextStartRecoversTheRun() async throws {
         let dir = try Fixtures.temporaryDirectory()
         let config = try writeConfiguration(in: dir)
         let daemon = try await ChildProcess(ChildProcess.executable("recorderd"), ["--config", config, "--log-level", "error"])
@@ -90,7 +90,7 @@ struct ExecutableTests {
         #expect(try await restarted.stop() == 0)
     }
 
-    @Test func recorderctlStatusAndTail() async throws {
+    @Test(.ownThread) func recorderctlStatusAndTail() async throws {
         let dir = try Fixtures.temporaryDirectory()
         let daemon = try await ChildProcess(ChildProcess.executable("recorderd"), ["--config", try writeConfiguration(in: dir), "--log-level", "error"])
         let client = try await connect(dir + "/control.sock", daemon)
@@ -126,7 +126,7 @@ struct ExecutableTests {
         #expect(try await daemon.stop() == 0)
     }
 
-    @Test func aBadConfigurationIsACleanError() async throws {
+    @Test(.ownThread) func aBadConfigurationIsACleanError() async throws {
         let dir = try Fixtures.temporaryDirectory()
         try #"{"ringSeconds": "long"}"#.write(toFile: dir + "/bad.json", atomically: true, encoding: .utf8)
         let daemon = try await ChildProcess(ChildProcess.executable("recorderd"), ["--config", dir + "/bad.json"])
@@ -134,7 +134,7 @@ struct ExecutableTests {
         #expect(daemon.printed.contains("ringSeconds: expected a number"))
     }
 
-    @Test func recorderctlDemoRunsTheGaitTaskOnReplayedData() async throws {
+    @Test(.ownThread) func recorderctlDemoRunsTheGaitTaskOnReplayedData() async throws {
         let dir = try Fixtures.temporaryDirectory()
         // The demo's own timing (17 s): the walking steps must show the replayed walk's real steps.
         let demo = try await ChildProcess(ChildProcess.executable("recorderctl"), ["demo", "--data-dir", dir + "/data"])
@@ -189,7 +189,7 @@ struct ExecutableTests {
 
     /// `recorderctl run --body-height/--sensor-height`: out of range, a usage error naming the
     /// range before anything is started.
-    @Test func recorderctlRunRefusesHeightsOutOfRange() async throws {
+    @Test(.ownThread) func recorderctlRunRefusesHeightsOutOfRange() async throws {
         let task = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../config/tasks/gait-balance.json").path
         for (flag, value) in [("--body-height", "175"), ("--sensor-height", "-1"), ("--body-height", "nan")] {
             let ctl = try await ChildProcess(ChildProcess.executable("recorderctl"), ["run", task, "\(flag)=\(value)", "--socket", "/nonexistent/control.sock"])

@@ -23,7 +23,7 @@ import Testing
         (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? nil
     }
 
-    @Test func installUpgradeAndUninstallInADestdir() async throws {
+    @Test(.ownThread) func installUpgradeAndUninstallInADestdir() async throws {
         let destdir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: destdir) }
         let binaries = URL(fileURLWithPath: ChildProcess.executable("recorderd")).deletingLastPathComponent().path

@@ -8,7 +8,7 @@ import Testing
 /// the journal stream (JOURNAL_STREAM), and nothing goes to stderr as text. journald runs in a
 /// private mount namespace with tmpfs sockets and storage, so the host's journal is untouched.
 struct JournalTests {
-    @Test(.enabled(if: Privileges.rootTestsEnabled("journald"), "needs root for a private mount namespace with journald; runs under CI"))
+    @Test(.enabled(if: Privileges.rootTestsEnabled("journald"), "needs root for a private mount namespace with journald; runs under CI"), .ownThread)
     func entriesAreStructuredJournalFields() async throws {
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

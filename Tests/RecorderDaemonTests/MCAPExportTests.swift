@@ -35,7 +35,7 @@ struct MCAPExportTests {
         return topics
     }
 
-    @Test func aRunWithMotionAndGaitReadsBackInFoxglovesReader() async throws {
+    @Test(.ownThread) func aRunWithMotionAndGaitReadsBackInFoxglovesReader() async throws {
         // Gait needs the walk at its real pace: speed 1, 9 s of it (the walk starts at 4.5 s). The
         // replay loops: on a loaded machine the waits below can outlast the file's 12.5 s.
         let d = try await TestDaemon.inProcess(speed: 1)
@@ -68,7 +68,7 @@ struct MCAPExportTests {
                 "\(check.statistics.start)…\(check.statistics.end) vs \(start)…\(end)")
     }
 
-    @Test func aRunWithGapsKeepsEveryGapAsAnEvent() async throws {
+    @Test(.ownThread) func aRunWithGapsKeepsEveryGapAsAnEvent() async throws {
         // A ring of 64 frames and a 20 kHz replay: the writer cannot keep up, and gap records say
         // how many samples were lost.
         let d = try await TestDaemon.inProcess(speed: 200, ringSeconds: 0.001)

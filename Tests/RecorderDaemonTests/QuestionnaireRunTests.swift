@@ -34,7 +34,7 @@ struct QuestionnaireRunTests {
         return all
     }
 
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(3)), .ownThread)
     func questionnairesAskSkipAndKeepTheAnswers() async throws {
         let d = try await TestDaemon.inProcess(speed: 2)
         // PHQ-2: a wrong input is asked again; the follow-up is shown (an answer is not "Not at all").
@@ -87,7 +87,7 @@ struct QuestionnaireRunTests {
         try await d.stop()
     }
 
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(3)), .ownThread)
     func aGaitQuestionnaireRecordsDuringItsWalk() async throws {
         let d = try await TestDaemon.inProcess()
         let (status, printed, result) = try await run("gait-walk", input: "walker\n4\n", socket: d.socket, extra: ["--auto", "--step-seconds", "1"])
@@ -103,7 +103,7 @@ struct QuestionnaireRunTests {
     }
 
     /// tmux: a real terminal (echo, line editing by the tty driver), keys sent as a person types.
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(3)), .ownThread)
     func aParticipantAnswersInARealTerminal() async throws {
         let d = try await TestDaemon.inProcess()
         let tmux = try Fixtures.temporaryDirectory() + "/tmux.sock"

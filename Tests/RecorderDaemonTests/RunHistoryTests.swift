@@ -24,7 +24,7 @@ struct RunHistoryTests {
         return try await run.finish()
     }
 
-    @Test func runsAreListedNewestFirstFilteredPagedAndDeleted() async throws {
+    @Test(.ownThread) func runsAreListedNewestFirstFilteredPagedAndDeleted() async throws {
         let d = try await TestDaemon.inProcess(speed: 4)
         defer { try? FileManager.default.removeItem(atPath: d.directory) }
         let client = try await d.client()
@@ -81,7 +81,7 @@ struct RunHistoryTests {
         try await d.stop()
     }
 
-    @Test func aRecordingRunIsNeverDeletedAndBadRequestsGetClearErrors() async throws {
+    @Test(.ownThread) func aRecordingRunIsNeverDeletedAndBadRequestsGetClearErrors() async throws {
         let d = try await TestDaemon.inProcess(speed: 4)
         defer { try? FileManager.default.removeItem(atPath: d.directory) }
         let client = try await d.client()
@@ -129,7 +129,7 @@ struct RunHistoryTests {
         try await d.stop()
     }
 
-    @Test func recorderctlListsShowsAndRemovesRuns() async throws {
+    @Test(.ownThread) func recorderctlListsShowsAndRemovesRuns() async throws {
         let d = try await TestDaemon.inProcess(speed: 4)
         defer { try? FileManager.default.removeItem(atPath: d.directory) }
         let client = try await d.client()

@@ -15,7 +15,7 @@ struct SageExportTests {
     static let metadataKeys: Set<String> = ["deviceInfo", "deviceTypeIdentifier", "appName", "appVersion", "rsdFrameworkVersion", "taskIdentifier",
                                             "taskRunUUID", "startDate", "endDate", "files"]
 
-    @Test func theArchiveHoldsEachRecorderAsAJSONArrayWithItsMetadata() async throws {
+    @Test(.ownThread) func theArchiveHoldsEachRecorderAsAJSONArrayWithItsMetadata() async throws {
         let (d, result, directory) = try await CSVExportTests.recordedRun()
         defer { try? FileManager.default.removeItem(atPath: d.directory) }
         try await d.stop()

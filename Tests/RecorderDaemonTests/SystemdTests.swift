@@ -26,7 +26,7 @@ struct SystemdTests {
         return (status, p.printed)
     }
 
-    @Test func unitsVerifyWithoutAnyOutput() async throws {
+    @Test(.ownThread) func unitsVerifyWithoutAnyOutput() async throws {
         // systemd-analyze verify exits 0 even on typos: any output fails. ExecStart points at the
         // built binary (the installed path does not exist here).
         let dir = try Fixtures.temporaryDirectory()
@@ -41,7 +41,7 @@ struct SystemdTests {
         #expect(output.isEmpty, "systemd-analyze verify printed:\n\(output)")
     }
 
-    @Test func serviceExposureIsAtMostTwo() async throws {
+    @Test(.ownThread) func serviceExposureIsAtMostTwo() async throws {
         let (status, output) = try await Self.run("/usr/bin/systemd-analyze",
                                                   ["security", "--offline=true", "--threshold=20", Self.unitDirectory + "/recorderd.service"])
         let line = try #require(output.split(separator: "\n").first { $0.contains("Overall exposure level") })
@@ -68,7 +68,7 @@ struct SystemdTests {
         return try configuration.write()
     }
 
-    @Test func socketActivationServesClientsOnThePassedSocket() async throws {
+    @Test(.ownThread) func socketActivationServesClientsOnThePassedSocket() async throws {
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let socket = dir + "/activated.sock"
@@ -86,7 +86,7 @@ struct SystemdTests {
         #expect(try await activator.stop(signal: SIGTERM, timeout: 15) == 0)
     }
 
-    @Test func notifySocketGetsReadyWatchdogAndStopping() async throws {
+    @Test(.ownThread) func notifySocketGetsReadyWatchdogAndStopping() async throws {
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let notify = try NotifySocket(path: dir + "/notify.sock")
@@ -121,7 +121,7 @@ struct SystemdTests {
 
     /// SIGHUP: an added device appears, a removed one goes, a broken file changes nothing, and a
     /// recording on the unchanged device goes on untouched (checked sample for sample).
-    @Test func sighupReloadsDevicesWithoutTouchingARunningRecording() async throws {
+    @Test(.ownThread) func sighupReloadsDevicesWithoutTouchingARunningRecording() async throws {
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let notify = try NotifySocket(path: dir + "/notify.sock")
@@ -180,7 +180,7 @@ struct SystemdTests {
 
     /// A recorder thread that stops showing life stops the watchdog pings (in-process, with a
     /// stub sensor backend of our own and the notifier's transport captured).
-    @Test func aWedgedRecorderThreadStopsTheWatchdogPings() async throws {
+    @Test(.ownThread) func aWedgedRecorderThreadStopsTheWatchdogPings() async throws {
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var configuration = DaemonConfiguration()
@@ -222,7 +222,7 @@ extension SystemdTests {
     /// The control server closes its gate and shuts its loop down before the service group has
     /// stopped this service (an embedder's `shutdown()`): the watchdog check must not hand work to
     /// the dead loop (strict mode would trap), and it sends no ping.
-    @Test func noWatchdogCheckAsksALoopThatHasShutDown() async throws {
+    @Test(.ownThread) func noWatchdogCheckAsksALoopThatHasShutDown() async throws {
         try #require(NIOStrictMode.isOn, "SWIFTNIO_STRICT=1 from before main (CTestEnvironment)")
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -15,7 +15,7 @@ import Testing
 struct TortureTests {
     /// A client that floods requests and never reads a reply: the daemon stops reading it, its
     /// memory stays flat, and nothing is left to work off once the client goes.
-    @Test func aFloodingClientThatNeverReadsCannotGrowTheDaemon() async throws {
+    @Test(.ownThread) func aFloodingClientThatNeverReadsCannotGrowTheDaemon() async throws {
         let daemon = try await TestDaemon.executable(speed: 2)
         let client = try await daemon.client()
         let run = try await client.startTask(identifier: "t", asyncActions: [.motion("m")])
@@ -58,7 +58,7 @@ struct TortureTests {
     }
 
     /// 1,100 connections: the limit's worth is served, every other one gets -32011 and EOF at once.
-    @Test func elevenHundredConnectionsAreServedOrRefusedClearly() async throws {
+    @Test(.ownThread) func elevenHundredConnectionsAreServedOrRefusedClearly() async throws {
         #expect(Torture.raiseOpenFileLimit() >= 1200)
         let daemon = try await TestDaemon.executable(speed: 2)
         let client = try await daemon.client()
@@ -96,7 +96,7 @@ struct TortureTests {
     /// allows): the daemon never runs out (libdispatch kills a process that does), accepting
     /// pauses instead of spinning, requests that need a file get a clear error, and all is well
     /// again once the connections close.
-    @Test func runningOutOfDescriptorsIsSurvived() async throws {
+    @Test(.ownThread) func runningOutOfDescriptorsIsSurvived() async throws {
         #expect(Torture.raiseOpenFileLimit() >= 1200)
         let daemon = try await TestDaemon.executable(speed: 2, .executable(wrap: { ["/usr/bin/prlimit", "--nofile=160:160", "--"] + $0 })) {
             $0.daemon.limits.connections = 1000
@@ -150,7 +150,7 @@ struct TortureTests {
 
     /// recorderd killed with SIGKILL during a recording, a hundred times over: every run is
     /// recovered as interrupted, every line parses, every hash matches, at most 1 s is lost.
-    @Test func aHundredKillNinesLoseAtMostASecondEach() async throws {
+    @Test(.ownThread) func aHundredKillNinesLoseAtMostASecondEach() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let configuration = try TestConfiguration(directory: directory, speed: 10)
@@ -187,7 +187,7 @@ struct TortureTests {
     }
 
     /// A task-run UUID is never used again, also after a restart, and the old run is untouched.
-    @Test func aReusedUUIDIsRefusedAcrossRestarts() async throws {
+    @Test(.ownThread) func aReusedUUIDIsRefusedAcrossRestarts() async throws {
         let first = try await TestDaemon.executable(speed: 4)
         var client = try await first.client()
         let uuid = UUID()
@@ -212,7 +212,7 @@ struct TortureTests {
     }
 
     /// Every configured number at its limit starts the daemon; past it, exit 78 naming the key.
-    @Test(arguments: [
+    @Test(.ownThread, arguments: [
         ("\"ringSeconds\": 3600", "\"ringSeconds\": 3600.001", "ringSeconds"),
         ("\"retryInterval\": 0.01", "\"retryInterval\": 1e16", "retryInterval"),
         ("\"orphanTimeout\": 604800", "\"orphanTimeout\": 1e300", "orphanTimeout"),
@@ -242,7 +242,7 @@ struct TortureTests {
     }
 
     /// Device values past their limits: exit 78, every problem named.
-    @Test func deviceNumbersPastTheirLimitsAreConfigurationErrors() async throws {
+    @Test(.ownThread) func deviceNumbersPastTheirLimitsAreConfigurationErrors() async throws {
         let directory = try Fixtures.temporaryDirectory()
         try """
         {"socket": "\(directory)/control.sock", "dataDirectory": "\(directory)/data",
@@ -280,7 +280,7 @@ struct TortureTests {
 
     /// SIGHUP as soon as the process can take a signal, twenty times: it never kills the daemon,
     /// and the reload it asks for happens.
-    @Test func sighupAtLaunchNeverKillsTheDaemon() async throws {
+    @Test(.ownThread) func sighupAtLaunchNeverKillsTheDaemon() async throws {
         let configuration = try TestConfiguration()
         let directory = configuration.directory
         try configuration.write()
@@ -322,7 +322,7 @@ struct TortureTests {
     }
 
     /// A storm of SIGHUPs during a recording: the daemon reloads, keeps answering, loses nothing.
-    @Test func aSighupStormDuringARecordingLosesNothing() async throws {
+    @Test(.ownThread) func aSighupStormDuringARecordingLosesNothing() async throws {
         let daemon = try await TestDaemon.executable(speed: 2)
         let client = try await daemon.client()
         let run = try await client.startTask(identifier: "t", asyncActions: [.motion("m")])
@@ -341,7 +341,7 @@ struct TortureTests {
 /// A full disk under the executable (tmpfs: root; under CI always).
 @Suite("Torture: a full disk", .serialized, .timeLimit(.minutes(2)))
 struct FullDiskTortureTests {
-    @Test(.enabled(if: Privileges.rootTestsEnabled("aFullDiskAtStartAndDuringARecording")))
+    @Test(.enabled(if: Privileges.rootTestsEnabled("aFullDiskAtStartAndDuringARecording")), .ownThread)
     func aFullDiskAtStartAndDuringARecording() async throws {
         let directory = try Fixtures.temporaryDirectory()
         let data = directory + "/data"

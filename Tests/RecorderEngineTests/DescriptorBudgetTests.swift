@@ -1,6 +1,7 @@
 import RecorderEngine
 import RecorderModel
 import Testing
+import RecorderTestSupport
 
 /// The descriptor budget: sized from the open-file limit, taken only when it fits, overdrawn only
 /// by descriptors already open, given back exactly.
@@ -33,7 +34,7 @@ import Testing
         #expect(budget.available == 5)
     }
 
-    @Test func concurrentTakersNeverTakeMoreThanThereIs() async {
+    @Test(.ownThread) func concurrentTakersNeverTakeMoreThanThereIs() async {
         let budget = DescriptorBudget(capacity: 1000)
         let taken = await withTaskGroup(of: Int.self) { group in
             for _ in 0..<8 {

@@ -116,7 +116,7 @@ struct FrameRingTests {
         #expect(now.read(into: &out) == 0 && out.isEmpty)
     }
 
-    @Test func readersAreNotifiedAndDetach() async {
+    @Test(.ownThread) func readersAreNotifiedAndDetach() async {
         let ring = FrameRing(capacity: 4)
         let (signals, continuation) = AsyncStream.makeStream(of: Void.self)
         let reader = ring.addReader(fromUptime: nil) { continuation.yield() }

@@ -10,7 +10,7 @@ import Testing
 
 @Suite("A full disk")
 struct FullDiskTests {
-    @Test(.enabled(if: Privileges.rootTestsEnabled("FullDiskTests")), .timeLimit(.minutes(1)))
+    @Test(.enabled(if: Privileges.rootTestsEnabled("FullDiskTests")), .timeLimit(.minutes(1)), .ownThread)
     func stopsTheRecordingWithAnErrorAndKeepsEveryWholeLine() async throws {
         let data = try Fixtures.temporaryDirectory()
         try #require(Privileges.mountTmpfs(at: data, size: "1m"))

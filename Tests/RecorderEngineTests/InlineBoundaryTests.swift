@@ -85,7 +85,7 @@ struct InlineBoundaryTests {
     /// there are CPUs spin on the global queue, and the timer still fires on time. The test
     /// waits on a thread of its own: it holds no thread of the pool, which the suite's other
     /// tests need (waiting on one, it once starved in-process daemons for 10 s).
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(1)), .ownThread)
     func delayedWorkDoesNotWaitForABusyCooperativePool() async {
         let queue = RunQueue(label: "test.pool")
         let spin = Atomic<Bool>(true)
@@ -108,7 +108,7 @@ struct InlineBoundaryTests {
     }
 
     /// A run whose recorder starts at step "c": "a" and "b" only change the step; "c" starts it.
-    @Test func onlyBoundariesThatChangeNothingButTheStepAreAppliedInline() async throws {
+    @Test(.ownThread) func onlyBoundariesThatChangeNothingButTheStepAreAppliedInline() async throws {
         let data = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: data) }
         var configuration = DaemonConfiguration()

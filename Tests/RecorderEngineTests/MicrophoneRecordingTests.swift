@@ -67,7 +67,7 @@ struct ScriptedAudioBackend: SensorBackend {
         }
     }
 
-    @Test func chunksLostInTheRingAreAGapOfTheirFramesAndDuration() async throws {
+    @Test(.ownThread) func chunksLostInTheRingAreAGapOfTheirFramesAndDuration() async throws {
         let data = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: data) }
         let source = ScriptedAudioSource()
@@ -114,7 +114,7 @@ struct ScriptedAudioBackend: SensorBackend {
         }, "\(levels)")
     }
 
-    @Test func framesDeliveredJustBeforeTheDeviceGoesQuietAreWrittenWithoutAStop() async throws {
+    @Test(.ownThread) func framesDeliveredJustBeforeTheDeviceGoesQuietAreWrittenWithoutAStop() async throws {
         let data = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: data) }
         let source = ScriptedAudioSource()
@@ -129,7 +129,7 @@ struct ScriptedAudioBackend: SensorBackend {
         _ = try await runs.finish(start.taskRunUUID)
     }
 
-    @Test(.enabled(if: Privileges.rootTestsEnabled("aFullDiskStopsAMicrophoneRecordingWithAValidWAV")))
+    @Test(.enabled(if: Privileges.rootTestsEnabled("aFullDiskStopsAMicrophoneRecordingWithAValidWAV")), .ownThread)
     func aFullDiskStopsAMicrophoneRecordingWithAValidWAV() async throws {
         let data = try Fixtures.temporaryDirectory()
         try #require(Privileges.mountTmpfs(at: data, size: "1m"))

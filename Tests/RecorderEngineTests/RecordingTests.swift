@@ -39,7 +39,7 @@ struct RecordingTests {
         return (start, try #require(result.asyncResults.first?.file))
     }
 
-    @Test func recordsTheReplayedSamplesExactlyWithStepMarkers() async throws {
+    @Test(.ownThread) func recordsTheReplayedSamplesExactlyWithStepMarkers() async throws {
         let s = try setup(speed: 4)
         let start = try await s.runs.start(taskIdentifier: "walk", asyncActions: [
             .motion("motion", startStepIdentifier: "walking.outbound", stopStepIdentifier: "walking.return"),
@@ -95,7 +95,7 @@ struct RecordingTests {
         #expect(try TaskResultStore.read(directory: start.runDirectory) == stored)
     }
 
-    @Test func preRollIncludesSamplesBeforeTheStartStep() async throws {
+    @Test(.ownThread) func preRollIncludesSamplesBeforeTheStartStep() async throws {
         let s = try setup(speed: 2)
         let start = try await s.runs.start(taskIdentifier: "balance", asyncActions: [
             .motion("m", startStepIdentifier: "stand", options: MotionOptions(preRollSeconds: 0.5)),
@@ -114,7 +114,7 @@ struct RecordingTests {
         #expect(result.asyncResults.first?.file?.sampleCount == records.count)
     }
 
-    @Test func aSlowRecordingGetsGapRecordsThatAccountForEveryLostSample() async throws {
+    @Test(.ownThread) func aSlowRecordingGetsGapRecordsThatAccountForEveryLostSample() async throws {
         // A ring of 64 frames and a 20 kHz replay: the writer cannot keep up.
         let (start, file) = try await recordMotion(speed: 200, ringSeconds: 0.001, frames: 20_000)
         let records = try Fixtures.records(start.runDirectory + "/m.jsonl")
@@ -127,7 +127,7 @@ struct RecordingTests {
         #expect(outcome.dropped * 2 == file.droppedSamples)
     }
 
-    @Test func aRingShorterThanTheDrainIntervalIsDrainedBeforeItWraps() async throws {
+    @Test(.ownThread) func aRingShorterThanTheDrainIntervalIsDrainedBeforeItWraps() async throws {
         // 0.2 s of ring at 400 Hz (80 frames): drained every 0.25 s, it would wrap before every
         // drain and lose ~0.05 s each time: four gaps a second, a fifth of the samples. Drained
         // every quarter of its span, nothing is lost — unless the machine stalls the recorder's
@@ -148,7 +148,7 @@ struct RecordingTests {
         #expect(file.sampleCount >= 1000, "\(file.sampleCount)")
     }
 
-    @Test func missingSensorsAndDevicesBecomeErrorResults() async throws {
+    @Test(.ownThread) func missingSensorsAndDevicesBecomeErrorResults() async throws {
         let s = try setup()
         let start = try await s.runs.start(taskIdentifier: "t", asyncActions: [
             .motion("m", options: MotionOptions(recorderTypes: [.accelerometer, .magnetometer])),
@@ -163,7 +163,7 @@ struct RecordingTests {
         #expect(result.asyncResults.compactMap(\.file).first?.units == ["accelerometer": "g"])
     }
 
-    @Test func invalidRunsAreRefusedWithClearErrors() async throws {
+    @Test(.ownThread) func invalidRunsAreRefusedWithClearErrors() async throws {
         let s = try setup()
         await #expect(throws: TaskRunError.invalidConfiguration("taskIdentifier: invalid identifier \"../../etc\": expected \(RecorderIdentifier.expectation)")) {
             _ = try await s.runs.start(taskIdentifier: "../../etc", asyncActions: [])
@@ -181,7 +181,7 @@ struct RecordingTests {
         _ = try await s.runs.finish(run.taskRunUUID)
     }
 
-    @Test func cancelDeletesTheFilesUnlessKept() async throws {
+    @Test(.ownThread) func cancelDeletesTheFilesUnlessKept() async throws {
         let s = try setup()
         let a = try await s.runs.start(taskIdentifier: "t", asyncActions: [.motion("m")])
         let b = try await s.runs.start(taskIdentifier: "t", asyncActions: [.motion("m")])
@@ -193,7 +193,7 @@ struct RecordingTests {
         #expect(FileManager.default.fileExists(atPath: b.runDirectory + "/m.jsonl"))
     }
 
-    @Test func idleRunsAreAbandonedAfterTheOrphanTimeout() async throws {
+    @Test(.ownThread) func idleRunsAreAbandonedAfterTheOrphanTimeout() async throws {
         let clock = ManualClock()
         let s = try setup(clock: clock)
         let idle = try await s.runs.start(taskIdentifier: "t", asyncActions: [])
@@ -210,7 +210,7 @@ struct RecordingTests {
         await #expect(throws: TaskRunError.shuttingDown) { _ = try await s.runs.start(taskIdentifier: "t", asyncActions: []) }
     }
 
-    @Test func aDeviceUnavailableAtTaskStartIsTriedAgainAtTheStartStep() async throws {
+    @Test(.ownThread) func aDeviceUnavailableAtTaskStartIsTriedAgainAtTheStartStep() async throws {
         let dir = try Fixtures.temporaryDirectory()
         var configuration = DaemonConfiguration()
         configuration.devices = [Fixtures.replayDevice(file: dir + "/later.csv", speed: 4)]

@@ -33,7 +33,7 @@ extension SHA256Tests {
     /// Both compressions against coreutils' `sha256sum` (an independent implementation): every
     /// length from 0 to 300 bytes (each padding case, one and two final blocks) and three large
     /// inputs, of seeded random bytes, each fed in random pieces.
-    @Test func bothImplementationsAgreeWithSHA256Sum() async throws {
+    @Test(.ownThread) func bothImplementationsAgreeWithSHA256Sum() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var random = SplitMix(seed: 256)

@@ -20,7 +20,7 @@ struct TaskRunProtectionTests {
 
     /// A UUID that names a finished run is refused — also within the same second, also under
     /// another task identifier, also after a restart — and the finished run keeps its files.
-    @Test func aTaskRunUUIDInTheDataDirectoryIsNeverUsedAgain() async throws {
+    @Test(.ownThread) func aTaskRunUUIDInTheDataDirectoryIsNeverUsedAgain() async throws {
         let data = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: data) }
         let (devices, runs) = try registry(data: data)
@@ -58,7 +58,7 @@ struct TaskRunProtectionTests {
         await runs.interruptAll()
     }
 
-    @Test func limitsOnRunsAndRecordersAreClearErrors() async throws {
+    @Test(.ownThread) func limitsOnRunsAndRecordersAreClearErrors() async throws {
         let data = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: data) }
         let (_, runs) = try registry(data: data, limits: DaemonLimits(connections: 4, taskRuns: 2, recordersPerRun: 2))
@@ -80,7 +80,7 @@ struct TaskRunProtectionTests {
     /// A run takes its descriptors (2, and 3 a recorder) from the budget it shares with the
     /// connections: one that does not fit is refused with `-32011` naming the open-file limit,
     /// leaves nothing behind (its UUID may be used later), and a run that ends gives them back.
-    @Test func aRunThatWouldRunOutOfDescriptorsIsRefused() async throws {
+    @Test(.ownThread) func aRunThatWouldRunOutOfDescriptorsIsRefused() async throws {
         let data = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: data) }
         let budget = DescriptorBudget(capacity: 10)
@@ -150,7 +150,7 @@ struct TaskRunProtectionTests {
 
     /// A run directory moved away under a running run: `task.finish` says the manifest could not be
     /// written instead of answering "finished".
-    @Test func aFinishWhoseManifestCannotBeWrittenIsAnError() async throws {
+    @Test(.ownThread) func aFinishWhoseManifestCannotBeWrittenIsAnError() async throws {
         let data = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: data) }
         let (_, runs) = try registry(data: data)
@@ -183,7 +183,7 @@ struct TaskRunProtectionTests {
 /// A full disk at the start of a run and during it (root: tmpfs).
 @Suite("A full disk at task start", .serialized)
 struct FullDiskAtStartTests {
-    @Test(.enabled(if: Privileges.rootTestsEnabled("aRunThatCannotWriteItsManifestDoesNotStart")), .timeLimit(.minutes(1)))
+    @Test(.enabled(if: Privileges.rootTestsEnabled("aRunThatCannotWriteItsManifestDoesNotStart")), .timeLimit(.minutes(1)), .ownThread)
     func aRunThatCannotWriteItsManifestDoesNotStart() async throws {
         let data = try Fixtures.temporaryDirectory()
         try #require(Privileges.mountTmpfs(at: data, size: "512k"))
@@ -212,7 +212,7 @@ struct FullDiskAtStartTests {
 
     /// A recorder stopped by a full disk is reported as failed (not as recording) while the run
     /// goes on.
-    @Test(.enabled(if: Privileges.rootTestsEnabled("aRecorderStoppedByAFullDiskIsListedAsFailed")), .timeLimit(.minutes(1)))
+    @Test(.enabled(if: Privileges.rootTestsEnabled("aRecorderStoppedByAFullDiskIsListedAsFailed")), .timeLimit(.minutes(1)), .ownThread)
     func aRecorderStoppedByAFullDiskIsListedAsFailed() async throws {
         let data = try Fixtures.temporaryDirectory()
         // 32 MiB: the recorder alone (~1 MB/s) fills it in about half a minute, long after the

@@ -35,7 +35,7 @@ struct ThreadNameTests {
     /// reach Linux (and `recorderd.replay.imu0` was longer than Linux keeps anyway): it kept the
     /// name of the dispatch worker that started it. (Device names no other test uses: the suites
     /// share this process's threads.)
-    @Test(.timeLimit(.minutes(3)))  // the replay files load slowly while the whole suite starts (27 s seen)
+    @Test(.timeLimit(.minutes(3)), .ownThread)  // the replay files load slowly while the whole suite starts (27 s seen)
     func aSamplingThreadCarriesItsDevicesName() async throws {
         var configuration = DaemonConfiguration()
         configuration.devices = [Fixtures.replayDevice(name: "tn0"), Fixtures.replayDevice(name: "thread-name-imu-0")]

@@ -44,7 +44,7 @@ struct CSVLevelsTests {
         #expect(events.contains(",marker,") && events.contains(",discarded,soundLevel,480,0.01,") && events.contains(",gap,soundLevel,960,0.02,"), "\(events)")
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(1)), .ownThread)
     func levelsHaveAnMCAPChannelOfTheirOwn() async throws {
         let run = try Self.makeRun()
         let output = (run as NSString).deletingLastPathComponent + "/run.mcap"

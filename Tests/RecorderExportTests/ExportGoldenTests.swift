@@ -165,7 +165,7 @@ struct ExportGoldenTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(1)), .ownThread)
     func sageMatchesItsGoldenFiles() async throws {
         let run = try Self.makeRun()
         let output = (run as NSString).deletingLastPathComponent + "/run.zip"
@@ -178,7 +178,7 @@ struct ExportGoldenTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(1)), .ownThread)
     func mcapMatchesItsGoldenDump() async throws {
         let run = try Self.makeRun()
         let output = (run as NSString).deletingLastPathComponent + "/run.mcap"
@@ -188,7 +188,7 @@ struct ExportGoldenTests {
         try Self.compare(Data(p.printed.utf8), golden: "run.mcap.txt")
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(1)), .ownThread)
     func fhirMatchesItsGoldenFileAndValidates() async throws {
         let run = try Self.makeRun(clinical: true)
         let output = (run as NSString).deletingLastPathComponent + "/run.fhir.json"
@@ -206,7 +206,7 @@ struct ExportGoldenTests {
                                                         "distance", "walkingSpeed", "strideLength", "timedWalkTime", "timedWalkSpeed"])
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(1)), .ownThread)
     func morkMatchesItsGoldenFileAndMORKsExample() async throws {
         let run = try Self.makeRun(clinical: true)
         let output = (run as NSString).deletingLastPathComponent + "/run.mork.json"

@@ -27,7 +27,7 @@ struct PlotTests {
         return printed
     }
 
-    @Test func thePNGHasAPanelPerSensorTypeAndInkInEach() async throws {
+    @Test(.ownThread) func thePNGHasAPanelPerSensorTypeAndInkInEach() async throws {
         let run = try ExportGoldenTests.makeRun()
         let png = (run as NSString).deletingLastPathComponent + "/run.png"
         let plot = try RunPlot(run: try RunSource(directory: run))
@@ -43,7 +43,7 @@ struct PlotTests {
         #expect(check.colours > 50)
     }
 
-    @Test func theSVGsStructureMatchesItsGoldenFile() async throws {
+    @Test(.ownThread) func theSVGsStructureMatchesItsGoldenFile() async throws {
         let run = try ExportGoldenTests.makeRun()
         let svg = (run as NSString).deletingLastPathComponent + "/run.svg"
         try RunPlot(run: try RunSource(directory: run)).write(to: svg)

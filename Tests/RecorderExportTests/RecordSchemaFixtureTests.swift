@@ -75,7 +75,7 @@ struct RecordSchemaFixtureTests {
         #expect(String(decoding: again.bytes.dropLast(), as: UTF8.self) == String(lines[2]))
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(1)), .ownThread)
     func theCSVHasAColumnOfEachWithItsUnit() async throws {
         let (schema, celsius, battery) = Self.schema()
         let run = try Self.makeRun(schema, celsius: celsius, battery: battery)
@@ -97,7 +97,7 @@ struct RecordSchemaFixtureTests {
         #expect(events.contains(",gap,heartRate,2,"), "\(events)")
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(1)), .ownThread)
     func theMCAPSchemaAndMessagesHaveThem() async throws {
         let (schema, celsius, battery) = Self.schema()
         let run = try Self.makeRun(schema, celsius: celsius, battery: battery)
@@ -115,7 +115,7 @@ struct RecordSchemaFixtureTests {
         #expect(jsonSchema.contains(#""celsius":{"type":"number"}"#) && jsonSchema.contains(#""battery":{"type":"integer"}"#), "\(jsonSchema)")
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(1)), .ownThread)
     func theSageArchiveHasThem() async throws {
         let (schema, celsius, battery) = Self.schema()
         let run = try Self.makeRun(schema, celsius: celsius, battery: battery)

@@ -32,7 +32,7 @@ struct ZipArchiveWriterTests {
     /// 2026-12-07T12:34:56Z.
     static let modified: Int64 = 1_796_646_896
 
-    @Test func filesBytesAndFoldersReadBackByZipfileAndUnzip() async throws {
+    @Test(.ownThread) func filesBytesAndFoldersReadBackByZipfileAndUnzip() async throws {
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // A file larger than the writer's 64 KiB pieces and zlib's window, of lines that
@@ -71,7 +71,7 @@ struct ZipArchiveWriterTests {
         #expect(listed.contains("20261207.123457"), "\(listed)")
     }
 
-    @Test func aFolderTreeZippedUnderItsName() async throws {
+    @Test(.ownThread) func aFolderTreeZippedUnderItsName() async throws {
         let dir = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try FileManager.default.createDirectory(atPath: dir + "/walk.csv/sub", withIntermediateDirectories: true)

@@ -18,7 +18,7 @@ extension FleetTests {
             try TaskResult.makeDecoder().decode(TaskResult.self, from: Data(contentsOf: URL(fileURLWithPath: directory + "/taskResult.json")))
         }
 
-        @Test(.timeLimit(.minutes(3)))
+        @Test(.timeLimit(.minutes(3)), .ownThread)
         func aRunStartedUnsynchronisedAndEndedSynchronisedSaysBothAndTheFleetSeesTheChange() async throws {
             let serverPort = LoopbackTCP.freePort(datagram: true)
             let follower = try await ChronyDaemon.follower(of: serverPort)

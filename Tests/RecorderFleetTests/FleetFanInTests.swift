@@ -31,7 +31,7 @@ extension FleetTests {
             return RunOutbox.Entry(taskRunUUID: run, taskIdentifier: "walk", runDirectory: folder, state: .pending, queued: Date())
         }
 
-        @Test(.timeLimit(.minutes(4)))
+        @Test(.timeLimit(.minutes(4)), .ownThread)
         func fiftyPisThroughOneBrokerToTwoSharedCollectorsArriveExactlyOnce() async throws {
             let broker = try await MosquittoBroker.start()
             let root = try Fixtures.temporaryDirectory()

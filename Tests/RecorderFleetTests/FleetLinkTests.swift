@@ -21,7 +21,7 @@ extension FleetTests {
             return printed
         }
 
-        @Test(.timeLimit(.minutes(2)))
+        @Test(.timeLimit(.minutes(2)), .ownThread)
         func theRetainedStatusIsOnlineThenOfflineWhenRecorderdStops() async throws {
             let broker = try await MosquittoBroker.start()
             let pi = try await FleetHarness.start(broker: broker)
@@ -49,7 +49,7 @@ extension FleetTests {
         /// A Pi that goes silent with its connection open (frozen here with SIGSTOP, as after a power
         /// cut or a lost network): the Will within 1.5 keepalives (5 s here) and the broker's 5 s
         /// keepalive sweep; woken, it reconnects and is online again.
-        @Test(.timeLimit(.minutes(2)))
+        @Test(.timeLimit(.minutes(2)), .ownThread)
         func theLastWillTurnsTheStatusOfflineWhenRecorderdIsKilledOrSilent() async throws {
             let broker = try await MosquittoBroker.start()
             let pi = try await FleetHarness.start(broker: broker)
@@ -99,7 +99,7 @@ extension FleetTests {
 
         /// A broker that is not there yet: recorderd starts and records anyway, and its status
         /// appears once the broker does.
-        @Test(.timeLimit(.minutes(2)))
+        @Test(.timeLimit(.minutes(2)), .ownThread)
         func recorderdStartsWithoutItsBrokerAndConnectsWhenItComes() async throws {
             let port = LoopbackTCP.freePort()
             let placeholder = try await MosquittoBroker.start()
@@ -118,7 +118,7 @@ extension FleetTests {
             try await broker.stop()
         }
 
-        @Test(.timeLimit(.minutes(3)))
+        @Test(.timeLimit(.minutes(3)), .ownThread)
         func aTaskRunOverMQTTWritesWhatTheSameRunOverTheSocketWrites() async throws {
             let broker = try await MosquittoBroker.start()
             let pi = try await FleetHarness.start(broker: broker, mqtt: { $0.remoteControl = true })
@@ -194,7 +194,7 @@ extension FleetTests {
 
         /// mqtts with a test CA: a client certificate of that CA connects; one of another CA is
         /// refused by the broker (and recorderd keeps recording, retrying).
-        @Test(.timeLimit(.minutes(2)))
+        @Test(.timeLimit(.minutes(2)), .ownThread)
         func tlsWithTheStudyCAConnectsAndAForeignCertificateIsRefused() async throws {
             let certificates = try await TestCertificates.make()
             var broker = try await MosquittoBroker.start(extraConfiguration: certificates.brokerConfiguration)
@@ -228,7 +228,7 @@ extension FleetTests {
             try await broker.stop()
         }
 
-        @Test(.timeLimit(.minutes(2)))
+        @Test(.timeLimit(.minutes(2)), .ownThread)
         func withRemoteControlOffCommandsAreIgnoredAndLogged() async throws {
             let broker = try await MosquittoBroker.start()
             let pi = try await FleetHarness.start(broker: broker)
@@ -251,7 +251,7 @@ extension FleetTests.FleetLinkTests {
     /// `mqtt.live`: the replayed accelerometer at 10 Hz on `live/imu0/accelerometer` and nothing
     /// else under `live/`; every record is a row of the replayed CSV, ten rows apart (the 100 Hz
     /// device decimated), in order.
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(2)), .ownThread)
     func liveRecordsArriveDecimatedOnTheirOwnTopic() async throws {
         let broker = try await MosquittoBroker.start()
         let pi = try await FleetHarness.start(broker: broker, mqtt: { $0.live = [MQTTLiveStream(device: "imu0", sensorTypes: [.accelerometer], rate: 10)] })
@@ -302,7 +302,7 @@ extension FleetTests.FleetLinkTests {
     /// `(p2` for 3.1.1): `mqtt.protocol` `auto` (MQTT 5 to a broker that speaks it), `5` and
     /// `3.1.1`; the status, an event and `recorderctl fleet --protocol 3.1.1` work over 3.1.1; a
     /// collector told to share a subscription over 3.1.1 is refused at once, saying what to do.
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(3)), .ownThread)
     func eachProtocolIsSpokenAsConfiguredAndEverythingWorksOver311() async throws {
         let broker = try await MosquittoBroker.start()
         /// The protocol level of `client`'s latest connection in the broker's log.
@@ -347,7 +347,7 @@ extension FleetTests.FleetLinkTests {
     /// link logs what the broker answered, once — not at each of libmosquitto's retries (seen in
     /// the broker's log) — and recorderd records on; a collector refused at start exits 69 with the
     /// broker's answer.
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(2)), .ownThread)
     func aBrokerThatRefusesUsIsSaidWithItsAnswerAndTheCollectorExits69() async throws {
         let folder = try Fixtures.temporaryDirectory()
         let passwords = try await ChildProcess("/usr/bin/mosquitto_passwd", ["-c", "-b", folder + "/passwd", "pi-1", "right"])
@@ -391,7 +391,7 @@ extension FleetTests.FleetLinkTests {
     /// device id) and one for the collector: the Pi's status, events and upload go through and
     /// `recorderctl fleet` lists it; a client with pi-1's credentials posing as pi-2 has its
     /// status denied by the broker (its log: "Denied PUBLISH"), and no one sees it.
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(3)), .ownThread)
     func theDocumentedACLLetsEachPiOnlyItsOwnTopics() async throws {
         let readme = try String(contentsOfFile: VMGuest.packageRoot + "/docs/fleet.md", encoding: .utf8)
         let begin = try #require(readme.range(of: "```\n# /etc/mosquitto/acl"))

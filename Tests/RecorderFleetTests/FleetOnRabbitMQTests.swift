@@ -19,7 +19,7 @@ extension FleetTests {
         /// collector (which fell back too) byte for byte and acknowledged; a shared collector is
         /// refused at start, saying what to do instead; a Pi told to speak MQTT 5 is refused, and
         /// `daemon.status` says why.
-        @Test(.timeLimit(.minutes(5)))
+        @Test(.timeLimit(.minutes(5)), .ownThread)
         func withAutoEverythingFallsBackTo311AndWorks() async throws {
             let broker = try await RabbitMQBroker.start()
             let root = try Fixtures.temporaryDirectory()
@@ -80,7 +80,7 @@ extension FleetTests {
         /// from the table of live ones), so the Pi's reconnection always comes after it. That
         /// order, which chance made in one local run of ten, left the Pi refused for as long as the
         /// node stayed down while it subscribed at QoS 1 (`FleetAgent.subscriptionQoS`).
-        @Test(.timeLimit(.minutes(10)))
+        @Test(.timeLimit(.minutes(10)), .ownThread)
         func aNodeKilledMidUploadCostsOnlyTheChunksInFlight() async throws {
             let cluster = try await RabbitMQCluster.start()
             let (first, third) = (cluster.nodes[0], cluster.nodes[2])
@@ -147,7 +147,7 @@ extension FleetTests {
         /// `clinic-a`/`pi-07`): the Pi's status and upload go through as its own user and
         /// `recorderctl fleet` as the collector lists it; a client with pi-1's password posing as
         /// pi-2 is refused its status (RabbitMQ's log) and seen by no one.
-        @Test(.timeLimit(.minutes(5)))
+        @Test(.timeLimit(.minutes(5)), .ownThread)
         func theDocumentedRabbitMQPermissionsLetEachPiOnlyItsOwnTopics() async throws {
             let broker = try await RabbitMQBroker.start()
             let folder = try await Self.readmeUsers(on: broker)

@@ -111,7 +111,7 @@ extension FleetTests {
             throw FleetHarness.HarnessError(description: "run \(run) not acknowledged: \(outboxState(pi, run) ?? "no entry"); \(pi.daemon.printedSoFar())")
         }
 
-        @Test(.timeLimit(.minutes(3)))
+        @Test(.timeLimit(.minutes(3)), .ownThread)
         func aFinishedRunArrivesByteForByteAndIsMarkedUploaded() async throws {
             let broker = try await MosquittoBroker.start()
             let root = try Fixtures.temporaryDirectory()
@@ -141,7 +141,7 @@ extension FleetTests {
         /// one that accepts zstd: both runs arrive byte for byte; the chunks of the compressed one
         /// take at most a quarter of the bytes on the wire (per byte of the files) that the plain
         /// one's did, by the Pi's count and by the collector's.
-        @Test(.timeLimit(.minutes(4)))
+        @Test(.timeLimit(.minutes(4)), .ownThread)
         func aRunTravelsCompressedToACollectorThatTakesZstdAndPlainToOneThatDoesNot() async throws {
             let broker = try await MosquittoBroker.start()
             let pi = try await FleetHarness.start(broker: broker, speed: 10)
@@ -175,7 +175,7 @@ extension FleetTests {
         /// mosquitto logs it: `(p2`), with a collector for the Pi's site only (`--site`, the way to
         /// share the load without MQTT 5's shared subscriptions): the run arrives byte for byte; a
         /// collector for another site gets nothing.
-        @Test(.timeLimit(.minutes(3)))
+        @Test(.timeLimit(.minutes(3)), .ownThread)
         func aRunArrivesOverMQTT311ToItsSitesCollector() async throws {
             let broker = try await MosquittoBroker.start()
             let root = try Fixtures.temporaryDirectory(), elsewhere = try Fixtures.temporaryDirectory()
@@ -200,7 +200,7 @@ extension FleetTests {
 
         /// deleteAfterUpload: the run leaves the Pi once the collector has acknowledged it (its copy
         /// byte for byte what the Pi had); `recorderctl status` shows the queue.
-        @Test(.timeLimit(.minutes(3)))
+        @Test(.timeLimit(.minutes(3)), .ownThread)
         func anAcknowledgedRunIsDeletedFromThePiWhenAskedTo() async throws {
             let broker = try await MosquittoBroker.start()
             let root = try Fixtures.temporaryDirectory()
@@ -238,7 +238,7 @@ extension FleetTests {
         /// The broker stopped in the middle of an upload until the Pi has seen its link drop, then
         /// started again (the outage was a fixed 30 s: the event is what matters, and the link's
         /// reconnection back-off is tested by the link's own tests).
-        @Test(.timeLimit(.minutes(4)))
+        @Test(.timeLimit(.minutes(4)), .ownThread)
         func anUploadOutlastsTheBrokerStoppingMidway() async throws {
             let broker = try await MosquittoBroker.start()
             let root = try Fixtures.temporaryDirectory()
@@ -259,7 +259,7 @@ extension FleetTests {
         }
 
         /// recorderd killed with SIGKILL at 20 moments of one upload, started again each time.
-        @Test(.timeLimit(.minutes(6)))
+        @Test(.timeLimit(.minutes(6)), .ownThread)
         func anUploadSurvivesTwentyKillsOfRecorderd() async throws {
             let broker = try await MosquittoBroker.start()
             let root = try Fixtures.temporaryDirectory()
@@ -298,7 +298,7 @@ extension FleetTests {
         }
 
         /// The collector killed in the middle of a run, started again: the run completes.
-        @Test(.timeLimit(.minutes(4)))
+        @Test(.timeLimit(.minutes(4)), .ownThread)
         func anUploadSurvivesTheCollectorKilledMidway() async throws {
             let broker = try await MosquittoBroker.start()
             let root = try Fixtures.temporaryDirectory()
@@ -318,7 +318,7 @@ extension FleetTests {
 
         /// A forged chunk (a test publisher) overwrites bytes the collector had: the file fails its
         /// SHA-256, is asked for again, and the copy heals.
-        @Test(.timeLimit(.minutes(3)))
+        @Test(.timeLimit(.minutes(3)), .ownThread)
         func aCorruptedChunkIsRefusedAndHealed() async throws {
             let broker = try await MosquittoBroker.start()
             let root = try Fixtures.temporaryDirectory()

@@ -23,7 +23,7 @@ import Testing
 
     static let header = UploadChunk.Header(file: "motion.jsonl", offset: 0, size: 1 << 20, sha256: String(repeating: "0", count: 64))
 
-    @Test func aCompressedChunkDecodesToItsBytesAndTheZstdProgramReadsItsFrame() async throws {
+    @Test(.ownThread) func aCompressedChunkDecodesToItsBytesAndTheZstdProgramReadsItsFrame() async throws {
         let bytes = try Self.motionLines(count: 3000)
         let chunk = UploadChunk(header: UploadChunk.Header(file: "motion.jsonl", offset: 1000, size: Int64(bytes.count) + 1000, sha256: Self.header.sha256), bytes: bytes)
         let payload = try #require(chunk.encoded(zstdLevel: 1))

@@ -3,6 +3,7 @@ import Foundation
 import RecorderModel
 import RecorderRuntime
 import Testing
+import RecorderTestSupport
 
 /// Blocking work handed off never holds a thread of the cooperative pool.
 @Suite struct QueueHandOffTests {
@@ -11,7 +12,7 @@ import Testing
     /// default QoS): every one returns, each ran on a thread of the blocking pool — named
     /// `recorderd-io` for `top -H`, two nice levels below the main thread — and the caller is not
     /// on one.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(1)), .ownThread)
     func blockedBodiesLeaveThePoolFree() async throws {
         let count = 2 * ProcessInfo.processInfo.activeProcessorCount
         let taskRan = DispatchSemaphore(value: 0)
@@ -53,7 +54,7 @@ import Testing
 
     /// More work than a pool has threads: never more than `limit` bodies run at once, the rest
     /// wait their turn, and every one runs.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(1)), .ownThread)
     func aPoolRunsAtMostItsLimitAtOnce() async throws {
         let pool = BlockingPool(name: "test-bounded", limit: 3)
         let release = DispatchSemaphore(value: 0)

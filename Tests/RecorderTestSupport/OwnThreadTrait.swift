@@ -1,10 +1,11 @@
 import Testing
 
-/// Runs a test on a thread of its own (`DedicatedExecutor`), not the cooperative pool: for a test
-/// that computes for seconds (it would hold one of the pool's threads, two on the CI machine, which
-/// in-process daemons and other tests wait for), or whose assertions depend on how soon its
-/// `await`s resume (a step change timed against a replay's rows, a log played in real time),
-/// which on the pool have waited behind the suite's synchronous tests for over ten seconds.
+/// Runs a test on a thread of its own (`DedicatedExecutor`), not the cooperative pool. Every
+/// `async` test carries it (`TestThreadTests` checks): on the pool (two threads on the CI machine)
+/// a test's resumptions wait behind whatever computes there — once for two minutes, and CI's gate
+/// lost 12 tests to their time limits — and its own bursts (an export, a fixture parsed, a run
+/// compared with its replay) hold a thread that in-process daemons and other tests wait for.
+/// The synchronous tests stay on the pool, which keeps them two at a time.
 /// `@Test(.ownThread)`; each test case gets a thread of its own.
 public struct OwnThreadTrait: TestTrait, TestScoping {
     public func provideScope(for test: Test, testCase: Test.Case?,

@@ -32,7 +32,7 @@ import Testing
         return stat.split(separator: ")").last?.split(separator: " ").first == "Z"
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(2)), .ownThread)
     func neitherProcessMapsFoundationAndThePageComesBackAfterItsProcessIsKilled() async throws {
         let web = try await WebHarness.start()
         let services = try #require(web.daemon.onlyChild, "recorderd's services process")
@@ -82,7 +82,7 @@ import Testing
     /// client that connects to the page the moment recorderd is ready is answered — bound to
     /// 0.0.0.0 with a token, as a tablet's page is, and with a busy core beside it (a build, say),
     /// where 1 start in 3 once found the port refusing. The daemon's own log has the order.
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(3)), .ownThread)
     func thePageAnswersTheMomentRecorderdIsReadyBesideABusyCore() async throws {
         let busy = try await ChildProcess("/bin/sh", ["-c", "while :; do :; done"])
         defer { kill(busy.pid, SIGKILL) }
@@ -101,7 +101,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(2)), .ownThread)
     func aKilledDaemonLeavesNoPageBehind() async throws {
         let web = try await WebHarness.start()
         let services = try #require(web.daemon.onlyChild, "recorderd's services process")

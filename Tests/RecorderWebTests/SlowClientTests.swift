@@ -10,7 +10,7 @@ struct SlowClientTests {
     /// Another client than the visitor (127.0.0.1): the whole of 127.0.0.0/8 is loopback.
     static let attacker = "127.0.0.2"
 
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(3)), .ownThread)
     func unfinishedHundredKilobyteRequestLinesAreRefusedAndTheVisitorGetsIn() async throws {
         let web = try await WebHarness.start()
         defer { Task { _ = try? await web.stop() } }
@@ -37,7 +37,7 @@ struct SlowClientTests {
         #expect(visitor == "HTTP/1.1 200 OK")
     }
 
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(3)), .ownThread)
     func unfinishedHeadsHeldOpenLeaveRoomForAVisitorAndTimeOut() async throws {
         let web = try await WebHarness.start()
         defer { Task { _ = try? await web.stop() } }

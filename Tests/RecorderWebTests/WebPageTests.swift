@@ -14,7 +14,7 @@ import Testing
 struct WebPageTests {
     static let shots = ProcessInfo.processInfo.environment["RECORDERD_WEB_SHOTS"] ?? ""
 
-    @Test(.enabled { await Browser.testsEnabled("WebPageTests") }, .timeLimit(.minutes(6)))
+    @Test(.enabled { await Browser.testsEnabled("WebPageTests") }, .timeLimit(.minutes(6)), .ownThread)
     func aTaskRunFromThePageEqualsRecorderctlRunAndItsExportsDownload() async throws {
         let web = try await WebHarness.start()
         let downloads = web.directory + "/downloads"
@@ -94,7 +94,7 @@ struct WebPageTests {
         #expect(try await web.stop() == 0, "\(web.daemon.printed)")
     }
 
-    @Test(.enabled { await Browser.testsEnabled("WebPageTests") }, .timeLimit(.minutes(4)))
+    @Test(.enabled { await Browser.testsEnabled("WebPageTests") }, .timeLimit(.minutes(4)), .ownThread)
     func beyondLoopbackEveryRequestNeedsTheTokenAndCrossSiteRequestsAreRefused() async throws {
         let token = "test-token-" + UUID().uuidString.prefix(12)
         // 0.0.0.0 is not loopback: the token is required (the test reaches it through 127.0.0.1).
@@ -133,7 +133,7 @@ struct WebPageTests {
         #expect(try await web.stop() == 0)
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(2)), .ownThread)
     func aTakenAddressLeavesRecordingAloneAndIsTriedAgain() async throws {
         // Something else listens on the page's port: recorderd still serves its control socket
         // and says why the page is missing.
@@ -157,7 +157,7 @@ struct WebPageTests {
     /// descriptors (running out would stop its recordings): the page runs in recorderd's services
     /// process, which holds at most 32 of them, the rest wait in the backlog; the recording
     /// process holds not one more, recording goes on, and the page answers again once they close.
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(2)), .ownThread)
     func connectionsToThePageBeyondItsShareWaitInTheBacklog() async throws {
         let web = try await WebHarness.start()
         #expect(LoopbackTCP.statusLine(port: web.port, path: "/api/status", timeout: 20) == "HTTP/1.1 200 OK")
@@ -199,7 +199,7 @@ struct WebPageTests {
         #expect(try await web.stop() == 0, "\(web.daemon.printed)")
     }
 
-    @Test(.enabled { await Browser.testsEnabled("WebPageTests") }, .timeLimit(.minutes(3)))
+    @Test(.enabled { await Browser.testsEnabled("WebPageTests") }, .timeLimit(.minutes(3)), .ownThread)
     func aLivePlotSaysSoWhenItsDeviceGoesAway() async throws {
         let web = try await WebHarness.start()
         let ready = web.directory + "/ready"
@@ -220,7 +220,7 @@ struct WebPageTests {
         #expect(try await web.stop() == 0, "\(web.daemon.printed)")
     }
 
-    @Test(.enabled { await Browser.testsEnabled("WebPageTests") }, .timeLimit(.minutes(3)))
+    @Test(.enabled { await Browser.testsEnabled("WebPageTests") }, .timeLimit(.minutes(3)), .ownThread)
     func aTabClosedMidTaskLeavesTheRunToTheOrphanRulesAndTasksCancelsIt() async throws {
         let web = try await WebHarness.start()
         let found = try await web.check(["abandon", web.base, "gait-short"])
@@ -243,7 +243,7 @@ struct WebPageTests {
     /// 1.06 m/s), with the sensor height typed in: a height out of range is refused with its
     /// range; the page prints the test's outcome, the same as the task result's; the speed
     /// within 15 % of INDIP's.
-    @Test(.enabled { await Browser.testsEnabled("WebPageTests") }, .timeLimit(.minutes(3)))
+    @Test(.enabled { await Browser.testsEnabled("WebPageTests") }, .timeLimit(.minutes(3)), .ownThread)
     func aWalkingTestRunFromThePagePrintsItsOutcomeWithTheHeightTypedIn() async throws {
         let path = WebHarness.taskFile("timed-walk-10m")
         var task = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])

@@ -22,7 +22,7 @@ import Testing
             .map { $0.trimmingCharacters(in: .whitespaces) }
     }
 
-    @Test(.enabled(if: ChronyDaemon.testsEnabled("TimeServiceProbeTests")), .timeLimit(.minutes(2)))
+    @Test(.enabled(if: ChronyDaemon.testsEnabled("TimeServiceProbeTests")), .timeLimit(.minutes(2)), .ownThread)
     func aFollowerIsUnsynchronisedUntilItsServerAnswersThenAsChronycSays() async throws {
         let serverPort = LoopbackTCP.freePort(datagram: true)
         let follower = try await ChronyDaemon.follower(of: serverPort)
@@ -59,7 +59,7 @@ import Testing
         return false
     }
 
-    @Test(.enabled(if: ChronyDaemon.testsEnabled("TimeServiceProbeTests") && withoutSystemBus()), .timeLimit(.minutes(2)))
+    @Test(.enabled(if: ChronyDaemon.testsEnabled("TimeServiceProbeTests") && withoutSystemBus()), .timeLimit(.minutes(2)), .ownThread)
     func noChronydAndNoTimesyncdIsUnknownSayingWhatWasTried() async throws {
         // A command port nobody serves: chronyc's "506 Cannot talk to daemon".
         let probe = Self.probe(commandPort: LoopbackTCP.freePort(datagram: true), source: .auto)
@@ -70,7 +70,7 @@ import Testing
         #expect(state.summary.hasPrefix("unknown ("))
     }
 
-    @Test func aMissingChronycIsSaid() async {
+    @Test(.ownThread) func aMissingChronycIsSaid() async {
         var configuration = ClockConfiguration()
         configuration.source = .chrony
         configuration.chronyc = "/nonexistent/chronyc"
