@@ -9,7 +9,7 @@ import Testing
 /// were not resumed for about two minutes. The synchronous tests stay on the pool, which keeps
 /// them two at a time.
 @Suite struct TestThreadTests {
-    /// A test the scanner found: where, whether it is `async`, and its attribute's text.
+    /// A test the scanner found: its function's name, whether it is `async`, and its attribute's text.
     struct Found: Equatable {
         var name: String
         var isAsync: Bool
@@ -17,7 +17,8 @@ import Testing
     }
 
     /// The `@Test` functions of a Swift source text, by the text of their attribute and
-    /// signature (a test attribute starts its line; comments and strings are not attributes).
+    /// signature. Only an attribute that starts its line counts, so a comment or a one-line
+    /// string mentioning one does not (a multi-line string's line would).
     static func tests(in source: String) -> [Found] {
         let text = Array(source.utf8)
         var found: [Found] = []
@@ -56,7 +57,7 @@ import Testing
         guard needle.count <= text.count else { return nil }
         var i = start
         while i + needle.count <= text.count {
-            if text[i] == needle[0] && Array(text[i..<(i + needle.count)]) == needle { return i }
+            if text[i..<(i + needle.count)].elementsEqual(needle) { return i }
             i += 1
         }
         return nil
